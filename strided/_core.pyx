@@ -1,0 +1,692 @@
+"""Storage and TensorBase: bytes, and a strided view onto them.
+
+This is the bottom of strided (only ``_dtype`` is below it). Everything a tensor *is* lives here;
+everything a tensor *does* lives in the layers above (views in ``_views``, kernels in ``_cpu``,
+operators in ``_ops``, the Python face in ``_tensor``).
+
+Note [Storage and views]
+~~~~~~~~~~~~~~~~~~~~~~~~
+A ``Storage`` is a flat block of bytes on one device; it knows nothing of shapes or dtypes. A
+tensor is a *view* onto a storage: a dtype, a storage offset, and for each dim a size and a
+stride, both counted in elements. Element ``[i0, i1, ..., ik]`` of a tensor lives at::
+
+    storage.data + (offset + i0*stride0 + i1*stride1 + ... + ik*stridek) * itemsize
+
+So a transpose swaps two strides, ``x[::2]`` doubles a stride, ``x[::-1]`` negates one and moves
+the offset to the last element, and ``expand`` sets a stride to 0: none of them touches a byte of
+data. Many tensors may share one storage; the storage is freed when the last of them goes.
+
+Note [The version counter]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+``Storage.version`` counts in-place writes. It lives on the storage, so every view of the same
+bytes sees the same counter. Autograd records the version when it saves a tensor for backward and
+checks it when it uses it: a change means someone wrote into the saved values in the meantime.
+
+Note [Allocation]
+~~~~~~~~~~~~~~~~~
+Small buffers come from ``posix_memalign`` (64-byte alignment: one cache line, and enough for any
+SIMD load). Buffers of 4 MiB and more come straight from ``mmap``: the pages arrive zeroed (so
+``zeros`` needs no memset) and we ask for transparent huge pages with ``madvise(MADV_HUGEPAGE)``,
+which cuts the page faults of touching a fresh 40 MB buffer by ~500x, as NumPy also does. A cache
+of freed large blocks (the CPU twin of PyTorch's CUDA caching allocator) would hook into
+``_allocate``/``_release``: see the benchmarks for whether it pays.
+"""
+
+import numpy as np
+
+cimport cython
+from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES, PyBUF_WRITABLE
+from libc.stdint cimport int64_t, uintptr_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from strided._dtype cimport DType, as_dtype
+
+cdef extern from "<stdlib.h>" nogil:
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
+
+cdef extern from "<sys/mman.h>" nogil:
+    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
+    int munmap(void* addr, size_t length)
+    int madvise(void* addr, size_t length, int advice)
+    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS
+    void* MAP_FAILED
+    int MADV_HUGEPAGE
+
+cdef enum:
+    ALIGNMENT = 64
+    MMAP_THRESHOLD = 4 * 1024 * 1024
+
+cdef Py_ssize_t _INT64_MAX = 0x7FFFFFFFFFFFFFFF
+
+
+# =============================================================================================
+# Device
+# =============================================================================================
+
+cdef dict _DEVICES = {}
+
+
+cdef class Device:
+    """Where a tensor's bytes live: ``strided.device("cpu")`` or ``strided.device("cuda:0")``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.device("cpu")
+    device(type='cpu')
+    >>> strided.device("cpu") == "cpu"
+    True
+    """
+
+    def __init__(self, *args):
+        raise TypeError("use strided.device('cpu') or strided.device('cuda:0')")
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, Device):
+            return self is other
+        if isinstance(other, str):
+            try:
+                return as_device(other) is self
+            except (ValueError, TypeError):
+                return False
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __reduce__(self):
+        return (as_device, (str(self),))
+
+
+cpdef Device as_device(object obj):
+    """Turn ``obj`` (a Device, ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or None) into a Device."""
+    if obj is None:
+        return cpu_device
+    if isinstance(obj, Device):
+        return <Device>obj
+    if not isinstance(obj, str):
+        raise TypeError(f"device must be a strided.device or a string such as 'cpu', got {obj!r}")
+    cdef Device d = _DEVICES.get(obj)
+    if d is not None:
+        return d
+    kind, _, idx = obj.partition(":")
+    if kind not in ("cpu", "cuda") or (idx and not idx.isdigit()) or (kind == "cpu" and idx):
+        raise ValueError(f"unknown device {obj!r}: use 'cpu', 'cuda' or 'cuda:N'")
+    d = Device.__new__(Device)
+    d.type = kind
+    d.index = None if kind == "cpu" else int(idx or 0)
+    d.is_cpu = kind == "cpu"
+    canonical = str(d)
+    if canonical in _DEVICES:
+        d = _DEVICES[canonical]
+    _DEVICES[canonical] = d
+    _DEVICES[obj] = d
+    return d
+
+
+cpu_device = as_device("cpu")
+
+
+def device(spec):
+    """``strided.device("cpu")``: the Device object for a name (see Device)."""
+    return as_device(spec)
+
+
+# =============================================================================================
+# Storage. See Note [Storage and views] and Note [Allocation].
+# =============================================================================================
+
+cdef class Storage:
+    """A flat, aligned block of bytes on one device, shared by every tensor that views it.
+
+    ``Storage(nbytes)`` allocates fresh CPU memory. Storages that borrow memory owned by another
+    object (a NumPy array, a DLPack producer) are made with ``Storage._wrap``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> s = strided.arange(6).untyped_storage()
+    >>> s.nbytes, s.device
+    (48, device(type='cpu'))
+    """
+
+    def __cinit__(self):
+        self.data = NULL
+        self._alloc = NULL
+        self.writable = True
+        self.device = cpu_device
+
+    def __init__(self, Py_ssize_t nbytes, bint zero=False):
+        if nbytes < 0:
+            raise ValueError(f"Storage: nbytes must be >= 0, got {nbytes}")
+        self._allocate(nbytes, zero)
+
+    cdef int _allocate(self, Py_ssize_t nbytes, bint zero) except -1:
+        # Even an empty storage gets a real, aligned pointer: DLPack and the buffer protocol
+        # hand the pointer out and some consumers reject NULL.
+        cdef size_t n = <size_t>(nbytes if nbytes > 0 else ALIGNMENT)
+        cdef void* p = NULL
+        if n >= MMAP_THRESHOLD:
+            p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            if p == MAP_FAILED:
+                raise MemoryError(f"could not allocate {nbytes} bytes for a tensor")
+            madvise(p, n, MADV_HUGEPAGE)  # a hint: harmless if the kernel says no
+            self._mmapped = True          # mmap'd pages are already zero
+        else:
+            if posix_memalign(&p, ALIGNMENT, n) != 0:
+                raise MemoryError(f"could not allocate {nbytes} bytes for a tensor")
+            if zero:
+                memset(p, 0, n)
+        self._alloc = p
+        self._alloc_nbytes = <Py_ssize_t>n
+        self.data = <char*>p
+        self.nbytes = nbytes
+        return 0
+
+    @staticmethod
+    def _wrap(uintptr_t ptr, Py_ssize_t nbytes, owner, device="cpu", bint writable=True):
+        """A storage over ``nbytes`` at address ``ptr`` that belongs to ``owner``.
+
+        ``owner`` is kept alive as long as the storage lives; nothing is freed by the storage.
+        """
+        cdef Storage s = Storage.__new__(Storage)
+        s.data = <char*>ptr
+        s.nbytes = nbytes
+        s.owner = owner
+        s.writable = writable
+        s.device = as_device(device)
+        return s
+
+    def __dealloc__(self):
+        if self._alloc != NULL:
+            if self._mmapped:
+                munmap(self._alloc, <size_t>self._alloc_nbytes)
+            else:
+                free(self._alloc)
+            self._alloc = NULL
+
+    def data_ptr(self):
+        """The address of the first byte, as an int."""
+        return <uintptr_t>self.data
+
+    def __len__(self):
+        return self.nbytes
+
+    def __repr__(self):
+        borrowed = f", borrowed from {type(self.owner).__name__}" if self.owner is not None else ""
+        return f"<strided.Storage of {self.nbytes} bytes on {self.device}{borrowed}>"
+
+    def __reduce__(self):
+        raise TypeError("a Storage is pickled through a tensor that views it")
+
+
+# =============================================================================================
+# Shapes and dims: small checked helpers every view op uses
+# =============================================================================================
+
+cdef Py_ssize_t normalize_dim(Py_ssize_t dim, int ndim, str argname="dim") except? -1:
+    """Map a possibly negative ``dim`` into [0, ndim) or raise IndexError naming the range."""
+    cdef int n = ndim if ndim > 0 else 1   # a 0-d tensor accepts dim 0 and -1, like PyTorch
+    if dim < -n or dim >= n:
+        raise IndexError(
+            f"{argname}={dim} is out of range for a tensor with {ndim} dims "
+            f"(expected a value in [{-n}, {n - 1}])"
+        )
+    return dim + n if dim < 0 else dim
+
+
+cdef Py_ssize_t check_shape(object shape, int* ndim, Py_ssize_t* sizes, str fn) except -1:
+    """Validate ``shape`` (an int or a sequence of ints) into C arrays; return numel.
+
+    Raises TypeError for non-integers, ValueError for negative sizes and for shapes whose element
+    count would overflow int64.
+    """
+    cdef Py_ssize_t numel = 1, s
+    cdef int i
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise TypeError(f"{fn}: shape must be an int or a sequence of ints, got {shape!r}") from None
+    if len(shape) > MAX_DIMS:
+        raise ValueError(f"{fn}: at most {MAX_DIMS} dims are supported, got {len(shape)}")
+    ndim[0] = len(shape)
+    for i in range(ndim[0]):
+        item = shape[i]
+        if isinstance(item, bool) or not hasattr(item, "__index__"):
+            raise TypeError(f"{fn}: sizes must be integers, got {item!r} in shape {shape!r}")
+        try:
+            s = item.__index__()
+        except OverflowError:
+            raise ValueError(f"{fn}: size {item} in shape {shape!r} is too large") from None
+        if s < 0:
+            raise ValueError(f"{fn}: sizes must be >= 0, got {s} in shape {shape!r}")
+        sizes[i] = s
+    # Overflow is checked over the non-zero sizes: (0, 2**62, 2**62) is a valid empty shape.
+    for i in range(ndim[0]):
+        s = sizes[i]
+        if s != 0:
+            if numel > _INT64_MAX // s:
+                raise ValueError(
+                    f"{fn}: shape {shape!r} has more than 2**63-1 elements")
+            numel *= s
+    for i in range(ndim[0]):
+        if sizes[i] == 0:
+            return 0
+    return numel
+
+
+cdef bint is_contiguous_c(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides) noexcept:
+    """Row-major (C) contiguity. Size-1 dims may have any stride, as in PyTorch and NumPy."""
+    cdef Py_ssize_t expected = 1
+    cdef int i
+    for i in range(ndim - 1, -1, -1):
+        if sizes[i] == 0:
+            return True
+        if sizes[i] != 1:
+            if strides[i] != expected:
+                return False
+            expected *= sizes[i]
+    return True
+
+
+# =============================================================================================
+# TensorBase. See Note [Storage and views].
+# =============================================================================================
+
+cdef object _tensor_cls = None
+
+
+def _register_tensor_class(cls):
+    """Called once by strided/_tensor.py: views made down here are instances of ``cls``.
+
+    This is how a low layer creates objects of a higher layer's class without importing it.
+    """
+    global _tensor_cls
+    if not issubclass(cls, TensorBase):
+        raise TypeError("the tensor class must subclass TensorBase")
+    _tensor_cls = cls
+
+
+cdef object tensor_class():
+    return _tensor_cls if _tensor_cls is not None else TensorBase
+
+
+class _Size(int):
+    """``t.size`` is both NumPy's attribute and PyTorch's method.
+
+    Note [size: attribute and method]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    NumPy and the Array API spell the element count ``x.size`` (an int); PyTorch spells the shape
+    ``x.size()`` and one dim's length ``x.size(0)``. Both kinds of code are what strided must run,
+    so ``x.size`` is an int subclass equal to the element count that can also be called.
+    """
+
+    def __call__(self, dim=None):
+        if dim is None:
+            return self._shape
+        n = len(self._shape)
+        if not -max(n, 1) <= dim < max(n, 1) or n == 0:
+            raise IndexError(f"size(dim={dim}): dim out of range for a tensor with {n} dims")
+        return self._shape[dim]
+
+
+cdef class TensorBase:
+    """The compiled half of a tensor: storage, offset, sizes, strides, dtype (PyTorch's TensorImpl).
+
+    Users meet it as ``strided.Tensor``, its Python subclass (``strided/_tensor.py``). Create
+    tensors with ``strided.tensor``, ``strided.asarray``, ``strided.zeros`` and friends.
+    """
+
+    def __cinit__(self):
+        self._sizes = self._inline
+        self._strides = self._inline + INLINE_DIMS
+        self._ndim = 0
+        self._numel = 1
+        self._requires_grad = False
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "create tensors with strided.tensor(data), strided.asarray(obj), strided.empty(shape) "
+            "or strided.zeros(shape)"
+        )
+
+    def __dealloc__(self):
+        if self._sizes != self._inline:
+            free(self._sizes)
+
+    cdef int _set_geometry(self, int ndim, const Py_ssize_t* sizes,
+                           const Py_ssize_t* strides) except -1:
+        cdef int i
+        cdef Py_ssize_t numel = 1
+        if ndim > MAX_DIMS:
+            raise ValueError(f"at most {MAX_DIMS} dims are supported, got {ndim}")
+        if self._sizes != self._inline:
+            free(self._sizes)
+            self._sizes = self._inline
+            self._strides = self._inline + INLINE_DIMS
+        if ndim > INLINE_DIMS:
+            self._sizes = <Py_ssize_t*>malloc(2 * ndim * sizeof(Py_ssize_t))
+            if self._sizes == NULL:
+                raise MemoryError()
+            self._strides = self._sizes + ndim
+        for i in range(ndim):
+            self._sizes[i] = sizes[i]
+            self._strides[i] = strides[i]
+            numel *= sizes[i]
+        self._ndim = ndim
+        self._numel = numel
+        return 0
+
+    # -- geometry -----------------------------------------------------------------------------
+
+    @property
+    def shape(self):
+        """The size of each dim, as a tuple of ints."""
+        return tuple([self._sizes[i] for i in range(self._ndim)])
+
+    @property
+    def ndim(self):
+        """The number of dims."""
+        return self._ndim
+
+    @property
+    def size(self):
+        """The element count (NumPy), callable for the shape or one dim's size (PyTorch).
+
+        See Note [size: attribute and method].
+        """
+        s = _Size(self._numel)
+        s._shape = self.shape
+        return s
+
+    def dim(self):
+        """The number of dims (PyTorch's spelling of ``ndim``)."""
+        return self._ndim
+
+    def numel(self):
+        """The number of elements."""
+        return self._numel
+
+    def stride(self, dim=None):
+        """The step, in elements, between neighbours along each dim (or along ``dim``)."""
+        if dim is None:
+            return tuple([self._strides[i] for i in range(self._ndim)])
+        if self._ndim == 0:
+            raise IndexError("stride(dim): a 0-d tensor has no dims")
+        return self._strides[normalize_dim(dim, self._ndim)]
+
+    @property
+    def strides(self):
+        """NumPy's ``strides``: the step between neighbours along each dim, in *bytes*."""
+        cdef Py_ssize_t item = self.dtype.itemsize
+        return tuple([self._strides[i] * item for i in range(self._ndim)])
+
+    def storage_offset(self):
+        """Where element [0, ..., 0] sits in the storage, counted in elements."""
+        return self._offset
+
+    def untyped_storage(self):
+        """The Storage this tensor is a view of."""
+        return self._storage
+
+    def data_ptr(self):
+        """The address of element [0, ..., 0] as an int."""
+        return <uintptr_t>self._data()
+
+    def element_size(self):
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        """Bytes the elements would take if stored contiguously (numel * itemsize), as NumPy."""
+        return self._numel * self.dtype.itemsize
+
+    @property
+    def device(self):
+        """The Device the storage lives on."""
+        return self._storage.device
+
+    @property
+    def is_cuda(self):
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._storage.device.is_cpu
+
+    @property
+    def _version(self):
+        """The storage's in-place write counter. See Note [The version counter]."""
+        return self._storage.version
+
+    def _bump_version(self):
+        self._storage.version += 1
+
+    def is_contiguous(self):
+        """Whether the elements sit in row-major order with no gaps (size-1 dims ignored)."""
+        return is_contiguous_c(self._ndim, self._sizes, self._strides)
+
+    def _is_view(self):
+        return self._base is not None
+
+    @property
+    def requires_grad(self):
+        """Whether autograd records operations on this tensor (see strided.autograd)."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, bint value):
+        self._requires_grad = value
+
+    # -- the buffer protocol (PEP 3118): zero-copy to memoryview, NumPy, and friends -----------
+
+    def __getbuffer__(self, Py_buffer* buffer, int flags):
+        if not self._storage.device.is_cpu:
+            raise BufferError(
+                f"a tensor on {self._storage.device} has no CPU buffer: call .cpu() first")
+        cdef bint readonly = (not self._storage.writable) or may_have_internal_overlap(self)
+        if (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE and readonly:
+            raise BufferError(
+                "this tensor cannot be exported as writable: it is read-only or has overlapping "
+                "elements (an expanded view); use .contiguous() or .clone() for a writable copy")
+        if (flags & PyBUF_STRIDES) != PyBUF_STRIDES and not self.is_contiguous():
+            raise BufferError("the consumer asked for a contiguous buffer and this tensor is "
+                              "not contiguous: use .contiguous()")
+        cdef Py_ssize_t* shape_and_strides = <Py_ssize_t*>malloc(
+            (2 * self._ndim + 1) * sizeof(Py_ssize_t))
+        if shape_and_strides == NULL:
+            raise MemoryError()
+        cdef int i
+        for i in range(self._ndim):
+            shape_and_strides[i] = self._sizes[i]
+            shape_and_strides[self._ndim + i] = self._strides[i] * self.dtype.itemsize
+        buffer.buf = self._data()
+        buffer.obj = self
+        buffer.len = self._numel * self.dtype.itemsize
+        buffer.readonly = readonly
+        buffer.itemsize = self.dtype.itemsize
+        buffer.format = <char*>self.dtype._format_bytes if (flags & PyBUF_FORMAT) else NULL
+        buffer.ndim = self._ndim
+        buffer.shape = shape_and_strides if (flags & PyBUF_ND) == PyBUF_ND else NULL
+        buffer.strides = (shape_and_strides + self._ndim
+                          if (flags & PyBUF_STRIDES) == PyBUF_STRIDES else NULL)
+        buffer.suboffsets = NULL
+        buffer.internal = shape_and_strides
+
+    def __releasebuffer__(self, Py_buffer* buffer):
+        free(buffer.internal)
+        buffer.internal = NULL
+
+    def __reduce__(self):
+        # TensorBase alone cannot be rebuilt; strided.Tensor defines pickling.
+        raise TypeError("pickle strided.Tensor objects, not TensorBase")
+
+
+cdef TensorBase make_tensor(Storage storage, Py_ssize_t offset, int ndim,
+                            const Py_ssize_t* sizes, const Py_ssize_t* strides, DType dtype):
+    """A new tensor object viewing ``storage``: the one place tensors are born."""
+    cdef TensorBase t = TensorBase.__new__(tensor_class())
+    t._storage = storage
+    t._offset = offset
+    t.dtype = dtype
+    t._set_geometry(ndim, sizes, strides)
+    return t
+
+
+cdef TensorBase make_view(TensorBase base, int ndim, const Py_ssize_t* sizes,
+                          const Py_ssize_t* strides, Py_ssize_t offset):
+    """A view of ``base`` with new geometry and the same dtype; records ``_base``."""
+    return make_view_dtype(base, ndim, sizes, strides, offset, base.dtype)
+
+
+cdef TensorBase make_view_dtype(TensorBase base, int ndim, const Py_ssize_t* sizes,
+                                const Py_ssize_t* strides, Py_ssize_t offset, DType dtype):
+    cdef TensorBase t = make_tensor(base._storage, offset, ndim, sizes, strides, dtype)
+    # Like PyTorch, ``_base`` is the tensor that owns its history, never a view of a view.
+    t._base = base._base if base._base is not None else base
+    return t
+
+
+cdef TensorBase empty_tensor(int ndim, const Py_ssize_t* sizes, DType dtype, Device device,
+                             bint zero=False):
+    """A fresh, row-major tensor. Checks that numel * itemsize fits in int64."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t numel = 1, acc = 1
+    cdef int i
+    if not device.is_cpu:
+        raise NotImplementedError(
+            f"allocating on {device} needs the CUDA backend, which this build of strided does "
+            "not have yet; use device='cpu'")
+    for i in range(ndim - 1, -1, -1):
+        strides[i] = acc
+        if sizes[i] != 0:
+            if acc > _INT64_MAX // sizes[i]:
+                raise ValueError(f"a tensor of shape {tuple([sizes[j] for j in range(ndim)])} "
+                                 "has more than 2**63-1 elements")
+            acc *= sizes[i]
+    for i in range(ndim):
+        numel *= sizes[i]
+    if numel > _INT64_MAX // dtype.itemsize:
+        raise ValueError(
+            f"a tensor of shape {tuple([sizes[j] for j in range(ndim)])} and dtype {dtype.name} "
+            "would need more than 2**63-1 bytes")
+    cdef Storage storage = Storage.__new__(Storage)
+    storage._allocate(numel * dtype.itemsize, zero)
+    return make_tensor(storage, 0, ndim, sizes, strides, dtype)
+
+
+def _empty(shape, dtype, device=None, bint zero=False):
+    """Python entry to ``empty_tensor``: checks ``shape`` and names what is wrong."""
+    cdef int ndim = 0
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    check_shape(shape, &ndim, sizes, "empty")
+    return empty_tensor(ndim, sizes, as_dtype(dtype), as_device(device), zero)
+
+
+def _from_parts(Storage storage, Py_ssize_t offset, shape, strides, dtype):
+    """A tensor over ``storage`` with the given geometry, trusted (callers check bounds)."""
+    cdef int ndim = 0, i
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t st[MAX_DIMS]
+    check_shape(shape, &ndim, sizes, "tensor")
+    if len(strides) != ndim:
+        raise ValueError(f"shape {tuple(shape)} and strides {tuple(strides)} differ in length")
+    for i in range(ndim):
+        st[i] = strides[i]
+    return make_tensor(storage, offset, ndim, sizes, st, as_dtype(dtype))
+
+
+# =============================================================================================
+# Memory facts about a view, used by the checks of every writing kernel
+# =============================================================================================
+
+cdef int memory_extent(TensorBase t, Py_ssize_t* lo, Py_ssize_t* hi) except -1:
+    """The byte range [lo, hi) of the storage that ``t`` can touch (empty tensors: lo == hi).
+
+    In bytes, not elements, so that views of one storage with different dtypes (``real`` of a
+    complex tensor) can be compared.
+    """
+    cdef Py_ssize_t low = t._offset, high = t._offset
+    cdef Py_ssize_t item = t.dtype.itemsize
+    cdef int i
+    if t._numel == 0:
+        lo[0] = t._offset * item
+        hi[0] = t._offset * item
+        return 0
+    for i in range(t._ndim):
+        if t._strides[i] < 0:
+            low += (t._sizes[i] - 1) * t._strides[i]
+        else:
+            high += (t._sizes[i] - 1) * t._strides[i]
+    lo[0] = low * item
+    hi[0] = (high + 1) * item
+    return 0
+
+
+cdef bint may_have_internal_overlap(TensorBase t):
+    """Whether two elements of ``t`` might share a memory cell (so writing through it is unsafe).
+
+    Note [Internal overlap]
+    ~~~~~~~~~~~~~~~~~~~~~~~
+    Sort the dims (of size > 1) by |stride|. If every dim's |stride| is larger than the span
+    covered by all the smaller dims together, no two index tuples can reach the same cell, so the
+    view is safe to write. A zero stride (``expand``) always fails the test. The test is
+    sufficient, not necessary: an odd ``as_strided`` view whose cells interleave without meeting
+    (strides (3, 2) over sizes (2, 2)) is reported as overlapping, and writing into it is refused
+    rather than risked. NumPy solves the exact problem (a bounded Diophantine equation); PyTorch
+    refuses only the zero-stride case and lets other overlaps race.
+    """
+    cdef Py_ssize_t abs_strides[MAX_DIMS]
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int n = 0, i, j
+    cdef Py_ssize_t s, z, span
+    if t._numel <= 1:
+        return False
+    for i in range(t._ndim):
+        if t._sizes[i] > 1:
+            s = t._strides[i] if t._strides[i] >= 0 else -t._strides[i]
+            if s == 0:
+                return True
+            # insertion sort by |stride|: ndim is small
+            j = n
+            while j > 0 and abs_strides[j - 1] > s:
+                abs_strides[j] = abs_strides[j - 1]
+                sizes[j] = sizes[j - 1]
+                j -= 1
+            abs_strides[j] = s
+            sizes[j] = t._sizes[i]
+            n += 1
+    span = 0  # the largest offset reachable with the dims seen so far
+    for i in range(n):
+        if abs_strides[i] <= span:
+            return True
+        span += abs_strides[i] * (sizes[i] - 1)
+    return False
+
+
+def _has_internal_overlap(TensorBase t):
+    return may_have_internal_overlap(t)
+
+
+def _storage_range(TensorBase t):
+    """(lo, hi): the storage bytes ``t`` can touch, as a half-open range."""
+    cdef Py_ssize_t lo, hi
+    memory_extent(t, &lo, &hi)
+    return lo, hi

@@ -1,0 +1,582 @@
+"""Creation functions: where tensors come from (Array API 2024.12 names, NumPy defaults).
+
+``asarray`` is the front door: it turns lists, scalars, NumPy arrays, buffers, DLPack producers
+and tensors into a tensor, sharing memory whenever it may. The others allocate a fresh Storage
+(``_core``) and fill it with a kernel (``_cpu/copy.pyx``).
+
+Note [asarray and copy=]
+~~~~~~~~~~~~~~~~~~~~~~~~
+The Array API's ``copy`` argument: ``True`` always copies; ``False`` never does, and raises if
+it would have to (a list, another dtype); ``None`` (the default) shares memory when it can. A
+NumPy array, anything with the buffer protocol, and a DLPack producer can be shared; a nested
+list never can. Nested lists are parsed by NumPy (C code, well kept, and it already knows what
+"ragged" means); the result is then copied into a strided Storage so that the tensor owns aligned
+memory.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from strided import _core
+from strided._cpu import copy as _copy
+from strided._dtype import as_dtype, get_default_dtype
+from strided._dtype import bool_ as _bool
+from strided._dtype import complex64 as _complex64
+from strided._dtype import complex128 as _complex128
+from strided._dtype import float64 as _float64
+from strided._dtype import int64 as _int64
+from strided._dtype import uint64 as _uint64
+
+__all__ = [
+    "asarray",
+    "tensor",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "from_numpy",
+    "from_dlpack",
+]
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _shape_arg(shape):
+    """Accept ``zeros(2, 3)`` and ``zeros((2, 3))`` alike."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def _check_device(device):
+    d = _core.as_device(device)
+    if d.type != "cpu":
+        raise NotImplementedError(
+            f"device={str(d)!r}: the CUDA backend is not part of this build yet; use device='cpu'"
+        )
+    return d
+
+
+# =============================================================================================
+# From NumPy, buffers and DLPack: sharing memory
+# =============================================================================================
+
+
+def from_numpy(array):
+    """A tensor sharing ``array``'s memory (any strides, negative ones included).
+
+    Writes through either are seen by the other; the array stays alive as long as the tensor.
+
+    Examples
+    --------
+    >>> import numpy as np, strided
+    >>> a = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    >>> t = strided.from_numpy(a)
+    >>> t.stride()
+    (3, -1)
+    >>> a[0, 0] = 100.0; t[0, 0].item()
+    100.0
+    """
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
+    try:
+        dtype = as_dtype(array.dtype)
+    except TypeError:
+        raise TypeError(
+            f"from_numpy: NumPy dtype {array.dtype} is not supported; strided supports "
+            "bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128"
+        ) from None
+    if not array.dtype.isnative:
+        raise TypeError(
+            f"from_numpy: the array is in non-native byte order ({array.dtype.str}); "
+            "convert it with array.astype(array.dtype.newbyteorder('='))"
+        )
+    item = array.itemsize
+    if any(s % item for s in array.strides) or array.ctypes.data % item:
+        raise ValueError(
+            f"from_numpy: the array's byte strides {array.strides} (or its address) are not a "
+            f"multiple of its itemsize {item}, which strided's element strides need; use "
+            "numpy.ascontiguousarray(array) first"
+        )
+    strides = tuple(s // item for s in array.strides)
+    # The storage must start at the lowest address the array touches (negative strides reach
+    # below array.ctypes.data) and end after the highest.
+    lo = hi = 0
+    if array.size:
+        for n, s in zip(array.shape, strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        hi += 1
+    base = array.ctypes.data + lo * item
+    storage = _core.Storage._wrap(
+        base, (hi - lo) * item, array, "cpu", bool(array.flags.writeable)
+    )
+    return _core._from_parts(storage, -lo, array.shape, strides, dtype)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A tensor sharing the memory of ``x``, any object with ``__dlpack__`` (NumPy, PyTorch,
+    CuPy, JAX...), or a DLPack capsule.
+
+    Examples
+    --------
+    >>> import numpy as np, strided
+    >>> a = np.arange(4.0)
+    >>> t = strided.from_dlpack(a)
+    >>> a[0] = 7.0; t[0].item()
+    7.0
+    """
+    from strided import _dlpack
+
+    if device is not None:
+        _check_device(device)
+    if type(x).__name__ == "PyCapsule":
+        t = _dlpack.from_dlpack_capsule(x)
+    else:
+        if not hasattr(x, "__dlpack__"):
+            raise TypeError(
+                f"from_dlpack: {type(x).__name__} has no __dlpack__ method; use asarray()"
+            )
+        try:
+            capsule = x.__dlpack__(max_version=(1, 0), copy=copy)
+        except TypeError:  # a producer from before DLPack 1.0 knows no keywords
+            capsule = x.__dlpack__()
+        t = _dlpack.from_dlpack_capsule(capsule)
+    if copy:
+        t = t.clone()
+    return t
+
+
+# =============================================================================================
+# asarray. See Note [asarray and copy=].
+# =============================================================================================
+
+
+def _scalar_dtype(x):
+    if isinstance(x, bool):
+        return _bool
+    if isinstance(x, int):
+        if _INT64_MIN <= x <= _INT64_MAX:
+            return _int64
+        if 0 <= x < 2**64:
+            return _uint64
+        raise OverflowError(f"the Python int {x} does not fit in int64 or uint64")
+    if isinstance(x, float):
+        return get_default_dtype()
+    return _complex128 if get_default_dtype() is _float64 else _complex64
+
+
+def _ragged_path(obj, path=()):
+    """Where a nested list stops being rectangular: (path, lengths) for the error message."""
+    if not isinstance(obj, (list, tuple)):
+        return None
+    lens = [len(x) if isinstance(x, (list, tuple)) else None for x in obj]
+    if len(set(lens)) > 1:
+        return path, lens
+    for i, x in enumerate(obj):
+        found = _ragged_path(x, path + (i,))
+        if found:
+            return found
+    return None
+
+
+def _from_nested(obj, dtype):
+    """Parse nested lists/tuples of scalars (and 0-d tensors) through NumPy."""
+    try:
+        with np.errstate(all="ignore"):
+            arr = np.array(obj, dtype=None if dtype is None else dtype.numpy)
+    except ValueError as e:
+        where = _ragged_path(obj)
+        if where is not None:
+            path, lens = where
+            at = "".join(f"[{i}]" for i in path) or "the top level"
+            raise ValueError(
+                f"asarray: ragged nested sequence: the items of {at} have different lengths "
+                f"{lens}; every row must have the same length"
+            ) from None
+        raise ValueError(f"asarray: cannot make a tensor from this data: {e}") from None
+    except OverflowError as e:
+        raise OverflowError(f"asarray: {e}") from None
+    if arr.dtype == object:
+        where = _ragged_path(obj)
+        if where is not None:
+            path, lens = where
+            at = "".join(f"[{i}]" for i in path) or "the top level"
+            raise ValueError(
+                f"asarray: ragged nested sequence: the items of {at} have different lengths "
+                f"{lens}; every row must have the same length"
+            )
+        raise TypeError("asarray: the data holds objects that are not numbers")
+    if dtype is None:
+        if arr.dtype.kind == "f" and arr.dtype != get_default_dtype().numpy:
+            arr = arr.astype(get_default_dtype().numpy)
+        elif arr.dtype.kind == "c" and get_default_dtype() is not _float64:
+            arr = arr.astype(np.complex64)
+        elif arr.dtype.kind == "U" or arr.dtype.kind == "S":
+            raise TypeError("asarray: strings are not numbers")
+    return arr
+
+
+def _copy_numpy(arr, dtype):
+    """A fresh tensor holding ``arr``'s values (cast to ``dtype``)."""
+    src = from_numpy(arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("=")))
+    return _copy.contiguous_copy(src, dtype if dtype is not None else src.dtype)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """Convert ``obj`` to a tensor: a tensor, NumPy array, buffer, DLPack producer, Python
+    scalar or nested sequence. Shares memory when it can and ``copy`` allows (see Note
+    [asarray and copy=]).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.asarray([[1, 2], [3, 4]]).dtype
+    strided.int64
+    >>> strided.asarray([1.5, 2]).dtype
+    strided.float64
+    >>> strided.asarray([1, 2], dtype="float32")
+    tensor([1., 2.], dtype=strided.float32)
+    """
+    _check_device(device)
+    want = None if dtype is None else as_dtype(dtype)
+    if copy not in (None, True, False):
+        raise ValueError(f"asarray: copy must be True, False or None, got {copy!r}")
+
+    if isinstance(obj, _core.TensorBase):
+        if want is None or want is obj.dtype:
+            return obj.clone() if copy else obj
+        if copy is False:
+            raise ValueError(
+                f"asarray: converting {obj.dtype.name} to {want.name} needs a copy, and "
+                "copy=False forbids it"
+            )
+        return _copy.contiguous_copy(obj, want)
+
+    if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
+        if copy is False:
+            raise ValueError("asarray: a Python scalar cannot be viewed without a copy")
+        d = want if want is not None else _scalar_dtype(obj)
+        out = _core._empty((), d)
+        _copy.fill_(out, obj)
+        return out
+
+    if isinstance(obj, (np.ndarray, np.generic)):
+        arr = np.asarray(obj)
+        try:
+            as_dtype(arr.dtype)
+            supported = arr.dtype.isnative
+        except TypeError:
+            supported = False
+        if not supported:
+            if copy is False:
+                raise ValueError(f"asarray: NumPy dtype {arr.dtype} needs a conversion copy")
+            if want is None:
+                raise TypeError(
+                    f"asarray: NumPy dtype {arr.dtype} is not supported; pass dtype= to convert"
+                )
+            return _copy_numpy(arr.astype(want.numpy), want)
+        if isinstance(obj, np.generic) or copy:
+            return _copy_numpy(arr, want)
+        shared = want is None or want.numpy == arr.dtype
+        if shared:
+            try:
+                return from_numpy(arr)
+            except ValueError:  # strides that are not a multiple of the itemsize
+                if copy is False:
+                    raise
+                return _copy_numpy(np.ascontiguousarray(arr), want)
+        if copy is False:
+            raise ValueError(
+                f"asarray: converting NumPy {arr.dtype} to {want.name} needs a copy, and "
+                "copy=False forbids it"
+            )
+        return _copy_numpy(arr, want)
+
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
+        t = from_dlpack(obj)
+        return asarray(t, dtype=want, copy=copy)
+
+    if isinstance(obj, (bytes, bytearray, memoryview)) or _has_buffer(obj):
+        arr = np.asarray(memoryview(obj))
+        return asarray(arr, dtype=want, copy=copy)
+
+    if isinstance(obj, (list, tuple)) or hasattr(obj, "__len__") and hasattr(obj, "__getitem__"):
+        if copy is False:
+            raise ValueError("asarray: a nested sequence cannot be viewed without a copy")
+        arr = _from_nested(_unwrap_tensors(obj), want)
+        return _copy_numpy(arr, want)
+
+    if hasattr(obj, "__array__"):
+        return asarray(np.asarray(obj), dtype=want, copy=copy)
+
+    raise TypeError(
+        f"asarray: cannot make a tensor from a {type(obj).__name__}; pass a number, a nested "
+        "list, a NumPy array, a buffer or an object with __dlpack__"
+    )
+
+
+def _has_buffer(obj):
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _unwrap_tensors(obj):
+    """Replace tensors inside nested lists by NumPy arrays so NumPy can parse the whole."""
+    if isinstance(obj, _core.TensorBase):
+        return obj.numpy()
+    if isinstance(obj, (list, tuple)):
+        return [_unwrap_tensors(x) for x in obj]
+    return obj
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False):
+    """PyTorch's ``torch.tensor``: always a copy of ``data``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.tensor([[1, 2], [3, 4]]).shape
+    (2, 2)
+    """
+    t = asarray(data, dtype=dtype, device=device, copy=True)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+# =============================================================================================
+# Fresh tensors
+# =============================================================================================
+
+
+def _dtype_or(dtype, default):
+    return default if dtype is None else as_dtype(dtype)
+
+
+def empty(*shape, dtype=None, device=None):
+    """An uninitialised tensor of ``shape`` (values are whatever the memory held).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.empty((2, 3)).shape
+    (2, 3)
+    """
+    _check_device(device)
+    return _core._empty(_shape_arg(shape), _dtype_or(dtype, get_default_dtype()), device)
+
+
+def zeros(*shape, dtype=None, device=None):
+    """A tensor of zeros. Large ones cost no memset: fresh mmap'd pages are already zero.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.zeros(2, 2)
+    tensor([[0., 0.],
+            [0., 0.]])
+    """
+    _check_device(device)
+    return _core._empty(_shape_arg(shape), _dtype_or(dtype, get_default_dtype()), device, True)
+
+
+def ones(*shape, dtype=None, device=None):
+    """A tensor of ones.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.ones(3, dtype="int32")
+    tensor([1, 1, 1], dtype=strided.int32)
+    """
+    return full(_shape_arg(shape), 1, dtype=_dtype_or(dtype, get_default_dtype()), device=device)
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    """A tensor of ``shape`` filled with ``fill_value``; its dtype follows the value when not
+    given (bool, int64, the default float, or complex), as in NumPy.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.full((2,), 7)
+    tensor([7, 7])
+    """
+    _check_device(device)
+    if dtype is None:
+        if isinstance(fill_value, _core.TensorBase):
+            d = fill_value.dtype
+        elif isinstance(fill_value, np.generic):
+            d = as_dtype(fill_value.dtype)
+        else:
+            d = _scalar_dtype(fill_value)
+    else:
+        d = as_dtype(dtype)
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    out = _core._empty(shape, d, device)
+    _copy.fill_(out, fill_value)
+    return out
+
+
+def _like(x, dtype, device):
+    if not isinstance(x, _core.TensorBase):
+        x = asarray(x)
+    return x.shape, (x.dtype if dtype is None else as_dtype(dtype)), (device or x.device)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    """An uninitialised tensor with x's shape (and dtype and device unless given)."""
+    shape, d, dev = _like(x, dtype, device)
+    return empty(shape, dtype=d, device=dev)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    """Zeros with x's shape (and dtype and device unless given)."""
+    shape, d, dev = _like(x, dtype, device)
+    return zeros(shape, dtype=d, device=dev)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    """Ones with x's shape (and dtype and device unless given)."""
+    shape, d, dev = _like(x, dtype, device)
+    return ones(shape, dtype=d, device=dev)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    """``fill_value`` everywhere, with x's shape (and dtype and device unless given)."""
+    shape, d, dev = _like(x, dtype, device)
+    return full(shape, fill_value, dtype=d, device=dev)
+
+
+# =============================================================================================
+# Ranges
+# =============================================================================================
+
+
+def _number(x, name):
+    if isinstance(x, _core.TensorBase):
+        if x.ndim != 0:
+            raise TypeError(f"{name} must be a scalar, got a tensor of shape {x.shape}")
+        return x.item()
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+    return x
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    """Evenly spaced values in [start, stop): ``start + i*step`` for i in range(n).
+
+    Integer arguments give int64, any float gives the default float dtype, as in NumPy.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.arange(5)
+    tensor([0, 1, 2, 3, 4])
+    >>> strided.arange(1.0, 2.0, 0.25)
+    tensor([1.  , 1.25, 1.5 , 1.75])
+    """
+    _check_device(device)
+    start = _number(start, "start")
+    step = _number(step, "step")
+    if stop is None:
+        start, stop = 0, start
+    else:
+        stop = _number(stop, "stop")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    all_int = all(isinstance(v, int) for v in (start, stop, step))
+    if dtype is None:
+        d = _int64 if all_int else get_default_dtype()
+    else:
+        d = as_dtype(dtype)
+    if d.kind in "bc":
+        raise TypeError(f"arange: dtype {d.name} is not supported; use an integer or float dtype")
+    if all_int:
+        n = max(0, -((start - stop) // step))  # ceil((stop - start) / step) in exact ints
+    else:
+        n = max(0, math.ceil((stop - start) / step))
+    out = _core._empty((n,), d)
+    if n:
+        if all_int and d.kind in "iu":
+            lo, hi = (start, start + (n - 1) * step)
+            if not (_INT64_MIN <= min(lo, hi) and max(lo, hi) <= _INT64_MAX):
+                raise OverflowError("arange: values exceed the int64 range")
+        _copy.arange_fill(out, start, step)
+    return out
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced values from start to stop (included unless ``endpoint=False``).
+
+    Computed in float64 (complex: real and imaginary parts separately, as two real views) and
+    cast to ``dtype`` (default float, or complex for complex endpoints).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linspace(0, 1, 5)
+    tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
+    _check_device(device)
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: num must be >= 0, got {num}")
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    if dtype is None:
+        d = _scalar_dtype(1j) if is_complex else get_default_dtype()
+    else:
+        d = as_dtype(dtype)
+    if is_complex or d.kind == "c":
+        start, stop = complex(start), complex(stop)
+        work = _core._empty((num,), _complex128)
+        _linspace_into(work.real, start.real, stop.real, endpoint)
+        _linspace_into(work.imag, start.imag, stop.imag, endpoint)
+    else:
+        work = _core._empty((num,), _float64)
+        _copy.linspace_fill(work, float(start), float(stop), endpoint)
+    return work if work.dtype is d else _copy.contiguous_copy(work, d)
+
+
+def _linspace_into(view, start, stop, endpoint):
+    tmp = _core._empty(view.shape, _float64)
+    _copy.linspace_fill(tmp, start, stop, endpoint)
+    _copy.copy_(view, tmp)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """A 2-D tensor with ones on diagonal ``k`` and zeros elsewhere.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.eye(2, 3, k=1, dtype="int8")
+    tensor([[0, 1, 0],
+            [0, 0, 1]], dtype=strided.int8)
+    """
+    _check_device(device)
+    n_cols = n_rows if n_cols is None else n_cols
+    out = _core._empty((n_rows, n_cols), _dtype_or(dtype, get_default_dtype()), device, True)
+    _copy.eye_fill(out, operator.index(k))
+    return out
+

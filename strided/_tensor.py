@@ -1,0 +1,354 @@
+"""``strided.Tensor``: the Python face of a tensor.
+
+``TensorBase`` (``_core.pyx``) holds what a tensor *is*; this class adds what it *does*, as
+methods that are thin glue to the operator functions in ``strided/_ops`` (as ``torch/tensor.py``
+sits on ``torch._C._TensorBase``). Follow any method down: ``x.T.contiguous()`` is
+``_views.reverse_dims`` (metadata only), then ``_ops.views.contiguous``, then the copy kernel in
+``_cpu/copy.pyx``, which runs on the loop plan of ``_iter.pyx``.
+
+At import, the class registers itself with ``_core`` so that every tensor made down there (every
+view, every fresh allocation) is a ``Tensor``. See Note [size: attribute and method] in _core.pyx
+for why ``x.size`` is both an int and a method.
+"""
+
+from __future__ import annotations
+
+import copy as _pycopy
+import operator
+
+import numpy as np
+
+from strided import _core, _views
+from strided._cpu import copy as _copy
+from strided._dtype import as_dtype
+from strided._ops import creation as _creation
+from strided._ops import views as _vops
+
+__all__ = ["Tensor"]
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and not hasattr(shape[0], "__index__"):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def _rebuild(data, shape, dtype_name, requires_grad):
+    """Unpickle: a fresh tensor from the bytes of a contiguous copy."""
+    arr = np.frombuffer(data, dtype=as_dtype(dtype_name).numpy).reshape(shape)
+    t = _creation.asarray(arr, copy=True)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+class Tensor(_core.TensorBase):
+    """An n-dimensional array: a dtype, a shape, strides and an offset over a Storage.
+
+    Make one with ``strided.tensor``, ``strided.asarray``, ``strided.zeros`` and friends.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(6).reshape((2, 3))
+    >>> x.T.stride(), x.T.is_contiguous()
+    ((1, 3), False)
+    """
+
+    __array_priority__ = 100  # NumPy defers binary operators to us
+
+    # -- views (never copy) -------------------------------------------------------------------
+
+    def __getitem__(self, index):
+        return _views.getitem(self, index)
+
+    def view(self, *shape):
+        """The same memory with another shape; never copies (see Note [view versus reshape])."""
+        if len(shape) == 1 and not hasattr(shape[0], "__index__") and \
+                not isinstance(shape[0], (tuple, list)):
+            raise NotImplementedError("view(dtype) reinterpretation is not supported; "
+                                      "use astype(dtype) to convert values")
+        return _views.view(self, _shape_args(shape))
+
+    def reshape(self, *shape, copy=None):
+        """A view with a new shape when the strides allow it, else a copy."""
+        return _vops.reshape(self, _shape_args(shape), copy=copy)
+
+    def transpose(self, dim0, dim1):
+        """Dims dim0 and dim1 swapped (a view)."""
+        return _views.transpose(self, dim0, dim1)
+
+    def permute(self, *dims):
+        """Dims in the order ``dims`` (a view)."""
+        return _views.permute(self, _shape_args(dims))
+
+    def movedim(self, source, destination):
+        return _views.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis1, axis2):
+        return _views.transpose(self, axis1, axis2)
+
+    @property
+    def T(self):
+        """All dims reversed, as NumPy's ``.T`` (a view)."""
+        return _views.reverse_dims(self)
+
+    @property
+    def mT(self):
+        """The last two dims swapped (a view)."""
+        return _views.matrix_transpose(self)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _vops.flatten(self, start_dim, end_dim)
+
+    def ravel(self):
+        return _vops.reshape(self, (-1,))
+
+    def unflatten(self, dim, sizes):
+        return _views.unflatten(self, dim, sizes)
+
+    def squeeze(self, dim=None):
+        return _views.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return _views.unsqueeze(self, dim)
+
+    def expand(self, *sizes):
+        """Broadcast to ``sizes`` with stride 0 in the stretched dims (-1 keeps a size)."""
+        return _views.expand(self, _shape_args(sizes))
+
+    def expand_as(self, other):
+        return _views.expand(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return _vops.broadcast_to(self, shape)
+
+    def narrow(self, dim, start, length):
+        return _views.narrow(self, dim, start, length)
+
+    def select(self, dim, index):
+        return _views.select(self, dim, index)
+
+    def split(self, split_size_or_sections, dim=0):
+        return _views.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _views.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return _views.unbind(self, dim)
+
+    def unfold(self, dimension, size, step):
+        """All windows of ``size`` along ``dimension``, ``step`` apart, as a new last dim."""
+        return _views.unfold(self, dimension, size, step)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _views.diagonal(self, offset, dim1, dim2)
+
+    def flip(self, *dims):
+        """Reverse along ``dims`` as a negative-stride view (PyTorch would copy)."""
+        return _views.flip(self, _shape_args(dims) if dims else None)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        return _vops.as_strided(self, size, stride, storage_offset)
+
+    @property
+    def real(self):
+        """The real parts of a complex tensor as a real view (the tensor itself if real)."""
+        return _views.real_view(self) if self.dtype.kind == "c" else self
+
+    @property
+    def imag(self):
+        """The imaginary parts of a complex tensor as a real view."""
+        return _views.imag_view(self)
+
+    # -- copies -------------------------------------------------------------------------------
+
+    def contiguous(self):
+        """Itself if row-major contiguous, else a row-major copy."""
+        return _vops.contiguous(self)
+
+    def clone(self):
+        """A row-major copy sharing nothing with this tensor."""
+        return _copy.contiguous_copy(self)
+
+    def copy_(self, src):
+        """Copy ``src`` (broadcast, cast to this dtype) into this tensor, in place."""
+        if not isinstance(src, _core.TensorBase):
+            src = _creation.asarray(src)
+        return _copy.copy_(self, src)
+
+    def fill_(self, value):
+        """Set every element to ``value``, in place."""
+        return _copy.fill_(self, value)
+
+    def zero_(self):
+        return _copy.fill_(self, 0)
+
+    def astype(self, dtype, copy=True):
+        """A copy converted to ``dtype`` (``copy=False`` returns self when nothing changes)."""
+        return _vops.astype(self, dtype, copy=copy)
+
+    def to(self, *args, dtype=None, device=None, copy=False):
+        """``to(dtype)``, ``to(device)`` or both: self when nothing changes (and not copy)."""
+        for a in args:
+            if isinstance(a, (str, _core.Device)) and not _is_dtype_name(a):
+                device = a
+            else:
+                dtype = a
+        if device is not None and _core.as_device(device) != self.device:
+            raise NotImplementedError(
+                f"to({str(_core.as_device(device))!r}): moving between devices needs the "
+                "CUDA backend, which this build does not have yet")
+        d = self.dtype if dtype is None else as_dtype(dtype)
+        if d is self.dtype and not copy:
+            return self
+        return _copy.contiguous_copy(self, d)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def numpy(self):
+        """A NumPy array sharing this tensor's memory (CPU only)."""
+        if not self.device.is_cpu:
+            raise TypeError(f"numpy(): the tensor is on {self.device}; call .cpu() first")
+        return np.asarray(self)
+
+    def __array__(self, dtype=None, copy=None):
+        if not self.device.is_cpu:
+            raise TypeError(f"__array__: the tensor is on {self.device}; call .cpu() first")
+        if copy:
+            arr = np.array(memoryview(self), copy=True)
+        else:
+            arr = np.asarray(memoryview(self))
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False:
+                raise ValueError(f"__array__: converting to {dtype} needs a copy")
+            arr = arr.astype(dtype)
+        return arr
+
+    def tolist(self):
+        """Nested Python lists of Python numbers."""
+        return self.numpy().tolist()
+
+    def item(self):
+        """The one element as a Python number."""
+        if self.numel() != 1:
+            raise ValueError(f"item(): only a tensor with one element can be converted to a "
+                             f"Python number; this one has shape {self.shape}")
+        return self.numpy().reshape(()).item()
+
+    # -- Python protocols ---------------------------------------------------------------------
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(_views.unbind(self, 0))
+
+    def _scalar(self, what):
+        if self.numel() != 1:
+            raise (ValueError if what == "bool" else TypeError)(
+                f"{what}(): only a tensor with one element can be converted; this one has shape "
+                f"{self.shape}" + (" (the truth value of many elements is ambiguous: use "
+                                   ".any() or .all())" if what == "bool" else ""))
+        return self.item()
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __index__(self):
+        if self.dtype.kind not in "iu" or self.ndim != 0:
+            raise TypeError(f"only 0-d integer tensors can be used as an index, got "
+                            f"{self.dtype.name} with shape {self.shape}")
+        return operator.index(self.item())
+
+    def __setitem__(self, index, value):
+        target = _views.getitem(self, index)
+        if isinstance(value, _core.TensorBase):
+            _copy.copy_(target, value)
+        elif isinstance(value, (bool, int, float, complex, np.generic)):
+            _copy.fill_(target, value)
+        else:
+            _copy.copy_(target, _creation.asarray(value))
+
+    def __array_namespace__(self, *, api_version=None):
+        if api_version not in (None, "2023.12", "2024.12"):
+            raise ValueError(f"api_version {api_version!r} is not supported; use '2024.12'")
+        import strided
+
+        return strided
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from strided import _dlpack
+
+        src = self.clone() if copy else self
+        return _dlpack.to_dlpack(src, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from strided import _dlpack
+
+        return _dlpack.dlpack_device(self)
+
+    def __reduce_ex__(self, protocol):
+        # Pickled as the bytes of a contiguous copy: views are not preserved (as NumPy).
+        data = self.contiguous().numpy().tobytes()
+        return (_rebuild, (data, self.shape, self.dtype.name, self.requires_grad))
+
+    def __copy__(self):
+        return self.clone()  # as NumPy: copy.copy of an array copies its data
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        out = self.clone()
+        out.requires_grad = self.requires_grad
+        if self.grad is not None:
+            out.grad = _pycopy.deepcopy(self.grad, memo)
+        memo[id(self)] = out
+        return out
+
+    def __repr__(self):
+        from strided import _format
+
+        return _format.format_repr(self)
+
+    __str__ = __repr__
+
+    def explain(self):
+        """A text picture of this view: storage cells, offset, strides, contiguity."""
+        from strided import _format
+
+        return _format.explain(self)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+
+def _is_dtype_name(a):
+    if not isinstance(a, str):
+        return False
+    try:
+        as_dtype(a)
+    except TypeError:
+        return False
+    return True
+
+
+_core._register_tensor_class(Tensor)
