@@ -36,6 +36,7 @@ import numpy as np
 
 cimport cython
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES, PyBUF_WRITABLE
+from cpython.object cimport PyObject, PyTypeObject
 from libc.stdint cimport int64_t, uintptr_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
@@ -263,6 +264,9 @@ cdef Py_ssize_t check_shape(object shape, int* ndim, Py_ssize_t* sizes, str fn) 
     ndim[0] = len(shape)
     for i in range(ndim[0]):
         item = shape[i]
+        if type(item) is int and 0 <= item <= _INT64_MAX:   # the common case, checked cheaply
+            sizes[i] = item
+            continue
         if isinstance(item, bool) or not hasattr(item, "__index__"):
             raise TypeError(f"{fn}: sizes must be integers, got {item!r} in shape {shape!r}")
         try:
@@ -304,7 +308,7 @@ cdef bint is_contiguous_c(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* s
 # TensorBase. See Note [Storage and views].
 # =============================================================================================
 
-cdef object _tensor_cls = None
+cdef type _tensor_cls = None
 
 
 def _register_tensor_class(cls):
@@ -539,10 +543,17 @@ cdef class TensorBase:
         raise TypeError("pickle strided.Tensor objects, not TensorBase")
 
 
+cdef tuple _EMPTY_TUPLE = ()
+
+
 cdef TensorBase make_tensor(Storage storage, Py_ssize_t offset, int ndim,
                             const Py_ssize_t* sizes, const Py_ssize_t* strides, DType dtype):
     """A new tensor object viewing ``storage``: the one place tensors are born."""
-    cdef TensorBase t = TensorBase.__new__(tensor_class())
+    # Allocate through the class's tp_new slot directly: a Python subclass inherits TensorBase's
+    # tp_new (which runs __cinit__), and the direct call skips a Python-level method lookup that
+    # would cost more than everything else a view does.
+    cdef type cls = _tensor_cls if _tensor_cls is not None else TensorBase
+    cdef TensorBase t = <TensorBase>(<PyTypeObject*>cls).tp_new(cls, <PyObject*>_EMPTY_TUPLE, NULL)
     t._storage = storage
     t._offset = offset
     t.dtype = dtype

@@ -37,7 +37,9 @@ from strided._core import Storage
 
 
 cdef inline Py_ssize_t _dim(TensorBase t, object d, str argname="dim") except? -1:
-    return normalize_dim(operator.index(d), t._ndim, argname)
+    # ``type(d) is int`` first: the common case skips a Python-level operator.index call.
+    return normalize_dim(<Py_ssize_t>d if type(d) is int else operator.index(d), t._ndim,
+                         argname)
 
 
 # =============================================================================================
@@ -122,7 +124,7 @@ cpdef TensorBase getitem(TensorBase t, object index):
             out += 1
             src += 1
         else:
-            i = operator.index(item)
+            i = <Py_ssize_t>item if type(item) is int else operator.index(item)
             n = t._sizes[src]
             if i < -n or i >= n:
                 raise IndexError(
@@ -188,9 +190,15 @@ cpdef TensorBase transpose(TensorBase t, object dim0, object dim1):
     return make_view(t, t._ndim, sizes, strides, t._offset)
 
 
-def reverse_dims(TensorBase t):
+cpdef TensorBase reverse_dims(TensorBase t):
     """``t.T`` as NumPy defines it: all dims reversed."""
-    return permute(t, range(t._ndim - 1, -1, -1))
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int i, n = t._ndim
+    for i in range(n):
+        sizes[i] = t._sizes[n - 1 - i]
+        strides[i] = t._strides[n - 1 - i]
+    return make_view(t, n, sizes, strides, t._offset)
 
 
 def matrix_transpose(TensorBase t):
