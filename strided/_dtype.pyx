@@ -397,8 +397,9 @@ def can_cast(from_, to, casting="safe"):
         return True
     if casting == "safe":
         return False
-    # same_kind: allowed when the target's kind is at least as high (int <-> uint counts as one).
-    return _kind_rank(t.kind) >= _kind_rank(f.kind)
+    # same_kind: allowed when the target's kind is at least as high on NumPy's ladder
+    # bool < unsigned < signed < float < complex (uint8 -> int8 is same-kind, int8 -> uint8 not).
+    return "buifc".index(t.kind) >= "buifc".index(f.kind)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,40 @@
+"""Run the doctested examples of every module, compiled ones included.
+
+pytest's --doctest-modules only sees .py files; the Cython modules keep their docstrings (the
+build sets ``embedsignature``), so ``doctest`` can run them once they are imported.
+"""
+
+import doctest
+import importlib
+
+import pytest
+
+import strided
+
+MODULES = [
+    "strided._dtype",
+    "strided._core",
+    "strided._iter",
+    "strided._views",
+    "strided._cpu.copy",
+    "strided._dlpack",
+    "strided._tensor",
+    "strided._format",
+    "strided._info",
+    "strided._ops.creation",
+    "strided._ops.views",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_doctests(name):
+    module = importlib.import_module(name)
+    threads = strided.get_num_threads()
+    try:
+        result = doctest.testmod(
+            module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False
+        )
+    finally:
+        strided.set_num_threads(threads)
+        strided.set_default_dtype(strided.float64)
+    assert result.failed == 0, f"{result.failed} doctest(s) failed in {name}"
