@@ -218,6 +218,8 @@ def movedim(TensorBase t, source, destination):
     dst = [_dim(t, d, "destination") for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ValueError(f"movedim: repeated dim in source {src} or destination {dst}")
+    if t._ndim == 0:
+        return permute(t, ())  # a 0-d tensor has one "dim" 0 that moves onto itself
     order = [None] * t._ndim
     for s, d in zip(src, dst):
         order[d] = s

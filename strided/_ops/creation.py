@@ -90,41 +90,7 @@ def from_numpy(array):
     """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
-    try:
-        dtype = as_dtype(array.dtype)
-    except TypeError:
-        raise TypeError(
-            f"from_numpy: NumPy dtype {array.dtype} is not supported; strided supports "
-            "bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128"
-        ) from None
-    if not array.dtype.isnative:
-        raise TypeError(
-            f"from_numpy: the array is in non-native byte order ({array.dtype.str}); "
-            "convert it with array.astype(array.dtype.newbyteorder('='))"
-        )
-    item = array.itemsize
-    if any(s % item for s in array.strides) or array.ctypes.data % item:
-        raise ValueError(
-            f"from_numpy: the array's byte strides {array.strides} (or its address) are not a "
-            f"multiple of its itemsize {item}, which strided's element strides need; use "
-            "numpy.ascontiguousarray(array) first"
-        )
-    strides = tuple(s // item for s in array.strides)
-    # The storage must start at the lowest address the array touches (negative strides reach
-    # below array.ctypes.data) and end after the highest.
-    lo = hi = 0
-    if array.size:
-        for n, s in zip(array.shape, strides):
-            if s < 0:
-                lo += (n - 1) * s
-            else:
-                hi += (n - 1) * s
-        hi += 1
-    base = array.ctypes.data + lo * item
-    storage = _core.Storage._wrap(
-        base, (hi - lo) * item, array, "cpu", bool(array.flags.writeable)
-    )
-    return _core._from_parts(storage, -lo, array.shape, strides, dtype)
+    return _core.from_numpy_array(array)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
@@ -196,8 +162,7 @@ def _ragged_path(obj, path=()):
 def _from_nested(obj, dtype):
     """Parse nested lists/tuples of scalars (and 0-d tensors) through NumPy."""
     try:
-        with np.errstate(all="ignore"):
-            arr = np.array(obj, dtype=None if dtype is None else dtype.numpy)
+        arr = np.array(obj, dtype=None if dtype is None else dtype.numpy)
     except ValueError as e:
         where = _ragged_path(obj)
         if where is not None:
@@ -251,6 +216,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     >>> strided.asarray([1, 2], dtype="float32")
     tensor([1., 2.], dtype=strided.float32)
     """
+    if type(obj) is np.ndarray and dtype is None and device is None and not copy:
+        # the fast path for the most common call: share a NumPy array's memory as it is
+        try:
+            return _core.from_numpy_array(obj)
+        except (TypeError, ValueError):
+            pass  # an unsupported dtype or odd strides: the general path explains or copies
     _check_device(device)
     want = None if dtype is None else as_dtype(dtype)
     if copy not in (None, True, False):
@@ -317,7 +288,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if isinstance(obj, (list, tuple)) or hasattr(obj, "__len__") and hasattr(obj, "__getitem__"):
         if copy is False:
             raise ValueError("asarray: a nested sequence cannot be viewed without a copy")
-        arr = _from_nested(_unwrap_tensors(obj), want)
+        arr = _from_nested(obj, want)  # tensors inside are read through their __array__
+        # ``arr`` is a fresh array nobody else holds: the tensor may keep its memory as it is.
+        if arr.dtype.isnative and (want is None or arr.dtype == want.numpy):
+            return _core.from_numpy_array(arr)
         return _copy_numpy(arr, want)
 
     if hasattr(obj, "__array__"):
@@ -335,15 +309,6 @@ def _has_buffer(obj):
     except TypeError:
         return False
     return True
-
-
-def _unwrap_tensors(obj):
-    """Replace tensors inside nested lists by NumPy arrays so NumPy can parse the whole."""
-    if isinstance(obj, _core.TensorBase):
-        return obj.numpy()
-    if isinstance(obj, (list, tuple)):
-        return [_unwrap_tensors(x) for x in obj]
-    return obj
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):

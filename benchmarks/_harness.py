@@ -1,0 +1,92 @@
+"""A small, honest timing harness shared by strided's benchmarks.
+
+Every case runs the same work in strided, NumPy and (when installed) PyTorch in one process, on
+the same data, after checking that all three give the same answer. Each is warmed up, then timed
+in batches big enough to last ~20 ms; the median batch is reported with the spread (max - min
+over the median). Ratios are other-library time / strided time: above 1 means strided is faster.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:  # PyTorch is optional: its column is left empty
+    torch = None
+
+
+def timeit(fn, min_time=0.02, repeats=7):
+    """(median seconds per call, relative spread) of ``fn()``."""
+    fn()  # warm up: first-call costs (imports, caches, page faults) are not steady state
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time or n >= 1 << 20:
+            break
+        n *= 4 if dt < min_time / 8 else 2
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        samples.append((time.perf_counter() - t0) / n)
+    med = statistics.median(samples)
+    return med, (max(samples) - min(samples)) / med
+
+
+def fmt_time(s):
+    if s < 1e-6:
+        return f"{s * 1e9:.0f} ns"
+    if s < 1e-3:
+        return f"{s * 1e6:.2f} us"
+    return f"{s * 1e3:.2f} ms"
+
+
+def machine_facts(threads):
+    import strided
+
+    facts = [
+        f"cpu: {platform.processor() or platform.machine()}, {os.cpu_count()} cores visible",
+        f"threads: {threads} (strided.set_num_threads, torch.set_num_threads)",
+        f"strided {strided.__version__}, numpy {np.__version__}",
+        f"torch {torch.__version__}" if torch is not None else "torch: not installed",
+    ]
+    return facts
+
+
+def run(cases, threads=2, title="benchmark"):
+    """Run ``cases``: (name, strided_fn, numpy_fn, torch_fn or None, check) tuples, where
+    ``check()`` asserts that the three agree. Prints a Markdown table and returns its rows."""
+    import strided
+
+    strided.set_num_threads(threads)
+    if torch is not None:
+        torch.set_num_threads(threads)
+    print(f"## {title}\n")
+    for f in machine_facts(threads):
+        print(f"- {f}")
+    print()
+    print("| case | strided | numpy | torch | numpy/strided | torch/strided |")
+    print("|---|---|---|---|---|---|")
+    rows = []
+    for name, s_fn, n_fn, t_fn, check in cases:
+        if check is not None:
+            check()
+        s, s_spread = timeit(s_fn)
+        n, _ = timeit(n_fn)
+        t = timeit(t_fn)[0] if (t_fn is not None and torch is not None) else None
+        rows.append((name, s, n, t))
+        t_col = fmt_time(t) if t is not None else "-"
+        t_ratio = f"{t / s:.2f}" if t is not None else "-"
+        print(f"| {name} | {fmt_time(s)} (±{s_spread:.0%}) | {fmt_time(n)} | {t_col} | "
+              f"{n / s:.2f} | {t_ratio} |", flush=True)
+    return rows
