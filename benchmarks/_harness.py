@@ -87,6 +87,9 @@ def run(cases, threads=2, title="benchmark"):
         rows.append((name, s, n, t))
         t_col = fmt_time(t) if t is not None else "-"
         t_ratio = f"{t / s:.2f}" if t is not None else "-"
-        print(f"| {name} | {fmt_time(s)} (±{s_spread:.0%}) | {fmt_time(n)} | {t_col} | "
-              f"{n / s:.2f} | {t_ratio} |", flush=True)
+        print(
+            f"| {name} | {fmt_time(s)} (±{s_spread:.0%}) | {fmt_time(n)} | {t_col} | "
+            f"{n / s:.2f} | {t_ratio} |",
+            flush=True,
+        )
     return rows

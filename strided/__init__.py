@@ -5,7 +5,7 @@ arithmetic on strides), ``_iter.pyx`` (the loop plan) and ``_cpu/copy.pyx`` (the
 This file only re-exports.
 """
 
-from strided import _tensor  # registers Tensor with _core: must come before anything makes one
+from strided import _tensor  # noqa: F401  (registers Tensor with _core before anything is made)
 from strided._core import Device, Storage, device
 from strided._cpu.copy import last_copy_plan
 from strided._dtype import (
@@ -178,4 +178,3 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-

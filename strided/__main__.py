@@ -26,8 +26,10 @@ def _cuda_status():
         import cupy
 
         if cupy.is_available():
-            return f"CuPy {cupy.__version__} sees {cupy.cuda.runtime.getDeviceCount()} GPU(s); " \
+            return (
+                f"CuPy {cupy.__version__} sees {cupy.cuda.runtime.getDeviceCount()} GPU(s); "
                 "strided's CUDA backend is not part of this build yet"
+            )
         return f"not available: CuPy {cupy.__version__} is installed but finds no usable GPU/driver"
     except Exception as e:  # a broken CUDA install must not break the tour
         return f"not available: {type(e).__name__}: {e}"
@@ -40,10 +42,15 @@ def build_facts():
         ("strided", strided.__version__),
         ("python", f"{platform.python_version()} ({sys.platform}, {platform.machine()})"),
         ("numpy", np.__version__),
-        ("OpenMP", f"{'yes' if has_omp else 'no'}; strided uses {strided.get_num_threads()} "
-                   f"thread(s) (OpenMP offers {omp_max}; strided.set_num_threads to change)"),
-        ("BLAS", "none yet: matmul arrives with the linear algebra work (OpenBLAS via "
-                 "scipy-openblas32)"),
+        (
+            "OpenMP",
+            f"{'yes' if has_omp else 'no'}; strided uses {strided.get_num_threads()} "
+            f"thread(s) (OpenMP offers {omp_max}; strided.set_num_threads to change)",
+        ),
+        (
+            "BLAS",
+            "none yet: matmul arrives with the linear algebra work (OpenBLAS via scipy-openblas32)",
+        ),
         ("CUDA", _cuda_status()),
         ("dtypes", ", ".join(d.name for d in strided._dtype.all_dtypes())),
     ]
@@ -58,8 +65,10 @@ def tour(out=print):
         ("x[::2, 1::2]  (steps multiply strides, the start moves the offset)", x[::2, 1::2]),
         ("x[:, ::-1]  (a negative stride walks backwards)", x[:, ::-1]),
         ("x[1].expand(2, 4)  (stride 0: one row seen twice)", x[1].expand(2, 4)),
-        ("x.T.reshape(12)  (no strides can do this: reshape copies, and says why)",
-         x.T.reshape(12)),
+        (
+            "x.T.reshape(12)  (no strides can do this: reshape copies, and says why)",
+            x.T.reshape(12),
+        ),
     ]
     for title, t in steps:
         out("")

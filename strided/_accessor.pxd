@@ -64,5 +64,6 @@ ctypedef fused element_t:
 
 cdef inline element_t* at2(const Accessor2* acc, Py_ssize_t i, Py_ssize_t j,
                            element_t* kind) noexcept nogil:
-    """A pointer to element [i, j], typed as ``kind`` says (unchecked: see Note [TensorAccessor])."""
+    """A pointer to element [i, j], typed as ``kind`` says (unchecked, see Note
+    [TensorAccessor])."""
     return (<element_t*>acc.data) + i * acc.strides[0] + j * acc.strides[1]

@@ -24,7 +24,7 @@ cdef class Storage:
     cdef readonly Device device
     cdef readonly object owner  # another object whose memory this storage borrows, kept alive
     cdef readonly bint writable
-    cdef public int64_t version # bumped by every in-place write through any view of this storage
+    cdef public int64_t version  # bumped by every in-place write through any view of this storage
 
     cdef int _allocate(self, Py_ssize_t nbytes, bint zero) except -1
 

@@ -44,10 +44,9 @@ import os
 
 import numpy as np
 
-cimport cython
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES, PyBUF_WRITABLE
 from cpython.object cimport PyObject, PyTypeObject
-from libc.stdint cimport int64_t, uintptr_t
+from libc.stdint cimport uintptr_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
@@ -369,7 +368,8 @@ cdef Py_ssize_t check_shape(object shape, int* ndim, Py_ssize_t* sizes, str fn) 
     try:
         shape = tuple(shape)
     except TypeError:
-        raise TypeError(f"{fn}: shape must be an int or a sequence of ints, got {shape!r}") from None
+        raise TypeError(
+            f"{fn}: shape must be an int or a sequence of ints, got {shape!r}") from None
     if len(shape) > MAX_DIMS:
         raise ValueError(f"{fn}: at most {MAX_DIMS} dims are supported, got {len(shape)}")
     ndim[0] = len(shape)
@@ -778,7 +778,7 @@ cdef bint may_have_internal_overlap(TensorBase t):
     cdef Py_ssize_t abs_strides[MAX_DIMS]
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef int n = 0, i, j
-    cdef Py_ssize_t s, z, span
+    cdef Py_ssize_t s, span
     if t._numel <= 1:
         return False
     for i in range(t._ndim):

@@ -28,8 +28,6 @@ decide: ``int_tensor + 1.5`` is the default float dtype, ``float32_tensor * 1j``
 
 import numpy as np
 
-from libc.stdint cimport int64_t
-
 __all__ = [
     "DType",
     "bool_",
@@ -495,7 +493,8 @@ def isdtype(dtype, kind):
     if isinstance(kind, str):
         letters = _KINDS.get(kind)
         if letters is None:
-            raise ValueError(f"isdtype: unknown kind {kind!r}; use a dtype or one of {list(_KINDS)}")
+            raise ValueError(
+                f"isdtype: unknown kind {kind!r}; use a dtype or one of {list(_KINDS)}")
         return d.kind in letters
     return d is as_dtype(kind)
 
@@ -525,7 +524,8 @@ def set_default_dtype(d):
     global _default_float
     cdef DType dd = as_dtype(d)
     if dd is not float32 and dd is not float64:
-        raise TypeError(f"set_default_dtype: only float32 or float64 can be the default, got {dd.name}")
+        raise TypeError(
+            f"set_default_dtype: only float32 or float64 can be the default, got {dd.name}")
     _default_float = dd
 
 

@@ -20,8 +20,8 @@ ctypedef struct LoopPlan:
     # strides of all operands, stride_bytes[0], are one array the 1-D loop receives.
     Py_ssize_t stride_bytes[MAX_DIMS][MAX_OPERANDS]
     char* data[MAX_OPERANDS]
-    int perm[MAX_DIMS]      # perm[d]: which dim of the caller's shape became plan dim d (before
-                            # coalescing), for explain()
+    # perm[d]: which dim of the caller's shape became plan dim d (before coalescing)
+    int perm[MAX_DIMS]
 
 cdef int plan_init(LoopPlan* plan, int noperands, int ndim, const Py_ssize_t* shape) except -1
 cdef void plan_set_operand(LoopPlan* plan, int k, char* data, const Py_ssize_t* strides,

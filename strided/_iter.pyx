@@ -137,10 +137,10 @@ cdef int _should_swap(const LoopPlan* plan, int a, int b) noexcept:
 
 
 cdef void _swap_dims(LoopPlan* plan, int a, int b) noexcept:
-    cdef int k, tp
+    cdef int k
     cdef Py_ssize_t t
-    t = plan.shape[a]; plan.shape[a] = plan.shape[b]; plan.shape[b] = t
-    tp = plan.perm[a]; plan.perm[a] = plan.perm[b]; plan.perm[b] = tp
+    plan.shape[a], plan.shape[b] = plan.shape[b], plan.shape[a]
+    plan.perm[a], plan.perm[b] = plan.perm[b], plan.perm[a]
     for k in range(plan.noperands):
         t = plan.stride_bytes[a][k]
         plan.stride_bytes[a][k] = plan.stride_bytes[b][k]

@@ -64,15 +64,24 @@ class Tensor(_core.TensorBase):
 
     def view(self, *shape):
         """The same memory with another shape; never copies (see Note [view versus reshape])."""
-        if len(shape) == 1 and not hasattr(shape[0], "__index__") and \
-                not isinstance(shape[0], (tuple, list)):
-            raise NotImplementedError("view(dtype) reinterpretation is not supported; "
-                                      "use astype(dtype) to convert values")
+        if (
+            len(shape) == 1
+            and not hasattr(shape[0], "__index__")
+            and not isinstance(shape[0], (tuple, list))
+        ):
+            raise NotImplementedError(
+                "view(dtype) reinterpretation is not supported; use astype(dtype) to convert values"
+            )
         return _views.view(self, _shape_args(shape))
 
     def reshape(self, *shape, copy=None):
         """A view with a new shape when the strides allow it, else a copy."""
-        return _vops.reshape(self, _shape_args(shape), copy=copy)
+        shape = _shape_args(shape)
+        if copy is None:
+            out = _views.try_view(self, shape)  # the common case, without the Python layers
+            if out is not None:
+                return out
+        return _vops.reshape(self, shape, copy=copy)
 
     def transpose(self, dim0, dim1):
         """Dims dim0 and dim1 swapped (a view)."""
@@ -201,7 +210,8 @@ class Tensor(_core.TensorBase):
         if device is not None and _core.as_device(device) != self.device:
             raise NotImplementedError(
                 f"to({str(_core.as_device(device))!r}): moving between devices needs the "
-                "CUDA backend, which this build does not have yet")
+                "CUDA backend, which this build does not have yet"
+            )
         d = self.dtype if dtype is None else as_dtype(dtype)
         if d is self.dtype and not copy:
             return self
@@ -236,8 +246,10 @@ class Tensor(_core.TensorBase):
     def item(self):
         """The one element as a Python number."""
         if self.numel() != 1:
-            raise ValueError(f"item(): only a tensor with one element can be converted to a "
-                             f"Python number; this one has shape {self.shape}")
+            raise ValueError(
+                f"item(): only a tensor with one element can be converted to a "
+                f"Python number; this one has shape {self.shape}"
+            )
         return self.numpy().reshape(()).item()
 
     # -- Python protocols ---------------------------------------------------------------------
@@ -256,8 +268,13 @@ class Tensor(_core.TensorBase):
         if self.numel() != 1:
             raise (ValueError if what == "bool" else TypeError)(
                 f"{what}(): only a tensor with one element can be converted; this one has shape "
-                f"{self.shape}" + (" (the truth value of many elements is ambiguous: use "
-                                   ".any() or .all())" if what == "bool" else ""))
+                f"{self.shape}"
+                + (
+                    " (the truth value of many elements is ambiguous: use .any() or .all())"
+                    if what == "bool"
+                    else ""
+                )
+            )
         return self.item()
 
     def __bool__(self):
@@ -274,8 +291,10 @@ class Tensor(_core.TensorBase):
 
     def __index__(self):
         if self.dtype.kind not in "iu" or self.ndim != 0:
-            raise TypeError(f"only 0-d integer tensors can be used as an index, got "
-                            f"{self.dtype.name} with shape {self.shape}")
+            raise TypeError(
+                f"only 0-d integer tensors can be used as an index, got "
+                f"{self.dtype.name} with shape {self.shape}"
+            )
         return operator.index(self.item())
 
     def __setitem__(self, index, value):

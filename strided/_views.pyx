@@ -15,9 +15,6 @@ the dims of the chunk boundary. ``reshape`` tries exactly the same rule and copi
 fails, so ``reshape`` of a transposed matrix copies and ``reshape`` of a stepped vector may not.
 """
 
-cimport cython
-from libc.stdint cimport int64_t
-
 from strided._core cimport (
     MAX_DIMS,
     TensorBase,
@@ -32,8 +29,6 @@ from strided._dtype cimport DType, dtype_from_num, kComplex64, kComplex128, kFlo
 import operator
 
 import numpy as np
-
-from strided._core import Storage
 
 
 cdef inline Py_ssize_t _dim(TensorBase t, object d, str argname="dim") except? -1:
@@ -85,11 +80,13 @@ cpdef TensorBase getitem(TensorBase t, object index):
         item = index[k]
         if item is None:
             continue
-        if item is Ellipsis:
+        if type(item) is slice or type(item) is int:
+            consumed += 1
+        elif item is Ellipsis:
             if ellipsis_at >= 0:
                 raise IndexError("an index can only have a single ellipsis ('...')")
             ellipsis_at = k
-        elif isinstance(item, slice) or _is_int_like(item):
+        elif _is_int_like(item):
             consumed += 1
         else:
             raise _advanced_error(index)
@@ -105,12 +102,12 @@ cpdef TensorBase getitem(TensorBase t, object index):
             strides[out] = 0
             out += 1
         elif item is Ellipsis:
-            for i in range(t._ndim - consumed):
+            for _ in range(t._ndim - consumed):
                 sizes[out] = t._sizes[src]
                 strides[out] = t._strides[src]
                 out += 1
                 src += 1
-        elif isinstance(item, slice):
+        elif type(item) is slice:
             n = t._sizes[src]
             start, stop, step = (<slice>item).indices(n)
             if step > 0:
@@ -178,7 +175,8 @@ cpdef TensorBase transpose(TensorBase t, object dim0, object dim1):
     cdef Py_ssize_t a, b
     cdef int i
     if t._ndim == 0:
-        _dim(t, dim0, "dim0"); _dim(t, dim1, "dim1")
+        _dim(t, dim0, "dim0")
+        _dim(t, dim1, "dim1")
         return make_view(t, 0, sizes, strides, t._offset)
     a = _dim(t, dim0, "dim0")
     b = _dim(t, dim1, "dim1")
@@ -316,6 +314,17 @@ cpdef TensorBase view(TensorBase t, object shape):
             f"view: cannot view a tensor of shape {t.shape} and strides {t.stride()} as shape "
             f"{tuple([sizes[i] for i in range(nd)])} without copying: {reason}. Use "
             ".reshape(...), which copies when it must, or .contiguous().view(...)")
+    return make_view(t, nd, sizes, strides, t._offset)
+
+
+cpdef TensorBase try_view(TensorBase t, tuple shape):
+    """The view ``reshape(shape)`` would return, or None if reshape has to copy."""
+    cdef int nd = 0
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    infer_shape(shape, t._numel, &nd, sizes, "reshape")
+    if compute_view_strides(t, nd, sizes, strides) is not None:
+        return None
     return make_view(t, nd, sizes, strides, t._offset)
 
 

@@ -31,7 +31,6 @@ from libc.stdint cimport (
     uint16_t,
     uint32_t,
     uint64_t,
-    uintptr_t,
 )
 from libc.string cimport memcpy
 
@@ -42,7 +41,6 @@ from strided._core cimport (
     MAX_DIMS,
     TensorBase,
     empty_tensor,
-    make_view,
     may_have_internal_overlap,
     memory_extent,
 )
@@ -50,7 +48,6 @@ from strided._dtype cimport (
     DType,
     kBool,
     kComplex64,
-    kComplex128,
     kFloat32,
     kFloat64,
     kInt8,
@@ -65,7 +62,6 @@ from strided._dtype cimport (
 from strided._iter cimport (
     GRAIN_SIZE,
     LoopPlan,
-    loop1d_fn,
     num_threads,
     plan_coalesce,
     plan_init,
@@ -143,7 +139,7 @@ cdef void _cast_typed(dst_t* out, src_t* inp, Py_ssize_t s_out, Py_ssize_t s_in,
         for i in range(n):
             _store_cast[dst_t, src_t](&out[i], inp[i])
     else:
-        for i in range(n):
+        for _ in range(n):
             _store_cast[dst_t, src_t](<dst_t*>o, (<src_t*>a)[0])
             o += s_out
             a += s_in
@@ -236,18 +232,18 @@ ctypedef fused word_t:
 cdef void _width_copy(word_t* out, word_t* inp, Py_ssize_t s_out, Py_ssize_t s_in,
                       Py_ssize_t n) noexcept nogil:
     """Copy n words of one width from inp to out; strides in bytes."""
-    cdef Py_ssize_t i
+    cdef Py_ssize_t _
     cdef char* o = <char*>out
     cdef char* a = <char*>inp
     if s_out == sizeof(word_t) and s_in == sizeof(word_t):
         memcpy(o, a, n * sizeof(word_t))
     elif s_in == 0:
         # a broadcast source (a scalar, an expanded dim): one load, many stores
-        for i in range(n):
+        for _ in range(n):
             (<word_t*>o)[0] = inp[0]
             o += s_out
     else:
-        for i in range(n):
+        for _ in range(n):
             (<word_t*>o)[0] = (<word_t*>a)[0]
             o += s_out
             a += s_in
@@ -262,7 +258,7 @@ cdef void _width_fill(word_t* out, word_t* value, Py_ssize_t s_out, Py_ssize_t n
         for i in range(n):
             out[i] = v
     else:
-        for i in range(n):
+        for _ in range(n):
             (<word_t*>o)[0] = v
             o += s_out
 
@@ -576,7 +572,8 @@ cdef bytes _to_scalar_bytes(object value, DType dtype):
     """The bytes of ``value`` as one element of ``dtype``, with NumPy 2's value checks."""
     if hasattr(value, "dtype") and hasattr(value, "item") and not isinstance(value, np.generic):
         if getattr(value, "ndim", 0) != 0:
-            raise ValueError(f"fill value must be a scalar or a 0-d tensor, got shape {value.shape}")
+            raise ValueError(
+                f"fill value must be a scalar or a 0-d tensor, got shape {value.shape}")
         value = value.item()
     if isinstance(value, complex) and dtype.kind not in "c":
         raise TypeError(f"cannot store the complex value {value!r} in a tensor of dtype "

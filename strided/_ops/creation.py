@@ -544,4 +544,3 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     out = _core._empty((n_rows, n_cols), _dtype_or(dtype, get_default_dtype()), device, True)
     _copy.eye_fill(out, operator.index(k))
     return out
-

@@ -47,8 +47,10 @@ __all__ = [
 
 def _tensor(x, fn):
     if not isinstance(x, _core.TensorBase):
-        raise TypeError(f"{fn}: expected a strided tensor, got {type(x).__name__}; "
-                        "convert it with strided.asarray(x)")
+        raise TypeError(
+            f"{fn}: expected a strided tensor, got {type(x).__name__}; "
+            "convert it with strided.asarray(x)"
+        )
     return x
 
 
@@ -95,12 +97,16 @@ def reshape(x, /, shape, *, copy=None):
     if out is not None:
         return out
     if copy is False:
-        raise ValueError(f"reshape: shape {tuple(shape)} needs a copy of a tensor of shape "
-                         f"{x.shape} and strides {x.stride()} ({reason}), and copy=False "
-                         "forbids it")
+        raise ValueError(
+            f"reshape: shape {tuple(shape)} needs a copy of a tensor of shape "
+            f"{x.shape} and strides {x.stride()} ({reason}), and copy=False "
+            "forbids it"
+        )
     out = _views.view(_copy.contiguous_copy(x), resolved)
-    out._provenance = (f"reshape{resolved} of a tensor with shape {x.shape} and strides "
-                       f"{x.stride()} had to copy: {reason}")
+    out._provenance = (
+        f"reshape{resolved} of a tensor with shape {x.shape} and strides "
+        f"{x.stride()} had to copy: {reason}"
+    )
     return out
 
 
@@ -264,8 +270,7 @@ def flip(x, /, axis=None, *, dims=None):
 
 def as_strided(x, size, stride, storage_offset=None):
     """Any view of ``x``'s storage, checked to stay inside it."""
-    return _views.as_strided(_tensor(x, "as_strided"), tuple(size), tuple(stride),
-                             storage_offset)
+    return _views.as_strided(_tensor(x, "as_strided"), tuple(size), tuple(stride), storage_offset)
 
 
 def contiguous(x):
@@ -295,4 +300,3 @@ def astype(x, dtype, /, *, copy=True, device=None):
     if not copy and d is x.dtype:
         return x
     return _copy.contiguous_copy(x, d)
-
