@@ -24,7 +24,7 @@ from strided._dtype import as_dtype
 from strided._ops import creation as _creation
 from strided._ops import views as _vops
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "TensorAccessor"]
 
 
 def _shape_args(shape):
@@ -355,9 +355,60 @@ class Tensor(_core.TensorBase):
 
         return _format.explain(self)
 
+    def accessor(self):
+        """A fixed-rank indexer that shows how kernels read elements: see TensorAccessor."""
+        return TensorAccessor(self)
+
     def requires_grad_(self, requires_grad=True):
         self.requires_grad = requires_grad
         return self
+
+
+class TensorAccessor:
+    """The Python twin of the kernels' accessor (see Note [TensorAccessor] in _accessor.pxd).
+
+    Made once from a tensor, it captures the rank, sizes, strides and offset, and from then on
+    ``acc[i, j]`` is just ``storage[offset + i*stride0 + j*stride1]``: no shape logic, no view
+    objects. ``acc.cell(i, j)`` shows the storage index it computes.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(6).reshape(2, 3).T
+    >>> acc = x.accessor()
+    >>> acc.cell(2, 1), acc[2, 1]
+    (5, 5)
+    """
+
+    def __init__(self, t):
+        if not t.device.is_cpu:
+            raise TypeError(f"accessor(): the tensor is on {t.device}; call .cpu() first")
+        self.ndim = t.ndim
+        self.sizes = t.shape
+        self.strides = t.stride()
+        self.offset = t.storage_offset()
+        storage = self._storage = t.untyped_storage()
+        # All of the storage as one flat array of this dtype: the "memory" the accessor reads.
+        whole = _core._from_parts(storage, 0, (storage.nbytes // t.itemsize,), (1,), t.dtype)
+        self._cells = np.asarray(whole)
+
+    def cell(self, *index):
+        """The storage cell of element ``index``: offset + sum(index[d] * stride[d])."""
+        if len(index) == 1 and isinstance(index[0], tuple):
+            index = index[0]
+        if len(index) != self.ndim:
+            raise IndexError(f"this accessor takes exactly {self.ndim} indices, got {len(index)}")
+        for d, (i, n) in enumerate(zip(index, self.sizes, strict=True)):
+            if not 0 <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dim {d} with size {n}")
+        return self.offset + sum(i * s for i, s in zip(index, self.strides, strict=True))
+
+    def __getitem__(self, index):
+        return self._cells[self.cell(index if isinstance(index, tuple) else (index,))].item()
+
+    def __setitem__(self, index, value):
+        self._cells[self.cell(index if isinstance(index, tuple) else (index,))] = value
+        self._storage.version += 1  # an in-place write, like any other (Note [The version counter])
 
 
 def _is_dtype_name(a):
