@@ -5,8 +5,8 @@ tensors into pointers, byte strides and a length, and a 1-D loop does the work.
 
 Note [One loop, every dtype]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``cast_loop`` is written once over two fused types (``dst_t``, ``src_t``); Cython generates its
-13 x 13 specialisations. ``cast_loop`` is the dtype dispatch (PyTorch's ``AT_DISPATCH_ALL_TYPES``):
+``_cast_typed`` is written once over two fused types (``dst_t``, ``src_t``); Cython generates
+its 12 x 12 specialisations (bool is handled beside them, see the fused types below). ``cast_loop`` is the dtype dispatch (PyTorch's ``AT_DISPATCH_ALL_TYPES``):
 a switch on the destination's ScalarType picks a specialisation of ``_cast_from[dst_t]``, whose
 switch on the source picks ``_cast_typed[dst_t, src_t]``. The two switches run once per 1-D loop
 (once per row), not once per element.
@@ -70,15 +70,13 @@ from strided._iter cimport (
     plan_set_operand,
 )
 
-cdef extern from *:
-    # bool gets its own C name so that the fused types below tell it apart from uint8_t.
-    ctypedef unsigned char sbool "unsigned char"
-
 ctypedef float complex cfloat_t
 ctypedef double complex cdouble_t
 
+# bool is not in these lists: as a C type it is the same unsigned char as uint8_t, which a
+# fused type cannot tell apart. A bool *source* holds only 0 and 1, so it is read as uint8_t; a
+# bool *destination* needs ``x != 0``, which _cast_to_bool does.
 ctypedef fused dst_t:
-    sbool
     int8_t
     int16_t
     int32_t
@@ -93,7 +91,6 @@ ctypedef fused dst_t:
     cdouble_t
 
 ctypedef fused src_t:
-    sbool
     int8_t
     int16_t
     int32_t
@@ -114,12 +111,7 @@ ctypedef fused src_t:
 
 cdef inline void _store_cast(dst_t* out, src_t x) noexcept nogil:
     """out[0] = x converted to dst_t, by NumPy's rules (see Note [One loop, every dtype])."""
-    if dst_t is sbool:
-        if src_t is cfloat_t or src_t is cdouble_t:
-            out[0] = x.real != 0 or x.imag != 0
-        else:
-            out[0] = x != 0
-    elif src_t is cfloat_t or src_t is cdouble_t:
+    if src_t is cfloat_t or src_t is cdouble_t:
         if dst_t is cfloat_t or dst_t is cdouble_t:
             out[0] = <dst_t>x
         else:
@@ -148,8 +140,8 @@ cdef void _cast_typed(dst_t* out, src_t* inp, Py_ssize_t s_out, Py_ssize_t s_in,
 cdef void _cast_from(dst_t* out, char* inp, int src, Py_ssize_t s_out, Py_ssize_t s_in,
                      Py_ssize_t n) noexcept nogil:
     # The inner switch of the dtype dispatch: the source's ScalarType picks src_t.
-    if src == kBool:
-        _cast_typed[dst_t, sbool](out, <sbool*>inp, s_out, s_in, n)
+    if src == kBool or src == kUInt8:
+        _cast_typed[dst_t, uint8_t](out, <uint8_t*>inp, s_out, s_in, n)
     elif src == kInt8:
         _cast_typed[dst_t, int8_t](out, <int8_t*>inp, s_out, s_in, n)
     elif src == kInt16:
@@ -158,8 +150,6 @@ cdef void _cast_from(dst_t* out, char* inp, int src, Py_ssize_t s_out, Py_ssize_
         _cast_typed[dst_t, int32_t](out, <int32_t*>inp, s_out, s_in, n)
     elif src == kInt64:
         _cast_typed[dst_t, int64_t](out, <int64_t*>inp, s_out, s_in, n)
-    elif src == kUInt8:
-        _cast_typed[dst_t, uint8_t](out, <uint8_t*>inp, s_out, s_in, n)
     elif src == kUInt16:
         _cast_typed[dst_t, uint16_t](out, <uint16_t*>inp, s_out, s_in, n)
     elif src == kUInt32:
@@ -176,6 +166,51 @@ cdef void _cast_from(dst_t* out, char* inp, int src, Py_ssize_t s_out, Py_ssize_
         _cast_typed[dst_t, cdouble_t](out, <cdouble_t*>inp, s_out, s_in, n)
 
 
+cdef void _cast_to_bool(unsigned char* out, src_t* inp, Py_ssize_t s_out, Py_ssize_t s_in,
+                        Py_ssize_t n) noexcept nogil:
+    """out[i] = (inp[i] != 0): NumPy's rule for any dtype to bool (complex: either part)."""
+    cdef Py_ssize_t i
+    cdef char* o = <char*>out
+    cdef char* a = <char*>inp
+    cdef src_t x
+    for i in range(n):
+        x = (<src_t*>a)[0]
+        if src_t is cfloat_t or src_t is cdouble_t:
+            o[0] = x.real != 0 or x.imag != 0
+        else:
+            o[0] = x != 0
+        o += s_out
+        a += s_in
+
+
+cdef void _cast_to_bool_from(unsigned char* out, char* inp, int src, Py_ssize_t s_out,
+                             Py_ssize_t s_in, Py_ssize_t n) noexcept nogil:
+    if src == kBool or src == kUInt8:
+        _cast_to_bool[uint8_t](out, <uint8_t*>inp, s_out, s_in, n)
+    elif src == kInt8:
+        _cast_to_bool[int8_t](out, <int8_t*>inp, s_out, s_in, n)
+    elif src == kInt16:
+        _cast_to_bool[int16_t](out, <int16_t*>inp, s_out, s_in, n)
+    elif src == kInt32:
+        _cast_to_bool[int32_t](out, <int32_t*>inp, s_out, s_in, n)
+    elif src == kInt64:
+        _cast_to_bool[int64_t](out, <int64_t*>inp, s_out, s_in, n)
+    elif src == kUInt16:
+        _cast_to_bool[uint16_t](out, <uint16_t*>inp, s_out, s_in, n)
+    elif src == kUInt32:
+        _cast_to_bool[uint32_t](out, <uint32_t*>inp, s_out, s_in, n)
+    elif src == kUInt64:
+        _cast_to_bool[uint64_t](out, <uint64_t*>inp, s_out, s_in, n)
+    elif src == kFloat32:
+        _cast_to_bool[float](out, <float*>inp, s_out, s_in, n)
+    elif src == kFloat64:
+        _cast_to_bool[double](out, <double*>inp, s_out, s_in, n)
+    elif src == kComplex64:
+        _cast_to_bool[cfloat_t](out, <cfloat_t*>inp, s_out, s_in, n)
+    else:
+        _cast_to_bool[cdouble_t](out, <cdouble_t*>inp, s_out, s_in, n)
+
+
 cdef void cast_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
                     void* ctx) noexcept nogil:
     """The 1-D loop of a casting copy: data[0] <- data[1]; ctx points to the (dst, src) codes.
@@ -186,7 +221,7 @@ cdef void cast_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
     cdef char* o = data[0]
     cdef Py_ssize_t so = strides[0], si = strides[1]
     if dst == kBool:
-        _cast_from[sbool](<sbool*>o, data[1], src, so, si, n)
+        _cast_to_bool_from(<unsigned char*>o, data[1], src, so, si, n)
     elif dst == kInt8:
         _cast_from[int8_t](<int8_t*>o, data[1], src, so, si, n)
     elif dst == kInt16:
