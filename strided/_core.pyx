@@ -387,7 +387,8 @@ cdef Py_ssize_t check_shape(object shape, int* ndim, Py_ssize_t* sizes, str fn) 
         if s < 0:
             raise ValueError(f"{fn}: sizes must be >= 0, got {s} in shape {shape!r}")
         sizes[i] = s
-    # Overflow is checked over the non-zero sizes: (0, 2**62, 2**62) is a valid empty shape.
+    # The product of the non-zero sizes must fit in int64 even when a zero size makes the tensor
+    # empty: NumPy refuses (0, 2**62, 2**62) too, and strides computed from it would overflow.
     for i in range(ndim[0]):
         s = sizes[i]
         if s != 0:
@@ -859,9 +860,10 @@ def from_numpy_array(cnp.ndarray array):
             f"from_numpy: the array is in non-native byte order ({array.dtype.str}); convert it "
             "with array.astype(array.dtype.newbyteorder('='))")
     item = d.itemsize
-    if (<uintptr_t>data) % item:
-        raise ValueError(f"from_numpy: the array's address is not a multiple of its itemsize "
-                         f"{item}; use numpy.ascontiguousarray(array) first")
+    # A complex number needs only the alignment of its real part (complex128: 8 bytes).
+    if (<uintptr_t>data) % (item // 2 if d.kind == "c" else item):
+        raise ValueError(f"from_numpy: the array's address is not aligned for {d.name}; use "
+                         "numpy.ascontiguousarray(array) first")
     for i in range(ndim):
         if bstrides[i] % item:
             raise ValueError(

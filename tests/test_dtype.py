@@ -72,7 +72,10 @@ def test_default_dtype_changes_scalar_promotion():
 def test_can_cast_matches_numpy(casting):
     for a, b in itertools.product(NAMES, NAMES):
         assert strided.can_cast(a, b, casting=casting) == np.can_cast(a, b, casting=casting), (
-            a, b, casting)
+            a,
+            b,
+            casting,
+        )
 
 
 def test_can_cast_accepts_tensors_and_rejects_bad_casting():

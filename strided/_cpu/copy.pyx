@@ -6,9 +6,10 @@ tensors into pointers, byte strides and a length, and a 1-D loop does the work.
 Note [One loop, every dtype]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``_cast_typed`` is written once over two fused types (``dst_t``, ``src_t``); Cython generates
-its 12 x 12 specialisations (bool is handled beside them, see the fused types below). ``cast_loop`` is the dtype dispatch (PyTorch's ``AT_DISPATCH_ALL_TYPES``):
-a switch on the destination's ScalarType picks a specialisation of ``_cast_from[dst_t]``, whose
-switch on the source picks ``_cast_typed[dst_t, src_t]``. The two switches run once per 1-D loop
+its 12 x 12 specialisations (bool is handled beside them, see the fused types below).
+``cast_loop`` is the dtype dispatch (PyTorch's ``AT_DISPATCH_ALL_TYPES``): a switch on the
+destination's ScalarType picks a specialisation of ``_cast_from[dst_t]``, whose switch on the
+source picks ``_cast_typed[dst_t, src_t]``. The two switches run once per 1-D loop
 (once per row), not once per element.
 
 A copy between equal dtypes does not care what the bytes mean, only how wide they are: it runs
@@ -110,12 +111,27 @@ ctypedef fused src_t:
 # =============================================================================================
 
 cdef inline void _store_cast(dst_t* out, src_t x) noexcept nogil:
-    """out[0] = x converted to dst_t, by NumPy's rules (see Note [One loop, every dtype])."""
-    if src_t is cfloat_t or src_t is cdouble_t:
-        if dst_t is cfloat_t or dst_t is cdouble_t:
-            out[0] = <dst_t>x
+    """out[0] = x converted to dst_t, by NumPy's rules (see Note [One loop, every dtype]).
+
+    Complex results are written as their two parts, never built as ``re + im*I``: in C that
+    product turns an infinite or NaN imaginary part into a NaN real part.
+    """
+    if dst_t is cfloat_t:
+        if src_t is cfloat_t or src_t is cdouble_t:
+            (<float*>out)[0] = <float>x.real
+            (<float*>out)[1] = <float>x.imag
         else:
-            out[0] = <dst_t>x.real
+            (<float*>out)[0] = <float>x
+            (<float*>out)[1] = 0
+    elif dst_t is cdouble_t:
+        if src_t is cfloat_t or src_t is cdouble_t:
+            (<double*>out)[0] = <double>x.real
+            (<double*>out)[1] = <double>x.imag
+        else:
+            (<double*>out)[0] = <double>x
+            (<double*>out)[1] = 0
+    elif src_t is cfloat_t or src_t is cdouble_t:
+        out[0] = <dst_t>x.real
     else:
         out[0] = <dst_t>x
 
@@ -169,11 +185,10 @@ cdef void _cast_from(dst_t* out, char* inp, int src, Py_ssize_t s_out, Py_ssize_
 cdef void _cast_to_bool(unsigned char* out, src_t* inp, Py_ssize_t s_out, Py_ssize_t s_in,
                         Py_ssize_t n) noexcept nogil:
     """out[i] = (inp[i] != 0): NumPy's rule for any dtype to bool (complex: either part)."""
-    cdef Py_ssize_t i
     cdef char* o = <char*>out
     cdef char* a = <char*>inp
     cdef src_t x
-    for i in range(n):
+    for _ in range(n):
         x = (<src_t*>a)[0]
         if src_t is cfloat_t or src_t is cdouble_t:
             o[0] = x.real != 0 or x.imag != 0

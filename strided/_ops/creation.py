@@ -55,6 +55,8 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 def _shape_arg(shape):
     """Accept ``zeros(2, 3)`` and ``zeros((2, 3))`` alike."""
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        if not hasattr(shape[0], "__iter__"):
+            return shape  # zeros(2.5): let check_shape name the bad size
         return tuple(shape[0])
     return tuple(shape)
 
@@ -159,6 +161,18 @@ def _ragged_path(obj, path=()):
     return None
 
 
+def _first_big_int(obj):
+    """The first Python int in nested lists that fits neither int64 nor uint64, or None."""
+    if isinstance(obj, (list, tuple)):
+        for x in obj:
+            found = _first_big_int(x)
+            if found is not None:
+                return found
+    elif isinstance(obj, int) and not isinstance(obj, bool) and not (_INT64_MIN <= obj < 2**64):
+        return obj
+    return None
+
+
 def _from_nested(obj, dtype):
     """Parse nested lists/tuples of scalars (and 0-d tensors) through NumPy."""
     try:
@@ -184,6 +198,9 @@ def _from_nested(obj, dtype):
                 f"asarray: ragged nested sequence: the items of {at} have different lengths "
                 f"{lens}; every row must have the same length"
             )
+        big = _first_big_int(obj)
+        if big is not None:
+            raise OverflowError(f"asarray: the Python int {big} does not fit in int64 or uint64")
         raise TypeError("asarray: the data holds objects that are not numbers")
     if dtype is None:
         if arr.dtype.kind == "f" and arr.dtype != get_default_dtype().numpy:
@@ -197,7 +214,14 @@ def _from_nested(obj, dtype):
 
 def _copy_numpy(arr, dtype):
     """A fresh tensor holding ``arr``'s values (cast to ``dtype``)."""
-    src = from_numpy(arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("=")))
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    try:
+        src = from_numpy(arr)
+    except ValueError:
+        # Strides or address not a multiple of the itemsize (a bytes object's payload, a
+        # view at an odd offset): NumPy's fresh allocation is aligned.
+        src = from_numpy(np.array(arr, order="C", copy=True))
     return _copy.contiguous_copy(src, dtype if dtype is not None else src.dtype)
 
 
@@ -266,10 +290,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if shared:
             try:
                 return from_numpy(arr)
-            except ValueError:  # strides that are not a multiple of the itemsize
+            except ValueError:  # strides or address not a multiple of the itemsize
                 if copy is False:
                     raise
-                return _copy_numpy(np.ascontiguousarray(arr), want)
+                return _copy_numpy(arr, want)
         if copy is False:
             raise ValueError(
                 f"asarray: converting NumPy {arr.dtype} to {want.name} needs a copy, and "
@@ -520,6 +544,10 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     else:
         work = _core._empty((num,), _float64)
         _copy.linspace_fill(work, float(start), float(stop), endpoint)
+        if d.kind in "iu":
+            # NumPy 2 rounds toward -inf for integer dtypes (a cast alone truncates toward 0);
+            # floored in place through a NumPy view until strided has its own floor kernel.
+            np.floor(work.numpy(), out=work.numpy())
     return work if work.dtype is d else _copy.contiguous_copy(work, d)
 
 
