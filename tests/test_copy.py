@@ -16,7 +16,7 @@ WRITABLE = [name for name in LAYOUTS if name != "expanded"]
 SOURCES = ["contiguous", "transposed", "negative-stride", "expanded", "stepped"]
 
 
-@pytest.mark.parametrize("dst_layout,src_layout", itertools.product(WRITABLE, SOURCES))
+@pytest.mark.parametrize("dst_layout,src_layout", list(itertools.product(WRITABLE, SOURCES)))
 @pytest.mark.parametrize(
     "dtypes",
     [
