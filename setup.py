@@ -14,6 +14,32 @@ from setuptools import Extension, setup
 
 DEBUG = os.environ.get("STRIDED_DEBUG", "0") not in ("", "0")
 
+
+def render_templates():
+    """Render every ``.pyx.tp`` Tempita template to its ``.pyx`` (see Note [Generated loops] in
+    strided/_cpu/binary.pyx.tp). Generated files say so on line 1 and are not committed."""
+    from Cython import Tempita
+
+    for root, _, files in os.walk("strided"):
+        for name in files:
+            if not name.endswith(".pyx.tp"):
+                continue
+            src = os.path.join(root, name)
+            dst = src[: -len(".tp")]
+            with open(src) as f:
+                text = Tempita.sub(f.read())
+            text = (
+                f"# GENERATED from {name} by setup.py: edit the template, not this file.\n"
+                + text.lstrip("\n")
+            )
+            old = open(dst).read() if os.path.exists(dst) else None
+            if old != text:  # leave the file alone when unchanged, so nothing recompiles
+                with open(dst, "w") as f:
+                    f.write(text)
+
+
+render_templates()
+
 # Every compiled module of the package, in layer order (see DESIGN.md: each imports downwards).
 MODULES = [
     "strided._dtype",
@@ -21,6 +47,8 @@ MODULES = [
     "strided._dlpack",
     "strided._iter",
     "strided._cpu.copy",
+    "strided._cpu.binary",
+    "strided._cpu.unary",
     "strided._views",
 ]
 

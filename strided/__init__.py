@@ -8,6 +8,7 @@ This file only re-exports.
 from strided import _tensor  # noqa: F401  (registers Tensor with _core before anything is made)
 from strided._core import Device, Storage, device
 from strided._cpu.copy import last_copy_plan
+from strided._dispatch import trace_dispatch
 from strided._dtype import (
     DType,
     can_cast,
@@ -51,6 +52,8 @@ from strided._ops.creation import (
     zeros,
     zeros_like,
 )
+from strided._ops.elementwise import *  # noqa: F403 - the elementwise ops, listed in its __all__
+from strided._ops.elementwise import __all__ as _elementwise_names
 from strided._ops.views import (
     as_strided,
     astype,
@@ -177,4 +180,6 @@ __all__ = [
     "view",
     "zeros",
     "zeros_like",
+    "trace_dispatch",
+    *_elementwise_names,
 ]

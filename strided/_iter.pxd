@@ -32,3 +32,46 @@ cdef void plan_run_range(const LoopPlan* plan, loop1d_fn loop, void* ctx,
                          Py_ssize_t begin, Py_ssize_t end) noexcept nogil
 cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nogil
 cdef int num_threads() noexcept nogil
+
+
+# =============================================================================================
+# The elementwise iterator (see Note [The elementwise iterator] in _iter.pyx)
+# =============================================================================================
+
+from strided._core cimport TensorBase
+from strided._dtype cimport DType
+
+cdef enum ResultKind:
+    RESULT_SAME = 0     # out dtype = the inputs' common dtype (add, maximum, negative)
+    RESULT_BOOL = 1     # out dtype = bool (equal, isnan, logical_and)
+    # computed in floating point: ints and bools become the default float (divide, exp, sqrt)
+    RESULT_FLOAT = 2
+    RESULT_REAL = 3     # like SAME, but complex becomes its real dtype (abs, real, imag)
+    RESULT_FLOAT_REAL = 4  # FLOAT, then complex to real (e.g. a float-only op applied to complex)
+
+ctypedef struct ScalarBuf:
+    double pad[2]       # 16 aligned bytes: room for one element of any dtype
+
+
+cdef class ElementwisePlan:
+    cdef LoopPlan loop
+    cdef readonly int nin
+    cdef readonly DType dtype           # the dtype the kernel computes in
+    cdef readonly DType out_dtype       # the dtype the kernel writes
+    cdef readonly TensorBase out        # what the caller gets back
+    cdef TensorBase _write_to           # where the kernel writes (out, or a temporary)
+    cdef readonly str name
+    cdef int ndim
+    cdef Py_ssize_t shape_[MAX_DIMS]    # the broadcast shape
+    cdef readonly bint parallel
+    cdef list notes                     # what the iterator did beyond the usual, for explain()
+    cdef list _keep                     # temporaries that must outlive the loop
+    cdef ScalarBuf _scalars[MAX_OPERANDS]
+
+    cdef int run(self, loop1d_fn loop, void* ctx) except -1
+
+
+cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
+                                         int result_kind, bint check_overlap=*)
+cdef int scalar_to_bytes(object value, DType dtype, char* buf) except -1
+cdef object register_cast(loop1d_fn cast)

@@ -28,10 +28,37 @@ the same code whichever thread runs it, so elementwise results do not depend on 
 
 import os
 
+import numpy as np
+
 cimport openmp
 from cython.parallel cimport prange
+from libc.stdint cimport int64_t
+from libc.string cimport memcpy
 
-from strided._core cimport MAX_DIMS
+from strided._core cimport (
+    MAX_DIMS,
+    Device,
+    Storage,
+    TensorBase,
+    empty_tensor,
+    make_tensor,
+    may_have_internal_overlap,
+    memory_extent,
+)
+from strided._dtype cimport (
+    DType,
+    default_float_dtype,
+    dtype_from_num,
+    kBool,
+    kComplex64,
+    kComplex128,
+    kFloat32,
+    kFloat64,
+    kInt64,
+    promote_types,
+)
+
+from strided._dtype import can_cast, result_type
 
 
 # =============================================================================================
@@ -292,3 +319,384 @@ def _plan_for(shape, operands):
         "numel": plan.numel,
         "parallel": _num_threads > 1 and plan.numel >= 2 * GRAIN_SIZE,
     }
+
+
+# =============================================================================================
+# The elementwise iterator: broadcast, promote, allocate, plan. See Note [The elementwise
+# iterator].
+# =============================================================================================
+
+# Note [The elementwise iterator]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``prepare_elementwise(name, inputs, out, result_kind)`` does all the shape and dtype work of an
+# elementwise op, so that its kernel is only a 1-D loop over pointers (PyTorch's
+# TensorIteratorConfig().add_output(out).add_input(a).add_input(b).build()):
+#
+# 1. **Dtypes.** The inputs' common dtype comes from ``promote_types`` over the tensors, with
+#    Python scalars weak (NEP 50: ``int8_tensor + 1`` stays int8). ``result_kind`` then says what
+#    the op computes in and writes: the common dtype (add), bool (equal), a float (divide and
+#    exp turn integers into the default float) or a real dtype (abs of complex).
+# 2. **Shapes.** The broadcast shape of all inputs; each input gets stride 0 along the dims it
+#    is broadcast over, so it is never materialised. ``out=`` must have exactly that shape.
+# 3. **Inputs.** A tensor whose dtype is not the computation dtype is cast into a temporary (the
+#    copy kernel's cast loop). A Python scalar becomes 16 bytes in a buffer, read with stride 0.
+# 4. **Output.** Without ``out=``, a fresh tensor is allocated *in the inputs' memory order*:
+#    the dims are ordered as the loop plan orders them for the inputs (Note [The loop plan]), and
+#    strides are laid out densely in that order. So ``x.T + 1`` is as fast as ``x + 1`` and its
+#    result is transposed too, as in PyTorch and NumPy's ``order='K'``.
+# 5. **out= checks.** Right device and shape; the result dtype must cast to out's dtype under
+#    NumPy's ``same_kind`` rule; out must not have overlapping elements. If out shares memory
+#    with an input in any other way than "same element at same index" (``a += b`` is fine,
+#    ``a[1:] += a[:-1]`` is not), the kernel writes into a temporary that is copied into out at
+#    the end. Likewise when out's dtype differs from what the kernel writes.
+#
+# Nothing is written before every check has passed, so a failing call leaves out= untouched.
+
+cdef loop1d_fn _cast_loop = NULL
+
+
+cdef object register_cast(loop1d_fn cast):
+    """Called once by _cpu/copy.pyx: the iterator casts inputs with the copy kernel's loop."""
+    global _cast_loop
+    _cast_loop = cast
+
+
+cdef int scalar_to_bytes(object value, DType dtype, char* buf) except -1:
+    """Store ``value`` (a Python scalar or 0-d tensor) as one element of ``dtype`` at buf.
+
+    The common cases are converted in C; the rest go through NumPy, which applies NEP 50's value
+    checks (``int8_tensor + 300`` raises OverflowError, as in NumPy 2).
+    """
+    cdef int num = dtype.num
+    cdef type tp = type(value)
+    if tp is float:
+        if num == kFloat64:
+            (<double*>buf)[0] = value
+            return 0
+        if num == kFloat32:
+            (<float*>buf)[0] = <float>(<double>value)
+            return 0
+    elif tp is int and num == kInt64 and -0x7FFFFFFFFFFFFFFF - 1 <= value <= 0x7FFFFFFFFFFFFFFF:
+        (<int64_t*>buf)[0] = value
+        return 0
+    if isinstance(value, TensorBase):
+        if (<TensorBase>value)._ndim != 0:
+            raise ValueError(f"the value must be a scalar or a 0-d tensor, got shape {value.shape}")
+        value = value.item()
+    elif hasattr(value, "dtype") and hasattr(value, "item") and not isinstance(value, np.generic):
+        if getattr(value, "ndim", 0) != 0:
+            raise ValueError(f"the value must be a scalar or a 0-d array, got shape {value.shape}")
+        value = value.item()
+    if isinstance(value, complex) and dtype.kind != "c":
+        raise TypeError(f"cannot store the complex value {value!r} in a tensor of dtype "
+                        f"{dtype.name}; use a complex dtype")
+    try:
+        data = np.asarray(value, dtype=dtype.numpy).tobytes()
+    except OverflowError:
+        raise OverflowError(f"the value {value!r} does not fit in dtype {dtype.name}") from None
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot convert {value!r} to dtype {dtype.name}: {e}") from None
+    memcpy(buf, <char*>data, dtype.itemsize)
+    return 0
+
+
+cdef inline bint _is_scalar(object x):
+    return type(x) is float or type(x) is int or type(x) is bool or type(x) is complex
+
+
+cdef DType _common_dtype(str name, tuple inputs):
+    """The inputs' common dtype: promote_types over tensors, Python scalars weak (NEP 50)."""
+    cdef DType strong = None
+    cdef bint any_scalar = False
+    for x in inputs:
+        if isinstance(x, TensorBase):
+            d = (<TensorBase>x).dtype
+            strong = d if strong is None else promote_types(strong, d)
+        elif _is_scalar(x):
+            any_scalar = True
+        else:
+            raise TypeError(f"{name}: expected tensors or Python scalars, got "
+                            f"{type(x).__name__}")
+    if strong is None:
+        raise TypeError(f"{name}: at least one argument must be a tensor")
+    if any_scalar:
+        # A weak scalar changes nothing unless its kind is higher than the tensors' (Note [Type
+        # promotion] in _dtype.pyx): check that in C, and let result_type decide the rest.
+        for x in inputs:
+            if not isinstance(x, TensorBase) and _scalar_rank(x) > _KIND_RANK[strong.num]:
+                return result_type(strong, *[y for y in inputs if not isinstance(y, TensorBase)])
+    return strong
+
+
+# bool < integer < real floating < complex: the ladder a weak scalar climbs, per ScalarType
+cdef int _KIND_RANK[13]
+_KIND_RANK[:] = [0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 3]
+
+
+cdef inline int _scalar_rank(object x):
+    cdef type tp = type(x)
+    if tp is bool:
+        return 0
+    if tp is int:
+        return 1
+    if tp is float:
+        return 2
+    return 3
+
+
+cdef DType _real_of(DType d):
+    if d.num == kComplex64:
+        return dtype_from_num(kFloat32)
+    if d.num == kComplex128:
+        return dtype_from_num(kFloat64)
+    return d
+
+
+cdef bint _same_elements(TensorBase a, TensorBase b, const Py_ssize_t* b_strides):
+    """Whether b (with broadcast strides b_strides over a's shape) reads exactly a's elements at
+    the same indices: then an elementwise op may write a while reading b."""
+    cdef int i
+    if a._data() != b._data() or a.dtype.itemsize != b.dtype.itemsize:
+        return False
+    for i in range(a._ndim):
+        if a._sizes[i] != 1 and a._strides[i] != b_strides[i]:
+            return False
+    return True
+
+
+cdef bint _overlaps(TensorBase a, TensorBase b):
+    cdef Py_ssize_t alo, ahi, blo, bhi
+    if a._storage is not b._storage:
+        return False
+    memory_extent(a, &alo, &ahi)
+    memory_extent(b, &blo, &bhi)
+    return alo < bhi and blo < ahi
+
+
+cdef class ElementwisePlan:
+    """Everything an elementwise kernel needs, and what the iterator decided (for explain())."""
+
+    cdef int run(self, loop1d_fn loop, void* ctx) except -1:
+        """Run ``loop`` over the plan, then finish: copy a temporary into out, bump versions."""
+        cdef LoopPlan cplan
+        cdef int codes[2]
+        cdef TensorBase dst, src
+        if self.loop.numel < GRAIN_SIZE:
+            # a small loop keeps the GIL: releasing and taking it back would cost more
+            self.parallel = plan_run(&self.loop, loop, ctx)
+        else:
+            with nogil:  # a big loop lets other Python threads run meanwhile
+                self.parallel = plan_run(&self.loop, loop, ctx)
+        if self._write_to is not self.out:
+            # the kernel wrote into a temporary (overlap, or another dtype): cast-copy it over
+            dst = self.out
+            src = self._write_to
+            plan_init(&cplan, 2, dst._ndim, dst._sizes)
+            plan_set_operand(&cplan, 0, dst._data(), dst._strides, dst.dtype.itemsize)
+            plan_set_operand(&cplan, 1, src._data(), src._strides, src.dtype.itemsize)
+            plan_reorder(&cplan)
+            plan_coalesce(&cplan)
+            codes[0] = dst.dtype.num
+            codes[1] = src.dtype.num
+            with nogil:
+                plan_run(&cplan, _cast_loop, codes)
+        self.out._storage.version += 1
+        return 0
+
+    @property
+    def shape(self):
+        """The broadcast shape: the result's shape."""
+        return tuple([self.shape_[d] for d in range(self.ndim)])
+
+    def explain(self):
+        """What the iterator did: shapes, dtypes, the loop after reordering and coalescing."""
+        lines = [f"{self.name}: broadcast shape {self.shape}; computes in {self.dtype.name}, "
+                 f"writes {self.out_dtype.name}"]
+        lines.extend(self.notes or ())
+        lines.append(
+            f"loop: shape {tuple([self.loop.shape[d] for d in range(self.loop.ndim)][::-1])} "
+            f"after reordering and coalescing; byte strides per operand (out first): "
+            + ", ".join(str(tuple([self.loop.stride_bytes[d][k]
+                                   for d in range(self.loop.ndim)][::-1]))
+                        for k in range(self.loop.noperands)))
+        lines.append(f"threads: {'parallel' if self.parallel else 'one thread'} "
+                     f"({self.loop.numel} elements, grain {GRAIN_SIZE})")
+        return "\n".join(lines)
+
+
+cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
+                                         int result_kind, bint check_overlap=True):
+    """Broadcast, promote, check and allocate: see Note [The elementwise iterator]."""
+    cdef ElementwisePlan p = ElementwisePlan.__new__(ElementwisePlan)
+    cdef int nin = len(inputs), ndim = 0, k, j, d
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t in_strides[MAX_OPERANDS][MAX_DIMS]
+    cdef Py_ssize_t out_strides[MAX_DIMS]
+    cdef Py_ssize_t acc, s
+    cdef TensorBase t, target
+    cdef DType common, compute, written
+    cdef Device device = None
+    cdef list notes = None
+    if nin + 1 > MAX_OPERANDS:
+        raise ValueError(f"{name}: at most {MAX_OPERANDS - 1} inputs")
+    p.nin = nin
+    p._keep = []
+
+    # -- 1. dtypes ------------------------------------------------------------------------------
+    common = _common_dtype(name, inputs)
+    compute = common
+    if result_kind == RESULT_FLOAT or result_kind == RESULT_FLOAT_REAL:
+        if common.kind in "biu":
+            compute = default_float_dtype()
+    written = compute
+    if result_kind == RESULT_BOOL:
+        written = dtype_from_num(kBool)
+    elif result_kind == RESULT_REAL or result_kind == RESULT_FLOAT_REAL:
+        written = _real_of(compute)
+    p.dtype = compute
+    p.out_dtype = written
+
+    # -- 2. the broadcast shape (NumPy's rule: align trailing dims; 1 stretches) ----------------
+    tensors = [None] * nin
+    for k in range(nin):
+        if isinstance(inputs[k], TensorBase):
+            t = <TensorBase>inputs[k]
+            tensors[k] = t
+            if device is None:
+                device = t._storage.device
+            elif t._storage.device is not device:
+                raise RuntimeError(f"{name}: expected all tensors on one device, got {device} "
+                                   f"and {t._storage.device}")
+            if t._ndim > ndim:
+                ndim = t._ndim
+    for d in range(ndim):
+        shape[d] = 1
+    for k in range(nin):
+        if tensors[k] is None:
+            continue
+        t = <TensorBase>tensors[k]
+        for d in range(t._ndim):
+            j = d + ndim - t._ndim
+            s = t._sizes[d]
+            if shape[j] == 1:
+                shape[j] = s
+            elif s != 1 and s != shape[j]:
+                shapes = [y.shape for y in tensors if y is not None]
+                raise ValueError(
+                    f"{name}: shapes {' and '.join(str(sh) for sh in shapes)} cannot be "
+                    f"broadcast together: at dim {j} of the result, size {s} meets size "
+                    f"{shape[j]} (sizes must be equal, or one of them 1)")
+    if not device.is_cpu:
+        raise NotImplementedError(f"{name}: tensors on {device} need the CUDA backend")
+    p.name = name
+    p.ndim = ndim
+    for d in range(ndim):
+        p.shape_[d] = shape[d]
+
+    # -- 3. out= checks -------------------------------------------------------------------------
+    if out is not None:
+        if out._storage.device is not device:
+            raise RuntimeError(f"{name}: out= is on {out._storage.device}, the inputs on "
+                               f"{device}")
+        same_shape = out._ndim == ndim
+        for d in range(min(ndim, out._ndim)):
+            if out._sizes[d] != shape[d]:
+                same_shape = False
+        if not same_shape:
+            raise ValueError(f"{name}: out= has shape {out.shape}, but the result has shape "
+                             f"{p.shape}; out= must have exactly the result's shape")
+        if not can_cast(written, out.dtype, "same_kind"):
+            raise TypeError(f"{name}: cannot write the {written.name} result into out= of "
+                            f"dtype {out.dtype.name} (NumPy's 'same_kind' casting rule); use "
+                            f"an out= of dtype {written.name}, or astype() afterwards")
+        if not out._storage.writable:
+            raise ValueError(f"{name}: out= is read-only")
+        if may_have_internal_overlap(out):
+            raise RuntimeError(
+                f"{name}: out= has elements that share memory (an expanded or overlapping view "
+                f"with strides {out.stride()}); write into a .clone() instead")
+
+    # -- 4. inputs: strides over the broadcast shape; casts; scalars ----------------------------
+    plan_init(&p.loop, nin + 1, ndim, shape)
+    for k in range(nin):
+        for d in range(ndim):
+            in_strides[k][d] = 0
+        if tensors[k] is not None:
+            t = <TensorBase>tensors[k]
+            if t.dtype is not compute:
+                t = _cast_copy(t, compute)
+                notes = notes or []
+                notes.append(f"input {k}: cast {(<TensorBase>tensors[k]).dtype.name} -> "
+                             f"{compute.name} into a temporary")
+            p._keep.append(t)
+            for d in range(t._ndim):
+                j = d + ndim - t._ndim
+                in_strides[k][j] = t._strides[d] if t._sizes[d] != 1 else 0
+            plan_set_operand(&p.loop, k + 1, t._data(), in_strides[k], compute.itemsize)
+        else:
+            scalar_to_bytes(inputs[k], compute, <char*>&p._scalars[k])
+            plan_set_operand(&p.loop, k + 1, <char*>&p._scalars[k], in_strides[k],
+                             compute.itemsize)
+
+    # -- 5. the output --------------------------------------------------------------------------
+    target = None
+    if out is not None:
+        target = out
+        if out.dtype is not written:
+            target = None
+            notes = notes or []
+            notes.append(f"out= is {out.dtype.name}: the kernel writes {written.name} into a "
+                         "temporary, then casts it into out=")
+        elif check_overlap:
+            for k in range(nin):
+                if tensors[k] is not None and _overlaps(out, <TensorBase>tensors[k]):
+                    if not _same_elements(out, <TensorBase>tensors[k], in_strides[k]) or \
+                            (<TensorBase>tensors[k]).dtype is not compute:
+                        target = None
+                        notes = notes or []
+                        notes.append(f"out= overlaps input {k}: computed into a temporary "
+                                     "first")
+                        break
+        p.out = out
+    # operand 0 strides: from target, or dense in the inputs' memory order
+    for d in range(ndim):
+        out_strides[d] = 0
+    plan_set_operand(&p.loop, 0, NULL, out_strides, written.itemsize)
+    if target is not None:
+        plan_set_operand(&p.loop, 0, target._data(), target._strides, written.itemsize)
+    plan_reorder(&p.loop)
+    if target is None:
+        # dense strides following the plan's order (dim 0 of the plan is the fastest)
+        acc = 1
+        for d in range(p.loop.ndim):
+            out_strides[p.loop.perm[d]] = acc
+            acc *= shape[p.loop.perm[d]]
+        storage = Storage.__new__(Storage)
+        (<Storage>storage)._allocate(acc * written.itemsize, False)
+        target = make_tensor(<Storage>storage, 0, ndim, shape, out_strides, written)
+        for d in range(p.loop.ndim):
+            p.loop.stride_bytes[d][0] = out_strides[p.loop.perm[d]] * written.itemsize
+        p.loop.data[0] = target._data()
+        if out is None:
+            p.out = target
+    p._write_to = target
+    plan_coalesce(&p.loop)
+    p.notes = notes
+    return p
+
+
+cdef TensorBase _cast_copy(TensorBase t, DType dtype):
+    """t's values in a fresh contiguous tensor of ``dtype``, via the registered cast loop."""
+    cdef TensorBase out = empty_tensor(t._ndim, t._sizes, dtype, t._storage.device)
+    cdef LoopPlan plan
+    cdef int codes[2]
+    plan_init(&plan, 2, t._ndim, t._sizes)
+    plan_set_operand(&plan, 0, out._data(), out._strides, dtype.itemsize)
+    plan_set_operand(&plan, 1, t._data(), t._strides, t.dtype.itemsize)
+    plan_reorder(&plan)
+    plan_coalesce(&plan)
+    codes[0] = dtype.num
+    codes[1] = t.dtype.num
+    with nogil:
+        plan_run(&plan, _cast_loop, codes)
+    return out

@@ -22,6 +22,7 @@ from strided import _core, _views
 from strided._cpu import copy as _copy
 from strided._dtype import as_dtype
 from strided._ops import creation as _creation
+from strided._ops import elementwise as _ew
 from strided._ops import views as _vops
 
 __all__ = ["Tensor", "TensorAccessor"]
@@ -56,6 +57,150 @@ class Tensor(_core.TensorBase):
     """
 
     __array_priority__ = 100  # NumPy defers binary operators to us
+
+    # -- arithmetic: Python operators route to the elementwise ops --------------------------------
+    # Each is one line: ``a + b`` is ``strided.add(a, b)``, ``b + a`` with a scalar ``b`` is
+    # ``add(b, a)``, and ``a += b`` is ``add(a, b, out=a)``. See Note [Two dispatches].
+
+    def __add__(self, other):
+        return _ew.add(self, other)
+
+    def __radd__(self, other):
+        return _ew.add(other, self)
+
+    def __iadd__(self, other):
+        return _ew.add(self, other, out=self)
+
+    def __sub__(self, other):
+        return _ew.subtract(self, other)
+
+    def __rsub__(self, other):
+        return _ew.subtract(other, self)
+
+    def __isub__(self, other):
+        return _ew.subtract(self, other, out=self)
+
+    def __mul__(self, other):
+        return _ew.multiply(self, other)
+
+    def __rmul__(self, other):
+        return _ew.multiply(other, self)
+
+    def __imul__(self, other):
+        return _ew.multiply(self, other, out=self)
+
+    def __truediv__(self, other):
+        return _ew.divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _ew.divide(other, self)
+
+    def __itruediv__(self, other):
+        return _ew.divide(self, other, out=self)
+
+    def __floordiv__(self, other):
+        return _ew.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ew.floor_divide(other, self)
+
+    def __ifloordiv__(self, other):
+        return _ew.floor_divide(self, other, out=self)
+
+    def __mod__(self, other):
+        return _ew.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ew.remainder(other, self)
+
+    def __imod__(self, other):
+        return _ew.remainder(self, other, out=self)
+
+    def __pow__(self, other):
+        return _ew.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ew.pow(other, self)
+
+    def __ipow__(self, other):
+        return _ew.pow(self, other, out=self)
+
+    def __and__(self, other):
+        return _ew.bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return _ew.bitwise_and(other, self)
+
+    def __iand__(self, other):
+        return _ew.bitwise_and(self, other, out=self)
+
+    def __or__(self, other):
+        return _ew.bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return _ew.bitwise_or(other, self)
+
+    def __ior__(self, other):
+        return _ew.bitwise_or(self, other, out=self)
+
+    def __xor__(self, other):
+        return _ew.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return _ew.bitwise_xor(other, self)
+
+    def __ixor__(self, other):
+        return _ew.bitwise_xor(self, other, out=self)
+
+    def __lshift__(self, other):
+        return _ew.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _ew.bitwise_left_shift(other, self)
+
+    def __ilshift__(self, other):
+        return _ew.bitwise_left_shift(self, other, out=self)
+
+    def __rshift__(self, other):
+        return _ew.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return _ew.bitwise_right_shift(other, self)
+
+    def __irshift__(self, other):
+        return _ew.bitwise_right_shift(self, other, out=self)
+
+    def __eq__(self, other):
+        return _ew.equal(self, other)
+
+    def __ne__(self, other):
+        return _ew.not_equal(self, other)
+
+    def __lt__(self, other):
+        return _ew.less(self, other)
+
+    def __le__(self, other):
+        return _ew.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _ew.greater(self, other)
+
+    def __ge__(self, other):
+        return _ew.greater_equal(self, other)
+
+    __hash__ = _core.TensorBase.__hash__  # defining __eq__ would otherwise unset it
+
+    def __neg__(self):
+        return _ew.negative(self)
+
+    def __pos__(self):
+        return _ew.positive(self)
+
+    def __abs__(self):
+        return _ew.abs(self)
+
+    def __invert__(self):
+        return _ew.bitwise_invert(self)
 
     # -- views (never copy) -------------------------------------------------------------------
 

@@ -35,8 +35,6 @@ from libc.stdint cimport (
 )
 from libc.string cimport memcpy
 
-import numpy as np
-
 from strided._accessor cimport Accessor2, accessor2, accessor2_raw, at2, element_t
 from strided._core cimport (
     MAX_DIMS,
@@ -69,6 +67,8 @@ from strided._iter cimport (
     plan_reorder,
     plan_run,
     plan_set_operand,
+    register_cast,
+    scalar_to_bytes,
 )
 
 ctypedef float complex cfloat_t
@@ -569,14 +569,20 @@ cpdef TensorBase copy_(TensorBase dst, TensorBase src):
                 parallel = _run_transposed(&plan, width)
             _note(KERNEL_TILES, &plan, parallel)
         else:
-            with nogil:
+            if plan.numel < GRAIN_SIZE:  # small copies keep the GIL: releasing it costs more
                 parallel = plan_run(&plan, width_loop, &width)
+            else:
+                with nogil:
+                    parallel = plan_run(&plan, width_loop, &width)
             _note(KERNEL_WIDTH, &plan, parallel)
     else:
         codes[0] = dst.dtype.num
         codes[1] = src.dtype.num
-        with nogil:
+        if plan.numel < GRAIN_SIZE:
             parallel = plan_run(&plan, cast_loop, codes)
+        else:
+            with nogil:
+                parallel = plan_run(&plan, cast_loop, codes)
         _note(KERNEL_CAST, &plan, parallel)
     dst._storage.version += 1
     return dst
@@ -602,38 +608,22 @@ cpdef TensorBase fill_(TensorBase dst, object value):
     cdef FillCtx ctx
     cdef bint parallel
     check_writable(dst, "fill_")
-    cdef bytes scalar = _to_scalar_bytes(value, dst.dtype)
+    scalar_to_bytes(value, dst.dtype, <char*>&ctx.value)
     ctx.itemsize = dst.dtype.itemsize
-    memcpy(&ctx.value, <char*>scalar, dst.dtype.itemsize)
     if dst._numel == 0:
         return dst
     plan_init(&plan, 1, dst._ndim, dst._sizes)
     plan_set_operand(&plan, 0, dst._data(), dst._strides, dst.dtype.itemsize)
     plan_reorder(&plan)
     plan_coalesce(&plan)
-    with nogil:
+    if plan.numel < GRAIN_SIZE:
         parallel = plan_run(&plan, fill_loop, &ctx)
+    else:
+        with nogil:
+            parallel = plan_run(&plan, fill_loop, &ctx)
     _note(KERNEL_FILL, &plan, parallel)
     dst._storage.version += 1
     return dst
-
-
-cdef bytes _to_scalar_bytes(object value, DType dtype):
-    """The bytes of ``value`` as one element of ``dtype``, with NumPy 2's value checks."""
-    if hasattr(value, "dtype") and hasattr(value, "item") and not isinstance(value, np.generic):
-        if getattr(value, "ndim", 0) != 0:
-            raise ValueError(
-                f"fill value must be a scalar or a 0-d tensor, got shape {value.shape}")
-        value = value.item()
-    if isinstance(value, complex) and dtype.kind not in "c":
-        raise TypeError(f"cannot store the complex value {value!r} in a tensor of dtype "
-                        f"{dtype.name}; use a complex dtype")
-    try:
-        return np.asarray(value, dtype=dtype.numpy).tobytes()
-    except OverflowError:
-        raise OverflowError(f"the value {value!r} does not fit in dtype {dtype.name}") from None
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"cannot convert {value!r} to dtype {dtype.name}: {e}") from None
 
 
 ctypedef fused num_t:
@@ -739,8 +729,7 @@ def eye_fill(TensorBase out, Py_ssize_t k):
     accessor2(out, &acc)
     check_writable(out, "eye")
     one.itemsize = out.dtype.itemsize
-    cdef bytes one_bytes = _to_scalar_bytes(1, out.dtype)
-    memcpy(&one.value, <char*>one_bytes, one.itemsize)
+    scalar_to_bytes(1, out.dtype, <char*>&one.value)
     if one.itemsize == 1:
         _eye_typed[cython.uchar](&acc, k, &one, NULL)
     elif one.itemsize == 2:
@@ -752,3 +741,8 @@ def eye_fill(TensorBase out, Py_ssize_t k):
     else:
         _eye_typed[cython.doublecomplex](&acc, k, &one, NULL)
     out._storage.version += 1
+
+
+# The elementwise iterator casts its inputs with this module's cast loop (see Note [The
+# elementwise iterator] in _iter.pyx): hand it over, from the layer above to the one below.
+register_cast(cast_loop)

@@ -1,0 +1,218 @@
+"""Elementwise operators: the public functions (Array API 2024.12 names), each a thin front to the
+dispatcher (``_dispatch.py``), which runs the CPU kernel from ``_cpu/binary.pyx.tp`` or
+``_cpu/unary.pyx.tp``.
+
+Every function takes ``out=``; the in-place variants (``a.add_(b)``, ``a += b``) are ``out=a``.
+Python scalars stay Python scalars all the way down to the iterator, where they are *weak*
+(NEP 50): ``int8_tensor + 1`` is int8. Anything else that is not a tensor (a list, a NumPy array
+or NumPy scalar) is converted with ``asarray`` first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from strided import _core, _dispatch
+from strided._cpu import binary as _binary
+from strided._cpu import unary as _unary
+from strided._ops.creation import asarray
+
+__all__ = []  # filled below, one name per op
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _arg(x):
+    """Tensors and Python scalars pass through; anything else becomes a tensor."""
+    if isinstance(x, _core.TensorBase) or type(x) in _SCALARS:
+        return x
+    return asarray(x)
+
+
+class _Kernel:
+    """The CPU kernel of one elementwise op, as the dispatcher sees it: callable, and able to
+    show its iterator plan (for ``trace_dispatch``)."""
+
+    __slots__ = ("name", "run", "_plan", "__qualname__")
+
+    def __init__(self, name, run, plan):
+        self.name = name
+        self.run = run
+        self._plan = plan
+        self.__qualname__ = f"{run.__module__}.{run.__name__}[{name}]"
+
+    def __call__(self, *args, out=None):
+        return self.run(self.name, *args, out)
+
+    def plan(self, *args, out=None):
+        return self._plan(self.name, *args, out)
+
+
+def _make_binary(name, doc):
+    _dispatch.register(name, "CPU", _Kernel(name, _binary.binary, _binary.binary_plan))
+    run = _binary.binary
+    fast = _dispatch.fast
+    Tensor = _core.TensorBase
+
+    def op(x1, x2, /, *, out=None):
+        t1, t2 = type(x1), type(x2)
+        if not (isinstance(x1, Tensor) or t1 in _SCALARS) or not (
+            isinstance(x2, Tensor) or t2 in _SCALARS
+        ):
+            x1, x2 = _arg(x1), _arg(x2)
+        elif t1 in _SCALARS and t2 in _SCALARS:
+            x1 = asarray(x1)  # at least one tensor: the first scalar becomes one
+        if fast[0]:  # see Note [The fast path] in _dispatch.py
+            return run(name, x1, x2, out)
+        return _dispatch.call(name, x1, x2, out=out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    __all__.append(name)
+    return op
+
+
+def _make_unary(name, doc):
+    _dispatch.register(name, "CPU", _Kernel(name, _unary.unary, _unary.unary_plan))
+    run = _unary.unary
+    fast = _dispatch.fast
+
+    def op(x, /, *, out=None):
+        if not isinstance(x, _core.TensorBase):
+            x = asarray(x)
+        if fast[0]:  # see Note [The fast path] in _dispatch.py
+            return run(name, x, out)
+        return _dispatch.call(name, x, out=out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    __all__.append(name)
+    return op
+
+
+# -- binary ops ---------------------------------------------------------------------------------
+
+add = _make_binary(
+    "add",
+    """x1 + x2, elementwise, with broadcasting.
+
+Examples
+--------
+>>> import strided
+>>> strided.add(strided.arange(3), 10)
+tensor([10, 11, 12])
+""",
+)
+subtract = _make_binary("subtract", "x1 - x2, elementwise.")
+multiply = _make_binary("multiply", "x1 * x2, elementwise.")
+divide = _make_binary(
+    "divide",
+    """x1 / x2 (true division: integers give the default float).
+
+Examples
+--------
+>>> import strided
+>>> strided.divide(strided.arange(3), 2)
+tensor([0. , 0.5, 1. ])
+""",
+)
+floor_divide = _make_binary(
+    "floor_divide",
+    "x1 // x2, rounding toward -inf (NumPy); an "
+    "integer division by zero gives 0 and a RuntimeWarning.",
+)
+remainder = _make_binary(
+    "remainder",
+    "x1 % x2 with the sign of x2 (NumPy); an integer "
+    "remainder by zero gives 0 and a RuntimeWarning.",
+)
+pow = _make_binary("pow", "x1 ** x2, elementwise (integers to negative powers raise).")
+maximum = _make_binary("maximum", "The larger of x1 and x2 (NaN if either is NaN).")
+minimum = _make_binary("minimum", "The smaller of x1 and x2 (NaN if either is NaN).")
+atan2 = _make_binary("atan2", "The angle of the point (x2, x1), in radians.")
+hypot = _make_binary("hypot", "sqrt(x1**2 + x2**2) without overflow.")
+copysign = _make_binary("copysign", "|x1| with the sign of x2.")
+nextafter = _make_binary("nextafter", "The next float after x1 toward x2.")
+logaddexp = _make_binary("logaddexp", "log(exp(x1) + exp(x2)) without overflow.")
+bitwise_and = _make_binary("bitwise_and", "x1 & x2 (integers and bools).")
+bitwise_or = _make_binary("bitwise_or", "x1 | x2 (integers and bools).")
+bitwise_xor = _make_binary("bitwise_xor", "x1 ^ x2 (integers and bools).")
+bitwise_left_shift = _make_binary("bitwise_left_shift", "x1 << x2 (0 past the width).")
+bitwise_right_shift = _make_binary("bitwise_right_shift", "x1 >> x2 (arithmetic for signed).")
+equal = _make_binary("equal", "x1 == x2, as a bool tensor.")
+not_equal = _make_binary("not_equal", "x1 != x2, as a bool tensor.")
+less = _make_binary("less", "x1 < x2, as a bool tensor.")
+less_equal = _make_binary("less_equal", "x1 <= x2, as a bool tensor.")
+greater = _make_binary("greater", "x1 > x2, as a bool tensor.")
+greater_equal = _make_binary("greater_equal", "x1 >= x2, as a bool tensor.")
+logical_and = _make_binary("logical_and", "x1 and x2 (non-zero is true), as a bool tensor.")
+logical_or = _make_binary("logical_or", "x1 or x2 (non-zero is true), as a bool tensor.")
+logical_xor = _make_binary("logical_xor", "x1 xor x2 (non-zero is true), as a bool tensor.")
+
+_ = np  # NumPy scalars reach asarray through _arg
+
+
+# -- unary ops ----------------------------------------------------------------------------------
+
+abs = _make_unary(
+    "abs",
+    """|x| (for complex, the modulus, as a real tensor).
+
+Examples
+--------
+>>> import strided
+>>> strided.abs(strided.asarray([-1.5, 2.0]))
+tensor([1.5, 2. ])
+""",
+)
+negative = _make_unary("negative", "-x.")
+positive = _make_unary("positive", "+x (a copy).")
+square = _make_unary("square", "x * x.")
+sqrt = _make_unary("sqrt", "The square root (integers give the default float).")
+reciprocal = _make_unary("reciprocal", "1 / x (integers give the default float).")
+exp = _make_unary(
+    "exp",
+    """e ** x.
+
+Examples
+--------
+>>> import strided
+>>> strided.exp(strided.zeros(2))
+tensor([1., 1.])
+""",
+)
+expm1 = _make_unary("expm1", "exp(x) - 1, accurate near 0.")
+log = _make_unary("log", "The natural logarithm.")
+log1p = _make_unary("log1p", "log(1 + x), accurate near 0.")
+log2 = _make_unary("log2", "The base-2 logarithm.")
+log10 = _make_unary("log10", "The base-10 logarithm.")
+sin = _make_unary("sin", "The sine (radians).")
+cos = _make_unary("cos", "The cosine (radians).")
+tan = _make_unary("tan", "The tangent (radians).")
+asin = _make_unary("asin", "The inverse sine.")
+acos = _make_unary("acos", "The inverse cosine.")
+atan = _make_unary("atan", "The inverse tangent.")
+sinh = _make_unary("sinh", "The hyperbolic sine.")
+cosh = _make_unary("cosh", "The hyperbolic cosine.")
+tanh = _make_unary("tanh", "The hyperbolic tangent.")
+asinh = _make_unary("asinh", "The inverse hyperbolic sine.")
+acosh = _make_unary("acosh", "The inverse hyperbolic cosine.")
+atanh = _make_unary("atanh", "The inverse hyperbolic tangent.")
+erf = _make_unary("erf", "The error function.")
+sigmoid = _make_unary("sigmoid", "1 / (1 + exp(-x)).")
+softplus = _make_unary("softplus", "log(1 + exp(x)), computed without overflow.")
+relu = _make_unary("relu", "max(x, 0) (NaN stays NaN).")
+ceil = _make_unary("ceil", "The smallest integer >= x (integers unchanged).")
+floor = _make_unary("floor", "The largest integer <= x (integers unchanged).")
+trunc = _make_unary("trunc", "x rounded toward 0 (integers unchanged).")
+round = _make_unary("round", "x rounded to the nearest integer, halves to even (NumPy).")
+sign = _make_unary("sign", "-1, 0 or 1 (NaN stays NaN; complex: x / |x|).")
+signbit = _make_unary("signbit", "Whether the sign bit is set (True for -0.0).")
+conj = _make_unary("conj", "The complex conjugate (real tensors unchanged).")
+real = _make_unary("real", "The real part, as a real tensor (a copy; see Tensor.real for a view).")
+imag = _make_unary("imag", "The imaginary part, as a real tensor (zeros for real input).")
+isfinite = _make_unary("isfinite", "Whether x is neither infinite nor NaN.")
+isinf = _make_unary("isinf", "Whether x is +-inf (complex: either part).")
+isnan = _make_unary("isnan", "Whether x is NaN (complex: either part).")
+logical_not = _make_unary("logical_not", "not x (zero is false), as a bool tensor.")
+bitwise_invert = _make_unary("bitwise_invert", "~x (integers and bools).")
