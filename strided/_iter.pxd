@@ -48,6 +48,7 @@ cdef enum ResultKind:
     RESULT_FLOAT = 2
     RESULT_REAL = 3     # like SAME, but complex becomes its real dtype (abs, real, imag)
     RESULT_FLOAT_REAL = 4  # FLOAT, then complex to real (e.g. a float-only op applied to complex)
+    RESULT_WHERE = 5    # like SAME over inputs 1.., while input 0 is a condition read as bool
 
 ctypedef struct ScalarBuf:
     double pad[2]       # 16 aligned bytes: room for one element of any dtype

@@ -534,7 +534,7 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     cdef Py_ssize_t out_strides[MAX_DIMS]
     cdef Py_ssize_t acc, s
     cdef TensorBase t, target
-    cdef DType common, compute, written
+    cdef DType common, compute, written, want
     cdef Device device = None
     cdef list notes = None
     if nin + 1 > MAX_OPERANDS:
@@ -543,7 +543,8 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     p._keep = []
 
     # -- 1. dtypes ------------------------------------------------------------------------------
-    common = _common_dtype(name, inputs)
+    # RESULT_WHERE: input 0 is a condition, read as bool; only the others decide the dtype
+    common = _common_dtype(name, inputs[1:] if result_kind == RESULT_WHERE else inputs)
     compute = common
     if result_kind == RESULT_FLOAT or result_kind == RESULT_FLOAT_REAL:
         if common.kind in "biu":
@@ -619,24 +620,25 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     # -- 4. inputs: strides over the broadcast shape; casts; scalars ----------------------------
     plan_init(&p.loop, nin + 1, ndim, shape)
     for k in range(nin):
+        want = dtype_from_num(kBool) if (k == 0 and result_kind == RESULT_WHERE) else compute
         for d in range(ndim):
             in_strides[k][d] = 0
         if tensors[k] is not None:
             t = <TensorBase>tensors[k]
-            if t.dtype is not compute:
-                t = _cast_copy(t, compute)
+            if t.dtype is not want:
+                t = _cast_copy(t, want)
                 notes = notes or []
                 notes.append(f"input {k}: cast {(<TensorBase>tensors[k]).dtype.name} -> "
-                             f"{compute.name} into a temporary")
+                             f"{want.name} into a temporary")
             p._keep.append(t)
             for d in range(t._ndim):
                 j = d + ndim - t._ndim
                 in_strides[k][j] = t._strides[d] if t._sizes[d] != 1 else 0
-            plan_set_operand(&p.loop, k + 1, t._data(), in_strides[k], compute.itemsize)
+            plan_set_operand(&p.loop, k + 1, t._data(), in_strides[k], want.itemsize)
         else:
-            scalar_to_bytes(inputs[k], compute, <char*>&p._scalars[k])
+            scalar_to_bytes(inputs[k], want, <char*>&p._scalars[k])
             plan_set_operand(&p.loop, k + 1, <char*>&p._scalars[k], in_strides[k],
-                             compute.itemsize)
+                             want.itemsize)
 
     # -- 5. the output --------------------------------------------------------------------------
     target = None

@@ -500,6 +500,10 @@ class Tensor(_core.TensorBase):
 
         return _format.explain(self)
 
+    def where(self, condition, other):
+        """PyTorch's ``x.where(condition, y)``: ``strided.where(condition, x, y)``."""
+        return _ew.where(condition, self, other)
+
     def accessor(self):
         """A fixed-rank indexer that shows how kernels read elements: see TensorAccessor."""
         return TensorAccessor(self)
@@ -556,6 +560,56 @@ class TensorAccessor:
         self._storage.version += 1  # an in-place write, like any other (Note [The version counter])
 
 
+# -- PyTorch-style methods: x.exp(), x.add(y), x.add_(y) -------------------------------------------
+# Each elementwise op becomes a method that calls the function with self first, and an in-place
+# twin (trailing underscore) that passes out=self. PyTorch's short names are aliases.
+
+_METHOD_ALIASES = {
+    "sub": "subtract",
+    "mul": "multiply",
+    "div": "divide",
+    "true_divide": "divide",
+    "neg": "negative",
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+    "fmod": None,
+    "clamp": "clip",
+}
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace_method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, out=self, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place {fn.__name__}: the result is written into this tensor."
+    return method
+
+
+def _install_elementwise_methods():
+    # real/imag are views (properties above); x.where(cond, y) means where(cond, x, y)
+    names = {n: n for n in _ew.__all__ if n not in ("real", "imag", "where")}
+    names.update({alias: target for alias, target in _METHOD_ALIASES.items() if target})
+    for method_name, fn_name in names.items():
+        fn = getattr(_ew, fn_name)
+        if method_name not in Tensor.__dict__:
+            setattr(Tensor, method_name, _method(fn))
+        setattr(Tensor, method_name + "_", _inplace_method(fn))
+
+
 def _is_dtype_name(a):
     if not isinstance(a, str):
         return False
@@ -566,4 +620,5 @@ def _is_dtype_name(a):
     return True
 
 
+_install_elementwise_methods()
 _core._register_tensor_class(Tensor)

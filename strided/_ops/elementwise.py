@@ -216,3 +216,72 @@ isinf = _make_unary("isinf", "Whether x is +-inf (complex: either part).")
 isnan = _make_unary("isnan", "Whether x is NaN (complex: either part).")
 logical_not = _make_unary("logical_not", "not x (zero is false), as a bool tensor.")
 bitwise_invert = _make_unary("bitwise_invert", "~x (integers and bools).")
+
+
+# -- where, clip, lerp --------------------------------------------------------------------------
+
+_dispatch.register(
+    "where",
+    "CPU",
+    _Kernel("where", lambda name, *a: _binary.where(*a), lambda name, *a: _binary.where_plan(*a)),
+)
+
+
+def where(condition, x1, x2, /, *, out=None):
+    """``x1`` where ``condition`` is true, else ``x2`` (all three broadcast together; the
+    condition is read as bool, x1 and x2 promote together with Python scalars weak).
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(4)
+    >>> strided.where(x > 1, x, -1)
+    tensor([-1, -1,  2,  3])
+    """
+    args = [condition, x1, x2]
+    if not any(isinstance(a, _core.TensorBase) for a in args):
+        args[0] = asarray(condition)
+    args = [_arg(a) for a in args]
+    if _dispatch.fast[0]:
+        return _binary.where(*args, out)
+    return _dispatch.call("where", *args, out=out)
+
+
+__all__.append("where")
+
+
+def clip(x, /, min=None, max=None, *, out=None):
+    """``x`` limited to [min, max] (either may be None; NaN stays NaN), as
+    ``minimum(maximum(x, min), max)``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.clip(strided.arange(5), 1, 3)
+    tensor([1, 1, 2, 3, 3])
+    """
+    if not isinstance(x, _core.TensorBase):
+        x = asarray(x)
+    result = maximum(x, min, out=out) if min is not None else positive(x, out=out)
+    if max is not None:
+        result = minimum(result, max, out=result)
+    return result
+
+
+__all__.append("clip")
+
+
+def lerp(start, end, weight, /, *, out=None):
+    """``start + weight * (end - start)``, the linear interpolation (a PyTorch ML helper).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.lerp(strided.zeros(2), strided.ones(2), 0.25)
+    tensor([0.25, 0.25])
+    """
+    result = multiply(subtract(end, start), weight)
+    return add(start, result, out=out)
+
+
+__all__.append("lerp")
