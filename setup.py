@@ -57,6 +57,13 @@ if sys.platform == "win32":  # pragma: no cover - the project's machines are Lin
     link_args = []
 else:
     compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+    # Note [-march]: strided is built where it runs (pip install -e . compiles in place), so by
+    # default the compiler may use every instruction of this CPU (AVX2, FMA, ...): the
+    # elementwise loops and vecmath.h vectorise to its full width. STRIDED_MARCH=x86-64 (or any
+    # -march value) builds for another target; STRIDED_MARCH=none adds no flag.
+    march = os.environ.get("STRIDED_MARCH", "native")
+    if march != "none" and not DEBUG:
+        compile_args.append(f"-march={march}")
     # The kernels read and write elements through char* arithmetic: tell the optimiser not to
     # assume that pointers of different types never alias.
     compile_args += ["-fopenmp", "-fno-strict-aliasing", "-Wno-unused-function",
@@ -67,7 +74,7 @@ extensions = [
     Extension(
         name,
         [name.replace(".", "/") + ".pyx"],
-        include_dirs=[np.get_include(), "strided"],
+        include_dirs=[np.get_include(), "strided", "strided/_cpu"],
         extra_compile_args=compile_args,
         extra_link_args=link_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
