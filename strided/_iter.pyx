@@ -519,8 +519,10 @@ cdef class ElementwisePlan:
             + ", ".join(str(tuple([self.loop.stride_bytes[d][k]
                                    for d in range(self.loop.ndim)][::-1]))
                         for k in range(self.loop.noperands)))
-        lines.append(f"threads: {'parallel' if self.parallel else 'one thread'} "
-                     f"({self.loop.numel} elements, grain {GRAIN_SIZE})")
+        parallel = _num_threads > 1 and self.loop.numel >= 2 * GRAIN_SIZE
+        lines.append(f"threads: {f'{_num_threads} in parallel' if parallel else 'one'} "
+                     f"({self.loop.numel} elements; loops of fewer than {2 * GRAIN_SIZE} "
+                     "run on one thread)")
         return "\n".join(lines)
 
 

@@ -601,7 +601,7 @@ def _inplace_method(fn):
 
 def _install_elementwise_methods():
     # real/imag are views (properties above); x.where(cond, y) means where(cond, x, y)
-    names = {n: n for n in _ew.__all__ if n not in ("real", "imag", "where")}
+    names = {n: n for n in _ew.__all__ if n not in ("real", "imag", "where", "plan")}
     names.update({alias: target for alias, target in _METHOD_ALIASES.items() if target})
     for method_name, fn_name in names.items():
         fn = getattr(_ew, fn_name)

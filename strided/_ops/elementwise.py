@@ -285,3 +285,33 @@ def lerp(start, end, weight, /, *, out=None):
 
 
 __all__.append("lerp")
+
+
+def plan(name, /, *args, out=None):
+    """What the elementwise iterator would do for ``name(*args)``, without running it.
+
+    The returned plan's ``explain()`` shows the broadcast shape, the computation and result
+    dtypes, any casts or temporaries, the loop after reordering and coalescing (with each
+    operand's byte strides) and whether it runs on several threads.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.ones((3, 4), dtype="float32")
+    >>> print(strided.plan("add", x.T, 1.0).explain())  # doctest: +NORMALIZE_WHITESPACE
+    add: broadcast shape (4, 3); computes in float32, writes float32
+    loop: shape (12,) after reordering and coalescing; byte strides per operand (out first):
+    (4,), (4,), (0,)
+    threads: one (12 elements; loops of fewer than 65536 run on one thread)
+    """
+    args = [_arg(a) for a in args]
+    if name == "where":
+        return _binary.where_plan(*args, out)
+    if name in _binary.OPS:
+        return _binary.binary_plan(name, *args, out)
+    if name in _unary.OPS:
+        return _unary.unary_plan(name, *args, out)
+    raise ValueError(f"plan: {name!r} is not an elementwise op")
+
+
+__all__.append("plan")
