@@ -421,6 +421,13 @@ cdef bint is_contiguous_c(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* s
 # =============================================================================================
 
 cdef type _tensor_cls = None
+cdef dict _OPERATORS = {}
+
+
+def _register_operators(dict functions):
+    """Called once by _ops/elementwise.py: the functions behind ``+``, ``==`` and the rest
+    (see Note [Operators in the compiled class])."""
+    _OPERATORS.update(functions)
 
 
 def _register_tensor_class(cls):
@@ -649,6 +656,112 @@ cdef class TensorBase:
     def __releasebuffer__(self, Py_buffer* buffer):
         free(buffer.internal)
         buffer.internal = NULL
+
+    # -- Python operators -----------------------------------------------------------------------
+    # Note [Operators in the compiled class]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # ``a + b`` on a class defined in Python looks ``__add__`` up and binds it on every call,
+    # which costs more than a one-element add. Defined here, on the compiled class, the operator
+    # is a C slot that calls the op's public function straight away. The functions live in
+    # _ops/elementwise.py, above this layer, which registers them at import
+    # (_register_operators): the core still imports nothing from above.
+
+    def __add__(self, other):
+        return _OPERATORS["add"](self, other)
+
+    def __radd__(self, other):
+        return _OPERATORS["radd"](self, other)
+
+    def __sub__(self, other):
+        return _OPERATORS["subtract"](self, other)
+
+    def __rsub__(self, other):
+        return _OPERATORS["rsubtract"](self, other)
+
+    def __mul__(self, other):
+        return _OPERATORS["multiply"](self, other)
+
+    def __rmul__(self, other):
+        return _OPERATORS["rmultiply"](self, other)
+
+    def __truediv__(self, other):
+        return _OPERATORS["divide"](self, other)
+
+    def __rtruediv__(self, other):
+        return _OPERATORS["rdivide"](self, other)
+
+    def __floordiv__(self, other):
+        return _OPERATORS["floor_divide"](self, other)
+
+    def __rfloordiv__(self, other):
+        return _OPERATORS["rfloor_divide"](self, other)
+
+    def __mod__(self, other):
+        return _OPERATORS["remainder"](self, other)
+
+    def __rmod__(self, other):
+        return _OPERATORS["rremainder"](self, other)
+
+    def __and__(self, other):
+        return _OPERATORS["bitwise_and"](self, other)
+
+    def __rand__(self, other):
+        return _OPERATORS["rbitwise_and"](self, other)
+
+    def __or__(self, other):
+        return _OPERATORS["bitwise_or"](self, other)
+
+    def __ror__(self, other):
+        return _OPERATORS["rbitwise_or"](self, other)
+
+    def __xor__(self, other):
+        return _OPERATORS["bitwise_xor"](self, other)
+
+    def __rxor__(self, other):
+        return _OPERATORS["rbitwise_xor"](self, other)
+
+    def __lshift__(self, other):
+        return _OPERATORS["bitwise_left_shift"](self, other)
+
+    def __rlshift__(self, other):
+        return _OPERATORS["rbitwise_left_shift"](self, other)
+
+    def __rshift__(self, other):
+        return _OPERATORS["bitwise_right_shift"](self, other)
+
+    def __rrshift__(self, other):
+        return _OPERATORS["rbitwise_right_shift"](self, other)
+
+    def __pow__(self, other, modulo):
+        if modulo is not None:
+            return NotImplemented
+        return _OPERATORS["pow"](self, other)
+
+    def __rpow__(self, other, modulo):
+        if modulo is not None:
+            return NotImplemented
+        return _OPERATORS["rpow"](self, other)
+
+    def __eq__(self, other):
+        return _OPERATORS["equal"](self, other)
+
+    def __ne__(self, other):
+        return _OPERATORS["not_equal"](self, other)
+
+    def __lt__(self, other):
+        return _OPERATORS["less"](self, other)
+
+    def __le__(self, other):
+        return _OPERATORS["less_equal"](self, other)
+
+    def __gt__(self, other):
+        return _OPERATORS["greater"](self, other)
+
+    def __ge__(self, other):
+        return _OPERATORS["greater_equal"](self, other)
+
+    def __hash__(self):
+        return id(self) >> 4   # tensors hash by identity, as in PyTorch (== is elementwise)
 
     def __reduce__(self):
         # TensorBase alone cannot be rebuilt; strided.Tensor defines pickling.

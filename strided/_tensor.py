@@ -59,136 +59,45 @@ class Tensor(_core.TensorBase):
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     # -- arithmetic: Python operators route to the elementwise ops --------------------------------
-    # Each is one line: ``a + b`` is ``strided.add(a, b)``, ``b + a`` with a scalar ``b`` is
-    # ``add(b, a)``, and ``a += b`` is ``add(a, b, out=a)``. See Note [Two dispatches].
-
-    def __add__(self, other):
-        return _ew.add(self, other)
-
-    def __radd__(self, other):
-        return _ew.add(other, self)
+    # ``a + b`` and ``1 + a`` are slots of the compiled TensorBase that call ``strided.add``
+    # (Note [Operators in the compiled class] in _core.pyx); the in-place forms are here:
+    # ``a += b`` is ``add(a, b, out=a)``. See Note [Two dispatches].
 
     def __iadd__(self, other):
         return _ew.add(self, other, out=self)
 
-    def __sub__(self, other):
-        return _ew.subtract(self, other)
-
-    def __rsub__(self, other):
-        return _ew.subtract(other, self)
-
     def __isub__(self, other):
         return _ew.subtract(self, other, out=self)
-
-    def __mul__(self, other):
-        return _ew.multiply(self, other)
-
-    def __rmul__(self, other):
-        return _ew.multiply(other, self)
 
     def __imul__(self, other):
         return _ew.multiply(self, other, out=self)
 
-    def __truediv__(self, other):
-        return _ew.divide(self, other)
-
-    def __rtruediv__(self, other):
-        return _ew.divide(other, self)
-
     def __itruediv__(self, other):
         return _ew.divide(self, other, out=self)
-
-    def __floordiv__(self, other):
-        return _ew.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return _ew.floor_divide(other, self)
 
     def __ifloordiv__(self, other):
         return _ew.floor_divide(self, other, out=self)
 
-    def __mod__(self, other):
-        return _ew.remainder(self, other)
-
-    def __rmod__(self, other):
-        return _ew.remainder(other, self)
-
     def __imod__(self, other):
         return _ew.remainder(self, other, out=self)
-
-    def __pow__(self, other):
-        return _ew.pow(self, other)
-
-    def __rpow__(self, other):
-        return _ew.pow(other, self)
 
     def __ipow__(self, other):
         return _ew.pow(self, other, out=self)
 
-    def __and__(self, other):
-        return _ew.bitwise_and(self, other)
-
-    def __rand__(self, other):
-        return _ew.bitwise_and(other, self)
-
     def __iand__(self, other):
         return _ew.bitwise_and(self, other, out=self)
-
-    def __or__(self, other):
-        return _ew.bitwise_or(self, other)
-
-    def __ror__(self, other):
-        return _ew.bitwise_or(other, self)
 
     def __ior__(self, other):
         return _ew.bitwise_or(self, other, out=self)
 
-    def __xor__(self, other):
-        return _ew.bitwise_xor(self, other)
-
-    def __rxor__(self, other):
-        return _ew.bitwise_xor(other, self)
-
     def __ixor__(self, other):
         return _ew.bitwise_xor(self, other, out=self)
-
-    def __lshift__(self, other):
-        return _ew.bitwise_left_shift(self, other)
-
-    def __rlshift__(self, other):
-        return _ew.bitwise_left_shift(other, self)
 
     def __ilshift__(self, other):
         return _ew.bitwise_left_shift(self, other, out=self)
 
-    def __rshift__(self, other):
-        return _ew.bitwise_right_shift(self, other)
-
-    def __rrshift__(self, other):
-        return _ew.bitwise_right_shift(other, self)
-
     def __irshift__(self, other):
         return _ew.bitwise_right_shift(self, other, out=self)
-
-    def __eq__(self, other):
-        return _ew.equal(self, other)
-
-    def __ne__(self, other):
-        return _ew.not_equal(self, other)
-
-    def __lt__(self, other):
-        return _ew.less(self, other)
-
-    def __le__(self, other):
-        return _ew.less_equal(self, other)
-
-    def __gt__(self, other):
-        return _ew.greater(self, other)
-
-    def __ge__(self, other):
-        return _ew.greater_equal(self, other)
-
-    __hash__ = _core.TensorBase.__hash__  # defining __eq__ would otherwise unset it
 
     def __neg__(self):
         return _ew.negative(self)

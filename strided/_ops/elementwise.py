@@ -48,26 +48,17 @@ class _Kernel:
         return self._plan(self.name, *args, out)
 
 
+_binary.set_front_end(_dispatch.fast, asarray, _dispatch.call)
+reflected = {}  # op name -> its function with the arguments swapped (for Tensor.__radd__ ...)
+
+
 def _make_binary(name, doc):
+    """Register the CPU kernel of ``name`` and make its public function: compiled, see Note
+    [Compiled front ends] in _cpu/binary.pyx.tp. Also makes the reflected twin."""
     _dispatch.register(name, "CPU", _Kernel(name, _binary.binary, _binary.binary_plan))
-    run = _binary.binary
-    fast = _dispatch.fast
-    Tensor = _core.TensorBase
-
-    def op(x1, x2, /, *, out=None):
-        t1, t2 = type(x1), type(x2)
-        if not (isinstance(x1, Tensor) or t1 in _SCALARS) or not (
-            isinstance(x2, Tensor) or t2 in _SCALARS
-        ):
-            x1, x2 = _arg(x1), _arg(x2)
-        elif t1 in _SCALARS and t2 in _SCALARS:
-            x1 = asarray(x1)  # at least one tensor: the first scalar becomes one
-        if fast[0]:  # see Note [The fast path] in _dispatch.py
-            return run(name, x1, x2, out)
-        return _dispatch.call(name, x1, x2, out=out)
-
-    op.__name__ = op.__qualname__ = name
+    op = _binary.make_binary(name)
     op.__doc__ = doc
+    reflected[name] = _binary.make_binary(name, reflected=True)
     __all__.append(name)
     return op
 
@@ -315,3 +306,10 @@ def plan(name, /, *args, out=None):
 
 
 __all__.append("plan")
+
+
+# The functions behind Tensor's operators: see Note [Operators in the compiled class] in _core.pyx.
+_core._register_operators(
+    {name: globals()[name] for name in __all__ if name in reflected}
+    | {"r" + name: fn for name, fn in reflected.items()}
+)
