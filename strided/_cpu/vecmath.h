@@ -20,6 +20,7 @@
 #ifndef STRIDED_VECMATH_H
 #define STRIDED_VECMATH_H
 
+#include <complex.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -103,6 +104,16 @@ static inline float strided_sigmoidf(float x) {
 
 static inline double strided_sigmoid(double x) {
     return 1.0 / (1.0 + strided_exp(-x));
+}
+
+/* A complex number from its parts, without computing re + im*I (which turns an infinite or NaN
+ * imaginary part into a NaN real part). */
+static inline float _Complex strided_cmplxf(float re, float im) {
+    return __builtin_complex(re, im);
+}
+
+static inline double _Complex strided_cmplx(double re, double im) {
+    return __builtin_complex(re, im);
 }
 
 #endif /* STRIDED_VECMATH_H */
