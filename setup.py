@@ -47,6 +47,7 @@ MODULES = [
     "strided._dlpack",
     "strided._iter",
     "strided._cpu.copy",
+    "strided._cpu.random",
     "strided._cpu.binary",
     "strided._cpu.unary",
     "strided._views",

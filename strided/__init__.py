@@ -5,7 +5,10 @@ arithmetic on strides), ``_iter.pyx`` (the loop plan) and ``_cpu/copy.pyx`` (the
 This file only re-exports.
 """
 
-from strided import _tensor  # noqa: F401  (registers Tensor with _core before anything is made)
+from strided import (
+    _tensor,  # noqa: F401  (registers Tensor with _core before anything is made)
+    random,  # the strided.random module, as torch.random / numpy.random
+)
 from strided._core import Device, Storage, device
 from strided._cpu.copy import last_copy_plan
 from strided._dispatch import trace_dispatch
@@ -87,6 +90,7 @@ from strided._ops.views import (
     view,
 )
 from strided._tensor import Tensor
+from strided.random import manual_seed, seed
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
@@ -147,6 +151,7 @@ __all__ = [
     "isdtype",
     "last_copy_plan",
     "linspace",
+    "manual_seed",
     "matrix_transpose",
     "moveaxis",
     "movedim",
@@ -159,8 +164,10 @@ __all__ = [
     "permute_dims",
     "pi",
     "promote_types",
+    "random",
     "reshape",
     "result_type",
+    "seed",
     "select",
     "set_default_dtype",
     "set_num_threads",

@@ -17,12 +17,14 @@ MODULES = [
     "strided._iter",
     "strided._views",
     "strided._cpu.copy",
+    "strided._cpu.random",
     "strided._dlpack",
     "strided._tensor",
     "strided._format",
     "strided._info",
     "strided._ops.creation",
     "strided._ops.views",
+    "strided.random",
 ]
 
 
