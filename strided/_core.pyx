@@ -424,6 +424,15 @@ cdef type _tensor_cls = None
 cdef dict _OPERATORS = {}
 
 
+cdef inline bint _operand(object other):
+    """Whether an operator should try ``other``: tensors, Python numbers, NumPy arrays and
+    scalars, and sequences. Anything else (None, a string) gets NotImplemented, so Python falls
+    back to its own rules: ``t == None`` is False, ``t + "a"`` a TypeError."""
+    cdef type tp = type(other)
+    return (isinstance(other, TensorBase) or tp is float or tp is int or tp is bool
+            or tp is complex or isinstance(other, (np.ndarray, np.generic, list, tuple)))
+
+
 def _register_operators(dict functions):
     """Called once by _ops/elementwise.py: the functions behind ``+``, ``==`` and the rest
     (see Note [Operators in the compiled class])."""
@@ -667,97 +676,153 @@ cdef class TensorBase:
     # (_register_operators): the core still imports nothing from above.
 
     def __add__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["add"](self, other)
 
     def __radd__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["radd"](self, other)
 
     def __sub__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["subtract"](self, other)
 
     def __rsub__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rsubtract"](self, other)
 
     def __mul__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["multiply"](self, other)
 
     def __rmul__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rmultiply"](self, other)
 
     def __truediv__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["divide"](self, other)
 
     def __rtruediv__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rdivide"](self, other)
 
     def __floordiv__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["floor_divide"](self, other)
 
     def __rfloordiv__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rfloor_divide"](self, other)
 
     def __mod__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["remainder"](self, other)
 
     def __rmod__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rremainder"](self, other)
 
     def __and__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["bitwise_and"](self, other)
 
     def __rand__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rbitwise_and"](self, other)
 
     def __or__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["bitwise_or"](self, other)
 
     def __ror__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rbitwise_or"](self, other)
 
     def __xor__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["bitwise_xor"](self, other)
 
     def __rxor__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rbitwise_xor"](self, other)
 
     def __lshift__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["bitwise_left_shift"](self, other)
 
     def __rlshift__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rbitwise_left_shift"](self, other)
 
     def __rshift__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["bitwise_right_shift"](self, other)
 
     def __rrshift__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["rbitwise_right_shift"](self, other)
 
     def __pow__(self, other, modulo):
-        if modulo is not None:
+        if modulo is not None or not _operand(other):
             return NotImplemented
         return _OPERATORS["pow"](self, other)
 
     def __rpow__(self, other, modulo):
-        if modulo is not None:
+        if modulo is not None or not _operand(other):
             return NotImplemented
         return _OPERATORS["rpow"](self, other)
 
     def __eq__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["equal"](self, other)
 
     def __ne__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["not_equal"](self, other)
 
     def __lt__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["less"](self, other)
 
     def __le__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["less_equal"](self, other)
 
     def __gt__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["greater"](self, other)
 
     def __ge__(self, other):
+        if not _operand(other):
+            return NotImplemented
         return _OPERATORS["greater_equal"](self, other)
 
     def __hash__(self):

@@ -67,6 +67,11 @@ from strided._dtype import can_cast, result_type
 
 cdef int _num_threads = 1
 
+# Called with the new count after every set_num_threads: how a library with its own thread pool
+# (OpenBLAS, see Note [Threads: ours and OpenBLAS's] in _cpu/blas.pyx) keeps in step, registered
+# from above so that this module imports nothing of it.
+cdef list _num_threads_callbacks = []
+
 
 def _default_threads():
     try:
@@ -90,6 +95,13 @@ def set_num_threads(int n):
         raise ValueError(f"set_num_threads: n must be >= 1, got {n}")
     _num_threads = n
     openmp.omp_set_num_threads(n)
+    for callback in _num_threads_callbacks:
+        callback(n)
+
+
+def _on_num_threads(callback):
+    """Call ``callback(n)`` whenever set_num_threads(n) changes strided's thread count."""
+    _num_threads_callbacks.append(callback)
 
 
 def get_num_threads():
@@ -175,13 +187,21 @@ cdef void _swap_dims(LoopPlan* plan, int a, int b) noexcept:
 
 
 cdef void plan_reorder(LoopPlan* plan) noexcept:
-    """Insertion sort of the dims, smallest steps innermost (see Note [The loop plan])."""
-    cdef int i, j
+    """Insertion sort of the dims, smallest steps innermost (see Note [The loop plan]).
+
+    As in PyTorch's reorder_dimensions, a comparison without an opinion (a broadcast or size-1
+    dim) does not stop the scan: the dim being placed keeps moving past it toward the inside.
+    """
+    cdef int i, dim0, dim1, c
     for i in range(1, plan.ndim):
-        j = i
-        while j > 0 and _should_swap(plan, j - 1, j) > 0:
-            _swap_dims(plan, j - 1, j)
-            j -= 1
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = _should_swap(plan, dim0, dim1)
+            if c > 0:
+                _swap_dims(plan, dim0, dim1)
+                dim1 = dim0
+            elif c < 0:
+                break
 
 
 cdef void plan_coalesce(LoopPlan* plan) noexcept:

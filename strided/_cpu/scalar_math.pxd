@@ -4,7 +4,7 @@
 # C). Each is one small inline function, written once over a fused type, so the generated loops
 # in unary.pyx / binary.pyx stay one expression long.
 
-from libc.math cimport floor, fmod, isnan, log1p, exp, fabs, INFINITY
+from libc.math cimport copysign, exp, fabs, floor, fmod, log1p
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 ctypedef fused sint_t:
@@ -105,7 +105,7 @@ cdef inline real_t remainder_f(real_t a, real_t b) noexcept nogil:
         if (b < 0) != (mod < 0):
             mod += b
     else:
-        mod = 0.0 * b   # zero with the sign of b
+        mod = copysign(0.0, b)   # zero with the sign of b (0 * b would be NaN for b = inf)
     return mod
 
 

@@ -95,6 +95,7 @@ static inline float strided_tanhf(float x) {
     float big = 1.0f - 2.0f / (strided_expf(2.0f * ax) + 1.0f);
     big = x < 0 ? -big : big;
     float y = ax < 0.625f ? small : big;
+    y = copysignf(fabsf(y), x);      /* tanh is odd: keeps the sign of x, -0.0 included */
     return x != x ? x : y;
 }
 
@@ -115,5 +116,60 @@ static inline float _Complex strided_cmplxf(float re, float im) {
 static inline double _Complex strided_cmplx(double re, double im) {
     return __builtin_complex(re, im);
 }
+
+/* Complex functions whose obvious formulas lose accuracy or signs (Note [Vectorisable math] does
+ * not apply: these are scalar, for correctness). Each builds its result from real parts. */
+
+#define STRIDED_COMPLEX_HELPERS(T, SUF, CT)                                                     \
+static inline CT strided_clog2##SUF(CT z) {     /* log(z) * log2(e), part by part (NumPy) */  \
+    CT l = clog##SUF(z);                                                                        \
+    return __builtin_complex((T)(creal##SUF(l) * (T)1.4426950408889634),                        \
+                             (T)(cimag##SUF(l) * (T)1.4426950408889634));                       \
+}                                                                                               \
+static inline CT strided_clog10##SUF(CT z) {                                                   \
+    CT l = clog##SUF(z);                                                                        \
+    return __builtin_complex((T)(creal##SUF(l) * (T)0.4342944819032518),                        \
+                             (T)(cimag##SUF(l) * (T)0.4342944819032518));                       \
+}                                                                                               \
+static inline CT strided_clog1p##SUF(CT z) {                                                   \
+    /* log|1+z| = log1p(2x + x^2 + y^2) / 2 is accurate near 0; arg(1+z) = atan2(y, 1+x),    \
+     * which keeps the sign of a zero y */                                                      \
+    T x = creal##SUF(z), y = cimag##SUF(z);                                                     \
+    T ax = fabs##SUF(x), ay = fabs##SUF(y);                                                     \
+    if (ax > (T)1e10 || ay > (T)1e10 || x != x || y != y || isinf(x) || isinf(y)) {           \
+        return clog##SUF(__builtin_complex((T)(1 + x), y));                                     \
+    }                                                                                           \
+    return __builtin_complex((T)(0.5 * log1p##SUF(x * (2 + x) + y * y)),                        \
+                             atan2##SUF(y, (T)(1 + x)));                                        \
+}                                                                                               \
+static inline CT strided_cexpm1##SUF(CT z) {                                                   \
+    /* e^x (cos y + i sin y) - 1, with the real part as expm1(x) cos y - 2 sin^2(y/2) */       \
+    T x = creal##SUF(z), y = cimag##SUF(z);                                                     \
+    T s = sin##SUF(y / 2);                                                                      \
+    if (isinf(x) || x != x || y != y || isinf(y)) {                                             \
+        CT e = cexp##SUF(z);                                                                    \
+        return __builtin_complex((T)(creal##SUF(e) - 1), cimag##SUF(e));                        \
+    }                                                                                           \
+    return __builtin_complex((T)(expm1##SUF(x) * cos##SUF(y) - 2 * s * s),                      \
+                             (T)(exp##SUF(x) * sin##SUF(y)));                                   \
+}                                                                                               \
+static inline CT strided_csign##SUF(CT z) {                                                    \
+    /* z / |z|; an infinite part points the way (NumPy 2); 0 stays 0 */                        \
+    T x = creal##SUF(z), y = cimag##SUF(z);                                                     \
+    T m;                                                                                        \
+    if (isinf(x) || isinf(y)) {                                                                 \
+        T ux = isinf(x) ? copysign##SUF(1, x) : 0, uy = isinf(y) ? copysign##SUF(1, y) : 0;     \
+        m = sqrt##SUF(ux * ux + uy * uy);                                                       \
+        return __builtin_complex((T)(ux / m), (T)(uy / m));                                     \
+    }                                                                                           \
+    if (x == 0 && y == 0) {                                                                     \
+        return __builtin_complex((T)0, (T)0);                                                   \
+    }                                                                                           \
+    m = cabs##SUF(z);                                                                           \
+    return __builtin_complex((T)(x / m), (T)(y / m));                                           \
+}
+
+STRIDED_COMPLEX_HELPERS(float, f, float _Complex)
+STRIDED_COMPLEX_HELPERS(double, , double _Complex)
 
 #endif /* STRIDED_VECMATH_H */

@@ -15,6 +15,7 @@ import numpy as np
 from strided import _core, _dispatch
 from strided._cpu import binary as _binary
 from strided._cpu import unary as _unary
+from strided._dtype import result_type as _result_type
 from strided._ops.creation import asarray
 
 __all__ = []  # filled below, one name per op
@@ -229,10 +230,11 @@ def where(condition, x1, x2, /, *, out=None):
     >>> strided.where(x > 1, x, -1)
     tensor([-1, -1,  2,  3])
     """
-    args = [condition, x1, x2]
-    if not any(isinstance(a, _core.TensorBase) for a in args):
-        args[0] = asarray(condition)
-    args = [_arg(a) for a in args]
+    args = [_arg(condition), _arg(x1), _arg(x2)]
+    if not isinstance(args[1], _core.TensorBase) and not isinstance(args[2], _core.TensorBase):
+        # Two Python scalars promote among themselves, by their default dtypes (as NumPy's
+        # where(c, 1, 2.5) is float64): the first becomes a tensor, the second stays weak.
+        args[1] = asarray(args[1])
     if _dispatch.fast[0]:
         return _binary.where(*args, out)
     return _dispatch.call("where", *args, out=out)
@@ -253,10 +255,17 @@ def clip(x, /, min=None, max=None, *, out=None):
     """
     if not isinstance(x, _core.TensorBase):
         x = asarray(x)
-    result = maximum(x, min, out=out) if min is not None else positive(x, out=out)
-    if max is not None:
-        result = minimum(result, max, out=result)
-    return result
+    if min is None:
+        return minimum(x, max, out=out) if max is not None else positive(x, out=out)
+    if max is None:
+        return maximum(x, min, out=out)
+    # The intermediate may not go through out=: out's dtype may differ from it (a same_kind
+    # cast), and minimum's result may be of another dtype (clip(int8, 0, 2.5) is float64) or
+    # shape (a max that broadcasts further) than maximum's.
+    low = maximum(x, min)
+    if out is None and type(max) in _SCALARS and _result_type(low, max) is low.dtype:
+        out = low  # a scalar bound keeps low's shape and dtype: reuse it, no second allocation
+    return minimum(low, max, out=out)
 
 
 __all__.append("clip")
