@@ -7,6 +7,7 @@ environment turns bounds checks, wraparound and initialised-check back on and co
 
 import os
 import sys
+import sysconfig
 
 import numpy as np
 from Cython.Build import cythonize
@@ -50,6 +51,8 @@ MODULES = [
     "strided._cpu.random",
     "strided._cpu.binary",
     "strided._cpu.unary",
+    "strided._cpu.blas",
+    "strided._cpu.reduce",
     "strided._views",
 ]
 
@@ -67,21 +70,62 @@ else:
         compile_args.append(f"-march={march}")
     # The kernels read and write elements through char* arithmetic: tell the optimiser not to
     # assume that pointers of different types never alias.
-    compile_args += ["-fopenmp", "-fno-strict-aliasing", "-Wno-unused-function",
-                     "-Wno-maybe-uninitialized"]
+    compile_args += [
+        "-fopenmp",
+        "-fno-strict-aliasing",
+        "-Wno-unused-function",
+        "-Wno-maybe-uninitialized",
+    ]
     link_args = ["-fopenmp"]
 
-extensions = [
-    Extension(
+
+def openblas_options():
+    """Compile and link options for the one module that calls OpenBLAS (strided._cpu.blas).
+
+    Note [Finding OpenBLAS at run time]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    The ``scipy-openblas32`` wheel ships ``libscipy_openblas.so`` and its headers (every symbol
+    prefixed ``scipy_``, so it cannot clash with the OpenBLAS inside NumPy). The extension links
+    to it with an rpath, so that it loads without LD_LIBRARY_PATH. Two rpath entries: the
+    wheel's directory as seen by this build (right for ``setup.py build_ext --inplace``), and
+    where it will be installed in the environment being built for (right for ``pip install``,
+    whose isolated build environment, the first entry, is deleted afterwards). As a last resort
+    ``strided/_ops/linalg.py`` imports ``scipy_openblas32`` first, which loads the library
+    globally, and the loader then finds it already loaded by its soname.
+    """
+    import scipy_openblas32 as openblas
+
+    lib_dir = openblas.get_lib_dir()
+    installed = os.path.join(sysconfig.get_paths()["purelib"], "scipy_openblas32", "lib")
+    rpath = [lib_dir]
+    if os.path.realpath(installed) != os.path.realpath(lib_dir):
+        rpath.append(installed)
+    return {
+        "include_dirs": [openblas.get_include_dir()],
+        "library_dirs": [lib_dir],
+        "libraries": [openblas.get_library()],
+        "runtime_library_dirs": [] if sys.platform == "win32" else rpath,
+    }
+
+
+# Modules that need more than the common options: name -> a function giving the extra ones.
+EXTRA_OPTIONS = {"strided._cpu.blas": openblas_options}
+
+
+def extension(name):
+    extra = EXTRA_OPTIONS[name]() if name in EXTRA_OPTIONS else {}
+    return Extension(
         name,
         [name.replace(".", "/") + ".pyx"],
-        include_dirs=[np.get_include(), "strided", "strided/_cpu"],
+        include_dirs=[np.get_include(), "strided", "strided/_cpu", *extra.pop("include_dirs", [])],
         extra_compile_args=compile_args,
         extra_link_args=link_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        **extra,
     )
-    for name in MODULES
-]
+
+
+extensions = [extension(name) for name in MODULES]
 
 directives = {
     "language_level": 3,

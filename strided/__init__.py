@@ -10,6 +10,7 @@ from strided import (
     random,  # the strided.random module, as torch.random / numpy.random
 )
 from strided._core import Device, Storage, device
+from strided._cpu.blas import last_matmul_plan
 from strided._cpu.copy import last_copy_plan
 from strided._dispatch import trace_dispatch
 from strided._dtype import (
@@ -57,6 +58,22 @@ from strided._ops.creation import (
 )
 from strided._ops.elementwise import *  # noqa: F403 - the elementwise ops, listed in its __all__
 from strided._ops.elementwise import __all__ as _elementwise_names
+from strided._ops.linalg import addmm, bmm, matmul, mm, outer, tensordot, vecdot
+from strided._ops.reduction import *  # noqa: F403 - the reductions, listed in its __all__
+from strided._ops.reduction import __all__ as _reduction_names
+from strided._ops.shape import (
+    cat,
+    concat,
+    meshgrid,
+    pad,
+    repeat,
+    repeat_interleave,
+    roll,
+    stack,
+    tile,
+    tril,
+    triu,
+)
 from strided._ops.views import (
     as_strided,
     astype,
@@ -109,19 +126,23 @@ __all__ = [
     "__array_api_version__",
     "__array_namespace_info__",
     "__version__",
+    "addmm",
     "arange",
     "as_strided",
     "asarray",
     "astype",
+    "bmm",
     "bool",
     "broadcast_arrays",
     "broadcast_shapes",
     "broadcast_to",
     "can_cast",
+    "cat",
     "chunk",
     "clone",
     "complex64",
     "complex128",
+    "concat",
     "contiguous",
     "device",
     "diagonal",
@@ -150,9 +171,13 @@ __all__ = [
     "int64",
     "isdtype",
     "last_copy_plan",
+    "last_matmul_plan",
     "linspace",
     "manual_seed",
+    "matmul",
     "matrix_transpose",
+    "meshgrid",
+    "mm",
     "moveaxis",
     "movedim",
     "nan",
@@ -160,22 +185,32 @@ __all__ = [
     "newaxis",
     "ones",
     "ones_like",
+    "outer",
+    "pad",
     "permute",
     "permute_dims",
     "pi",
     "promote_types",
     "random",
+    "repeat",
+    "repeat_interleave",
     "reshape",
     "result_type",
+    "roll",
     "seed",
     "select",
     "set_default_dtype",
     "set_num_threads",
     "split",
     "squeeze",
+    "stack",
     "swapaxes",
     "tensor",
+    "tensordot",
+    "tile",
     "transpose",
+    "tril",
+    "triu",
     "uint8",
     "uint16",
     "uint32",
@@ -184,9 +219,11 @@ __all__ = [
     "unflatten",
     "unsqueeze",
     "unstack",
+    "vecdot",
     "view",
     "zeros",
     "zeros_like",
     "trace_dispatch",
     *_elementwise_names,
+    *_reduction_names,
 ]

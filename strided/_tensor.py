@@ -23,6 +23,9 @@ from strided._cpu import copy as _copy
 from strided._dtype import as_dtype
 from strided._ops import creation as _creation
 from strided._ops import elementwise as _ew
+from strided._ops import linalg as _la
+from strided._ops import reduction as _red
+from strided._ops import shape as _shape
 from strided._ops import views as _vops
 
 __all__ = ["Tensor", "TensorAccessor"]
@@ -217,6 +220,36 @@ class Tensor(_core.TensorBase):
     def as_strided(self, size, stride, storage_offset=None):
         return _vops.as_strided(self, size, stride, storage_offset)
 
+    # -- shape ops that copy (PyTorch's names and arguments) ----------------------------------
+
+    def repeat(self, *sizes):
+        """PyTorch's ``repeat``: the whole tensor tiled ``sizes[d]`` times along each dim.
+
+        Not ``strided.repeat`` (the Array API's, which repeats each element: that is
+        ``x.repeat_interleave``). See ``strided._ops.shape.torch_repeat``.
+        """
+        return _shape.torch_repeat(self, *sizes)
+
+    def tile(self, *dims):
+        """``strided.tile(self, dims)`` (``x.tile(2, 3)`` or ``x.tile((2, 3))``)."""
+        return _shape.tile(self, _shape_args(dims))
+
+    def repeat_interleave(self, repeats, dim=None):
+        """Each element repeated: ``strided.repeat(self, repeats, axis=dim)``."""
+        return _shape.repeat(self, repeats, axis=dim)
+
+    def roll(self, shifts, dims=None):
+        """``strided.roll(self, shifts, axis=dims)`` (PyTorch's argument names)."""
+        return _shape.roll(self, shifts, axis=dims)
+
+    def tril(self, diagonal=0):
+        """``strided.tril(self, k=diagonal)`` (PyTorch's argument name)."""
+        return _shape.tril(self, k=diagonal)
+
+    def triu(self, diagonal=0):
+        """``strided.triu(self, k=diagonal)`` (PyTorch's argument name)."""
+        return _shape.triu(self, k=diagonal)
+
     @property
     def real(self):
         """The real parts of a complex tensor as a real view (the tensor itself if real)."""
@@ -408,6 +441,101 @@ class Tensor(_core.TensorBase):
         from strided import _format
 
         return _format.explain(self)
+
+    # -- reductions (NumPy's axis=/keepdims= and PyTorch's dim=/keepdim= both work) -------------
+
+    def sum(self, dim=None, keepdim=None, **kwargs):
+        return _red.sum(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def prod(self, dim=None, keepdim=None, **kwargs):
+        return _red.prod(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def mean(self, dim=None, keepdim=None, **kwargs):
+        return _red.mean(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def var(self, dim=None, keepdim=None, **kwargs):
+        return _red.var(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def std(self, dim=None, keepdim=None, **kwargs):
+        return _red.std(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def any(self, dim=None, keepdim=None, **kwargs):
+        return _red.any(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def all(self, dim=None, keepdim=None, **kwargs):
+        return _red.all(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def argmax(self, dim=None, keepdim=None, **kwargs):
+        return _red.argmax(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def argmin(self, dim=None, keepdim=None, **kwargs):
+        return _red.argmin(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def logsumexp(self, dim=None, keepdim=None, **kwargs):
+        return _red.logsumexp(self, dim=dim, keepdim=keepdim, **kwargs)
+
+    def count_nonzero(self, dim=None, **kwargs):
+        return _red.count_nonzero(
+            self, axis=dim if dim is not None else kwargs.pop("axis", None), **kwargs
+        )
+
+    def softmax(self, dim, dtype=None):
+        return _red.softmax(self, dim, dtype=dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        return _red.log_softmax(self, dim, dtype=dtype)
+
+    def max(self, dim=None, keepdim=None, **kwargs):
+        """The largest element: ``x.max()`` and NumPy's ``x.max(axis=...)`` give values;
+        PyTorch's ``x.max(dim)`` gives ``(values, indices)``, as torch.max does."""
+        return self._extreme(_red.max, _red.argmax, dim, keepdim, kwargs)
+
+    def min(self, dim=None, keepdim=None, **kwargs):
+        """The smallest element (see ``max`` for the NumPy and PyTorch forms)."""
+        return self._extreme(_red.min, _red.argmin, dim, keepdim, kwargs)
+
+    def _extreme(self, values, indices, dim, keepdim, kwargs):
+        if dim is None or isinstance(dim, (tuple, list)):
+            return values(self, dim=dim, keepdim=keepdim, **kwargs)
+        return _red.MaxResult(
+            values(self, dim=dim, keepdim=keepdim), indices(self, dim=dim, keepdim=keepdim)
+        )
+
+    # -- matrix products (strided/_ops/linalg.py) ---------------------------------------------
+
+    def __matmul__(self, other):
+        return _la.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _la.matmul(other, self)
+
+    def __imatmul__(self, other):
+        # as NumPy: only when the product has this tensor's shape (computed aside, then copied)
+        return _la.matmul(self, other, out=self)
+
+    def matmul(self, other):
+        """``self @ other``: see ``strided.matmul``."""
+        return _la.matmul(self, other)
+
+    def mm(self, mat2):
+        """The matrix product of two 2-D tensors: see ``strided.mm``."""
+        return _la.mm(self, mat2)
+
+    def bmm(self, mat2):
+        """The batched matrix product of two 3-D tensors: see ``strided.bmm``."""
+        return _la.bmm(self, mat2)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """``beta * self + alpha * (mat1 @ mat2)``: see ``strided.addmm``."""
+        return _la.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def dot(self, other):
+        """The dot product of two 1-D tensors, without conjugation (PyTorch's ``dot``)."""
+        return _la.dot(self, other)
+
+    def outer(self, other):
+        """The outer product of two 1-D tensors: see ``strided.outer``."""
+        return _la.outer(self, other)
 
     def where(self, condition, other):
         """PyTorch's ``x.where(condition, y)``: ``strided.where(condition, x, y)``."""

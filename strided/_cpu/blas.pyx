@@ -1,0 +1,926 @@
+"""Matrix multiplication: GEMM through OpenBLAS for float and complex dtypes, a blocked strided
+loop for integers and bool.
+
+``matmul`` here is the CPU kernel behind ``strided.matmul``, ``@``, ``mm``, ``bmm``, ``addmm`` and
+everything built on them (``tensordot``, ``vecdot``): it does the shape work (NumPy's 1-D
+promotion, broadcasting of the batch dims), picks a kernel by dtype, maps each operand's strides
+onto BLAS's arguments, and loops over the batch in C.
+
+Note [Why GEMM is fast]
+~~~~~~~~~~~~~~~~~~~~~~~
+C = A @ B does 2*m*n*k flops on only m*k + k*n + m*n numbers, so every number loaded can be
+used many times: a matrix product is compute-bound if, and only if, the code reuses what it
+loads. The naive triple loop does not: each multiply-add loads two numbers. A BLAS GEMM (Goto's
+algorithm, which OpenBLAS implements) cuts the matrices into blocks sized for the caches: a
+k-by-n panel of B that stays in L3, an m-by-k block of A that stays in L2, and copies ("packs")
+each block once into a contiguous buffer laid out exactly in the order the innermost kernel
+reads it. That innermost "microkernel", written in assembly for each CPU, keeps a small tile of C
+(say 8x6 doubles) in vector registers and updates it with fused multiply-adds (FMA: a*b+c in one
+instruction, one rounding) from the packed buffers, so it runs near the CPU's peak of several
+FMA vectors per cycle. Packing also removes strides: which is why GEMM takes any leading
+dimension and either transpose for free, but not a general stride (Note [Strided views as BLAS
+matrices]). Threads split the blocks of C between them.
+
+Note [Strided views as BLAS matrices]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+CBLAS describes a matrix by a pointer, an order (row- or column-major), a transpose flag and a
+*leading dimension* ``ld``: the distance, in elements, from one row (row-major) to the next. A
+strided view of shape (rows, cols) and element strides (s0, s1) is such a matrix when
+
+- ``s1 == 1`` and ``s0 >= cols``: row-major with ``ld = s0`` (a contiguous matrix, ``ld = cols``;
+  a slice of columns ``x[:, 2:5]`` or every other row ``x[::2]`` too, with ``ld`` the parent's
+  row length times the step). BLAS flag ``NoTrans``.
+- ``s0 == 1`` and ``s1 >= rows``: column-major with ``ld = s1``, which is the same bytes as the
+  row-major *transpose*: ``x.T`` of a contiguous ``x``. It is passed as that transpose with the
+  flag ``Trans``: ``op(A) = A^T`` undoes the transposition. No copy.
+- a dim of size 1 has no meaningful stride: a single row or column fits either rule.
+
+We always call BLAS in row-major order. The output C must itself be row- or column-major. If it
+is column-major (an ``out=`` that is a transposed view), we compute ``C^T = B^T @ A^T`` instead,
+a row-major product with the roles of A and B swapped and each one's flag flipped.
+
+Anything else cannot be described to BLAS: a negative stride (``x[::-1]``), a stride 0 inside the
+matrix (``expand``), steps in both dims (``x[::2, ::3]``: neither stride is 1), or a leading
+dimension beyond 32-bit BLAS's ``int``. Such an operand is first copied into a row-major
+temporary (``last_matmul_plan()`` reports it), which costs O(rows*cols) against the O(m*n*k)
+product: negligible for large matrices, and the only way, since BLAS has no per-element
+strides. An ``out=`` that is no BLAS matrix gets the result through a temporary likewise. The
+batch dims never need a copy: BLAS sees one matrix at a time, and the batch loop (a loop plan,
+Note [The loop plan] in _iter.pyx, with stride 0 on broadcast batch dims) moves the pointers.
+
+Integers and bool do not go through BLAS (it has no integer GEMM); they run ``matmul_loop``,
+which reads every operand through its strides, so it never copies for layout.
+"""
+
+from cython.parallel cimport prange
+from libc.limits cimport INT_MAX
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from strided._core cimport (
+    MAX_DIMS,
+    TensorBase,
+    cpu_device,
+    empty_tensor,
+    may_have_internal_overlap,
+    memory_extent,
+)
+from strided._dtype cimport (
+    DType,
+    kBool,
+    kComplex64,
+    kComplex128,
+    kFloat32,
+    kFloat64,
+    promote_types,
+)
+from strided._iter cimport (
+    LoopPlan,
+    ScalarBuf,
+    num_threads,
+    plan_coalesce,
+    plan_init,
+    plan_reorder,
+    plan_run_range,
+    plan_set_operand,
+    scalar_to_bytes,
+)
+
+from strided._cpu.copy import contiguous_copy, copy_
+from strided._dtype import can_cast
+from strided._iter import _on_num_threads
+
+
+cdef extern from "cblas.h" nogil:
+    ctypedef int blasint
+    ctypedef enum CBLAS_ORDER:
+        CblasRowMajor
+        CblasColMajor
+    ctypedef enum CBLAS_TRANSPOSE:
+        CblasNoTrans
+        CblasTrans
+    # The wheel's library prefixes every symbol with scipy_ (see Note [Finding OpenBLAS at run
+    # time] in setup.py): these are cblas_sgemm & co. and openblas_set_num_threads.
+    void scipy_cblas_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m,
+                           blasint n, blasint k, float alpha, const float* a, blasint lda,
+                           const float* b, blasint ldb, float beta, float* c, blasint ldc)
+    void scipy_cblas_dgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m,
+                           blasint n, blasint k, double alpha, const double* a, blasint lda,
+                           const double* b, blasint ldb, double beta, double* c, blasint ldc)
+    void scipy_cblas_cgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m,
+                           blasint n, blasint k, const void* alpha, const void* a, blasint lda,
+                           const void* b, blasint ldb, const void* beta, void* c, blasint ldc)
+    void scipy_cblas_zgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m,
+                           blasint n, blasint k, const void* alpha, const void* a, blasint lda,
+                           const void* b, blasint ldb, const void* beta, void* c, blasint ldc)
+    float scipy_cblas_sdot(blasint n, const float* x, blasint incx, const float* y,
+                           blasint incy)
+    double scipy_cblas_ddot(blasint n, const double* x, blasint incx, const double* y,
+                            blasint incy)
+    void scipy_cblas_cdotu_sub(blasint n, const void* x, blasint incx, const void* y,
+                               blasint incy, void* ret)
+    void scipy_cblas_zdotu_sub(blasint n, const void* x, blasint incx, const void* y,
+                               blasint incy, void* ret)
+    void scipy_openblas_set_num_threads(int n)
+    int scipy_openblas_get_num_threads()
+    int scipy_openblas_get_parallel()
+    char* scipy_openblas_get_config()
+    char* scipy_openblas_get_corename()
+
+
+# =============================================================================================
+# Threads. See Note [Threads: ours and OpenBLAS's].
+# =============================================================================================
+
+# Note [Threads: ours and OpenBLAS's]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# OpenBLAS has its own pool of threads (pthreads, not OpenMP). strided keeps its size equal to
+# strided's own thread count: at import, and on every set_num_threads (a callback registered
+# with _iter, which cannot import this module). A batch of matrices is then run in one of two
+# ways, never both at once, so the two pools do not fight over the cores:
+#
+# - one GEMM after another, each split across threads by OpenBLAS (the default), or
+# - a prange over the batch, when every GEMM is so small that OpenBLAS would run it on one
+#   thread anyway: OpenBLAS threads a GEMM only above m*n*k = 65536 * 4 (SMP_THRESHOLD_MIN times
+#   GEMM_MULTITHREAD_THRESHOLD in its interface/gemm.c). So nothing is changed behind anyone's
+#   back: each call still sees the same thread setting.
+#
+# The integer loop makes the same choice with its own grain: across the batch, or across blocks
+# of output rows inside each product. Integer results are exact, so they do not depend on the
+# thread count; OpenBLAS's float results may differ in the last bits between thread counts,
+# because the order of the additions follows the split of the work.
+#
+# What this does not solve: the pools still meet *between* calls. After a parallel loop, GNU
+# OpenMP's idle workers spin for a while (GOMP_SPINCOUNT, 300000 pause instructions: about 10 ms
+# on a Skylake-X) before they sleep; a GEMM started meanwhile finds a core taken, and its
+# threads, which wait for each other, lose whole scheduler ticks. Measured on 2 cores: copying a
+# 1024 x 1024 float32 operand (0.3 ms, in parallel) right before its GEMM (10.6 ms) made the
+# pair take 19.9 ms; with OMP_WAIT_POLICY=passive, 13.9 ms. Ways out, not taken here: that
+# environment setting (it slows the start of every parallel loop), or handing OpenBLAS strided's
+# own OpenMP threads (openblas_set_threads_callback_function), which must then run every job of
+# a call at once, as its level-3 jobs wait for each other.
+
+cdef enum:
+    GEMM_GRAIN = 65536              # multiply-adds below which one thread does the whole job
+    OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
+    GIL_GRAIN = 32768               # multiply-adds below which the GIL is kept
+
+
+def _set_blas_threads(int n):
+    """Make OpenBLAS use n threads (called by strided.set_num_threads)."""
+    scipy_openblas_set_num_threads(n)
+
+
+def blas_info():
+    """Which BLAS the float matmuls call, and how it is set up.
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided._cpu import blas
+    >>> blas.blas_info()["threads"] == strided.get_num_threads()
+    True
+    """
+    parallel = scipy_openblas_get_parallel()
+    return {
+        "library": "OpenBLAS (scipy-openblas32: 32-bit ints, symbols prefixed scipy_)",
+        "config": scipy_openblas_get_config().decode(),
+        "corename": scipy_openblas_get_corename().decode(),
+        "threads": scipy_openblas_get_num_threads(),
+        "threading": {0: "sequential", 1: "pthreads", 2: "OpenMP"}.get(parallel, str(parallel)),
+    }
+
+
+_on_num_threads(_set_blas_threads)
+_set_blas_threads(num_threads())
+
+
+# =============================================================================================
+# What one matrix product needs (the same for every matrix of a batch)
+# =============================================================================================
+
+cdef enum:
+    LAYOUT_ROW = 0      # strides (ld, 1)
+    LAYOUT_COL = 1      # strides (1, ld): the transpose of a row-major matrix
+    LAYOUT_OTHER = 2    # neither: BLAS needs a copy; the strided loop reads it as it is
+
+cdef enum:
+    KERNEL_SGEMM = 0
+    KERNEL_DGEMM = 1
+    KERNEL_CGEMM = 2
+    KERNEL_ZGEMM = 3
+    KERNEL_LOOP = 4     # matmul_loop, for integers and bool
+
+ctypedef struct GemmCtx:
+    int kernel
+    Py_ssize_t m, n, k          # C (m x n) = A (m x k) @ B (k x n), as the caller sees them
+    # BLAS's arguments (after the swap of Note [Strided views as BLAS matrices] if C is
+    # column-major: then BLAS computes C^T = B^T @ A^T and its "A" is our B)
+    bint swap
+    CBLAS_TRANSPOSE trans_a, trans_b
+    blasint bm, bn, bk, lda, ldb, ldc
+    ScalarBuf alpha, beta       # as the computation dtype
+    # the strided loop's arguments: byte strides of each matrix, the element width, and alpha
+    # and beta widened to 64 bits (only their low bits matter: see Note [Integer matmul])
+    Py_ssize_t a_s0, a_s1, b_s0, b_s1, c_s0, c_s1
+    Py_ssize_t itemsize
+    bint is_bool
+    bint beta_zero              # beta == 0: C is written, never read (it may be uninitialised)
+    uint64_t alpha_u, beta_u
+    bint inner_parallel         # may the product itself use threads (not already in a prange)
+
+
+cdef int blas_layout(Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t s0, Py_ssize_t s1,
+                     Py_ssize_t* ld) noexcept:
+    """Whether a (rows, cols) view with element strides (s0, s1) is a BLAS matrix, and its
+    leading dimension: see Note [Strided views as BLAS matrices]."""
+    if rows == 0 or cols == 0:
+        ld[0] = max(1, cols)  # nothing is read; any legal ld will do
+        return LAYOUT_ROW
+    if (cols == 1 or s1 == 1) and (rows == 1 or s0 >= cols):
+        ld[0] = s0 if rows > 1 else cols
+    elif (rows == 1 or s0 == 1) and (cols == 1 or s1 >= rows):
+        ld[0] = s1 if cols > 1 else rows
+        return LAYOUT_COL if ld[0] <= INT_MAX else LAYOUT_OTHER
+    else:
+        return LAYOUT_OTHER
+    return LAYOUT_ROW if ld[0] <= INT_MAX else LAYOUT_OTHER
+
+
+# =============================================================================================
+# BLAS
+# =============================================================================================
+
+cdef void _blas_dot(GemmCtx* g, char* c, const char* a, const char* b) noexcept nogil:
+    """A 1 x 1 product, C = alpha * (row a . column b) + beta * C, through cblas_?dot: a batch
+    of dot products (vecdot) then costs a short call each, not a GEMM's setup."""
+    cdef blasint k = g.bk
+    cdef blasint inca = <blasint>(g.a_s1 // g.itemsize), incb = <blasint>(g.b_s0 // g.itemsize)
+    cdef double re = 0, im = 0, cre = 0, cim = 0, are, aim, bre, bim
+    cdef float fr[2]
+    cdef double dr[2]
+    if g.kernel == KERNEL_SGEMM:
+        re = scipy_cblas_sdot(k, <const float*>a, inca, <const float*>b, incb)
+        are, aim, bre, bim = (<float*>&g.alpha)[0], 0, (<float*>&g.beta)[0], 0
+        cre = (<float*>c)[0] if not g.beta_zero else 0
+    elif g.kernel == KERNEL_DGEMM:
+        re = scipy_cblas_ddot(k, <const double*>a, inca, <const double*>b, incb)
+        are, aim, bre, bim = (<double*>&g.alpha)[0], 0, (<double*>&g.beta)[0], 0
+        cre = (<double*>c)[0] if not g.beta_zero else 0
+    elif g.kernel == KERNEL_CGEMM:
+        scipy_cblas_cdotu_sub(k, a, inca, b, incb, fr)
+        re, im = fr[0], fr[1]
+        are, aim = (<float*>&g.alpha)[0], (<float*>&g.alpha)[1]
+        bre, bim = (<float*>&g.beta)[0], (<float*>&g.beta)[1]
+        if not g.beta_zero:
+            cre, cim = (<float*>c)[0], (<float*>c)[1]
+    else:
+        scipy_cblas_zdotu_sub(k, a, inca, b, incb, dr)
+        re, im = dr[0], dr[1]
+        are, aim = (<double*>&g.alpha)[0], (<double*>&g.alpha)[1]
+        bre, bim = (<double*>&g.beta)[0], (<double*>&g.beta)[1]
+        if not g.beta_zero:
+            cre, cim = (<double*>c)[0], (<double*>c)[1]
+    # alpha * dot + beta * c, as complex numbers (the imaginary parts are 0 for real dtypes);
+    # beta * c is left out when beta is 0, so that NaN in c does not propagate (as BLAS)
+    dr[0] = are * re - aim * im
+    dr[1] = are * im + aim * re
+    if not g.beta_zero:
+        dr[0] += bre * cre - bim * cim
+        dr[1] += bre * cim + bim * cre
+    if g.kernel == KERNEL_SGEMM:
+        (<float*>c)[0] = <float>dr[0]
+    elif g.kernel == KERNEL_DGEMM:
+        (<double*>c)[0] = dr[0]
+    elif g.kernel == KERNEL_CGEMM:
+        (<float*>c)[0] = <float>dr[0]
+        (<float*>c)[1] = <float>dr[1]
+    else:
+        (<double*>c)[0] = dr[0]
+        (<double*>c)[1] = dr[1]
+
+
+cdef void _blas_gemm(GemmCtx* g, char* c, const char* a, const char* b) noexcept nogil:
+    """One product through cblas_?gemm, in row-major order (see Note [Strided views as BLAS
+    matrices]); a 1 x 1 result through cblas_?dot."""
+    cdef const char* first = b if g.swap else a
+    cdef const char* second = a if g.swap else b
+    if g.m == 1 and g.n == 1:
+        _blas_dot(g, c, a, b)
+    elif g.kernel == KERNEL_SGEMM:
+        scipy_cblas_sgemm(CblasRowMajor, g.trans_a, g.trans_b, g.bm, g.bn, g.bk,
+                          (<float*>&g.alpha)[0], <const float*>first, g.lda,
+                          <const float*>second, g.ldb, (<float*>&g.beta)[0], <float*>c, g.ldc)
+    elif g.kernel == KERNEL_DGEMM:
+        scipy_cblas_dgemm(CblasRowMajor, g.trans_a, g.trans_b, g.bm, g.bn, g.bk,
+                          (<double*>&g.alpha)[0], <const double*>first, g.lda,
+                          <const double*>second, g.ldb, (<double*>&g.beta)[0], <double*>c,
+                          g.ldc)
+    elif g.kernel == KERNEL_CGEMM:
+        scipy_cblas_cgemm(CblasRowMajor, g.trans_a, g.trans_b, g.bm, g.bn, g.bk, &g.alpha,
+                          first, g.lda, second, g.ldb, &g.beta, c, g.ldc)
+    else:
+        scipy_cblas_zgemm(CblasRowMajor, g.trans_a, g.trans_b, g.bm, g.bn, g.bk, &g.alpha,
+                          first, g.lda, second, g.ldb, &g.beta, c, g.ldc)
+
+
+# =============================================================================================
+# The strided loop for integers and bool
+# =============================================================================================
+
+# Note [Integer matmul]
+# ~~~~~~~~~~~~~~~~~~~~~
+# NumPy's matmul of int8 gives int8, computed with wraparound: the sum of products modulo 2**8.
+# Arithmetic modulo 2**w does not care about signs (two's complement: -1 and 255 are the same
+# bits) nor about doing the sums in a wider type and keeping the low w bits at the end. So one
+# loop per *width* does every integer dtype: the elements are read as unsigned integers and the
+# products summed in unsigned 32-bit (for 8, 16 and 32-bit dtypes) or 64-bit accumulators, where
+# overflow is defined to wrap (signed overflow in C is undefined behaviour; unsigned is not).
+# bool is the logical semiring: C[i, j] = any(A[i, p] and B[p, j]).
+#
+# The loop is blocked (Note [Why GEMM is fast], in miniature): a tile of TILE_M x TILE_N
+# accumulators stays in L1 while a TILE_K x TILE_N block of B, kept in L2, is reused by each of
+# the TILE_M rows; the innermost loop runs along a row of B and of the tile, which the compiler
+# vectorises when B's rows are contiguous. Threads take blocks of TILE_M output rows.
+
+cdef enum:
+    TILE_M = 16
+    TILE_N = 256
+    TILE_K = 128
+
+ctypedef fused elem_t:
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
+ctypedef fused acc_t:
+    uint8_t     # bool: or of ands
+    uint32_t
+    uint64_t
+
+
+cdef void matmul_loop(GemmCtx* g, char* c, const char* a, const char* b, Py_ssize_t i0,
+                      Py_ssize_t i1, elem_t* kind, acc_t* tile) noexcept nogil:
+    """Rows [i0, i1) of C = alpha * A @ B + beta * C, through the strides in g, with the
+    accumulators in ``tile`` (TILE_M * TILE_N of them). See Note [Integer matmul]."""
+    cdef Py_ssize_t n = g.n, k = g.k, ib, jb, pb, i, j, p, mb, nb, kb
+    cdef Py_ssize_t as0 = g.a_s0, as1 = g.a_s1, bs0 = g.b_s0, bs1 = g.b_s1
+    cdef Py_ssize_t cs0 = g.c_s0, cs1 = g.c_s1
+    cdef acc_t av, v, alpha = <acc_t>g.alpha_u, beta = <acc_t>g.beta_u
+    cdef acc_t* row
+    cdef const char* arow
+    cdef const char* bp
+    cdef char* cp
+    ib = i0
+    while ib < i1:
+        mb = min(<Py_ssize_t>TILE_M, i1 - ib)
+        jb = 0
+        while jb < n:
+            nb = min(<Py_ssize_t>TILE_N, n - jb)
+            for i in range(mb):
+                memset(tile + i * TILE_N, 0, nb * sizeof(acc_t))
+            pb = 0
+            while pb < k:
+                kb = min(<Py_ssize_t>TILE_K, k - pb)
+                for i in range(mb):
+                    row = tile + i * TILE_N
+                    arow = a + (ib + i) * as0
+                    for p in range(pb, pb + kb):
+                        av = <acc_t>(<const elem_t*>(arow + p * as1))[0]
+                        if av == 0:
+                            continue
+                        bp = b + p * bs0 + jb * bs1
+                        if acc_t is uint8_t:
+                            for j in range(nb):
+                                row[j] |= (<const elem_t*>(bp + j * bs1))[0] != 0
+                        elif bs1 == sizeof(elem_t):
+                            for j in range(nb):  # the contiguous fast path, vectorised
+                                row[j] += av * <acc_t>(<const elem_t*>bp)[j]
+                        else:
+                            for j in range(nb):
+                                row[j] += av * <acc_t>(<const elem_t*>(bp + j * bs1))[0]
+                pb += TILE_K
+            for i in range(mb):
+                row = tile + i * TILE_N
+                cp = c + (ib + i) * cs0 + jb * cs1
+                for j in range(nb):
+                    if acc_t is uint8_t:
+                        v = alpha & row[j]
+                        if not g.beta_zero:
+                            v = v | (beta & ((<elem_t*>cp)[0] != 0))
+                    else:
+                        v = alpha * row[j]
+                        if not g.beta_zero:
+                            v = v + beta * <acc_t>(<elem_t*>cp)[0]
+                    (<elem_t*>cp)[0] = <elem_t>v
+                    cp += cs1
+            jb += TILE_N
+        ib += TILE_M
+
+
+cdef void _loop_rows(GemmCtx* g, char* c, const char* a, const char* b, Py_ssize_t i0,
+                     Py_ssize_t i1) noexcept nogil:
+    # The dtype dispatch: the element width picks elem_t, bool the logical accumulator. The
+    # tile lives on this thread's stack (32 KB at most).
+    cdef uint64_t tile[TILE_M * TILE_N]
+    cdef Py_ssize_t w = g.itemsize
+    if g.is_bool:
+        matmul_loop[uint8_t, uint8_t](g, c, a, b, i0, i1, NULL, <uint8_t*>tile)
+    elif w == 1:
+        matmul_loop[uint8_t, uint32_t](g, c, a, b, i0, i1, NULL, <uint32_t*>tile)
+    elif w == 2:
+        matmul_loop[uint16_t, uint32_t](g, c, a, b, i0, i1, NULL, <uint32_t*>tile)
+    elif w == 4:
+        matmul_loop[uint32_t, uint32_t](g, c, a, b, i0, i1, NULL, <uint32_t*>tile)
+    else:
+        matmul_loop[uint64_t, uint64_t](g, c, a, b, i0, i1, NULL, <uint64_t*>tile)
+
+
+cdef void _loop_gemm(GemmCtx* g, char* c, const char* a, const char* b) noexcept nogil:
+    """One product through the strided loop, its row blocks across threads when big enough."""
+    cdef Py_ssize_t m = g.m, nblocks = (g.m + TILE_M - 1) // TILE_M, blk
+    cdef int nthreads = num_threads()
+    if (g.inner_parallel and nthreads > 1 and nblocks > 1
+            and <double>g.m * g.n * g.k >= GEMM_GRAIN):
+        for blk in prange(nblocks, num_threads=nthreads, schedule="static"):
+            _loop_rows(g, c, a, b, blk * TILE_M, min(m, (blk + 1) * TILE_M))
+    else:
+        _loop_rows(g, c, a, b, 0, m)
+
+
+# =============================================================================================
+# The batch: a loop plan over the batch dims, one product per element
+# =============================================================================================
+
+cdef void gemm_batch_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
+                          void* ctx) noexcept nogil:
+    """The 1-D loop of the batch plan: n products; operand 0 is C, 1 is A, 2 is B."""
+    cdef GemmCtx* g = <GemmCtx*>ctx
+    cdef char* c = data[0]
+    cdef const char* a = data[1]
+    cdef const char* b = data[2]
+    for _ in range(n):
+        if g.kernel == KERNEL_LOOP:
+            _loop_gemm(g, c, a, b)
+        else:
+            _blas_gemm(g, c, a, b)
+        c += strides[0]
+        a += strides[1]
+        b += strides[2]
+
+
+cdef void _run_batches(const LoopPlan* plan, GemmCtx* g, bint across_batch) noexcept nogil:
+    """Every product of the plan: one after another, or split across threads (see Note
+    [Threads: ours and OpenBLAS's])."""
+    cdef Py_ssize_t nbatch = plan.numel, chunk, nchunks, ch
+    cdef int nthreads = num_threads()
+    if not across_batch:
+        plan_run_range(plan, gemm_batch_loop, g, 0, nbatch)
+        return
+    nchunks = min(<Py_ssize_t>nthreads, nbatch)
+    chunk = (nbatch + nchunks - 1) // nchunks
+    for ch in prange(nchunks, num_threads=nthreads, schedule="static"):
+        plan_run_range(plan, gemm_batch_loop, g, ch * chunk, min(nbatch, (ch + 1) * chunk))
+
+
+# =============================================================================================
+# What the last matmul did, for last_matmul_plan() and tests
+# =============================================================================================
+
+cdef enum:
+    FIX_CAST = 1        # cast to the computation dtype first (a contiguous copy)
+    FIX_COPY = 2        # copied to row-major first: its layout is no BLAS matrix
+    FIX_TEMP = 4        # (out=) the result went through a temporary, then into out=
+
+ctypedef struct MatmulRecord:
+    bint valid
+    int kernel
+    Py_ssize_t m, n, k, nbatch
+    int itemsize
+    bint is_bool, swap
+    int threads         # THREADS_*: how the work was split
+    int layout[3]       # out, x1, x2
+    Py_ssize_t ld[3]
+    int fixes[3]
+    CBLAS_TRANSPOSE trans_a, trans_b
+
+cdef enum:
+    THREADS_ONE = 0
+    THREADS_BATCH = 1   # a prange over the batch
+    THREADS_ROWS = 2    # matmul_loop: a prange over blocks of output rows
+    THREADS_BLAS = 3    # OpenBLAS's own threads, inside each GEMM (above its threshold)
+
+cdef MatmulRecord _last
+
+_KERNELS = ("cblas_sgemm", "cblas_dgemm", "cblas_cgemm", "cblas_zgemm", "matmul_loop")
+_DOTS = ("cblas_sdot", "cblas_ddot", "cblas_cdotu_sub", "cblas_zdotu_sub")
+_TRANS = {CblasNoTrans: "NoTrans", CblasTrans: "Trans"}
+
+
+def last_matmul_plan():
+    """What the most recent matmul did: the kernel, the sizes, how each operand reached it
+    (its BLAS layout and leading dimension, or a cast or copy first) and how the batch ran. A
+    teaching aid; see Note [Strided views as BLAS matrices].
+
+    Examples
+    --------
+    >>> import strided
+    >>> a = strided.ones((3, 4), dtype="float32")
+    >>> _ = a.T @ a
+    >>> plan = strided.last_matmul_plan()
+    >>> plan["kernel"], plan["x1"]
+    ('cblas_sgemm', 'column-major (a transposed view): lda=4, passed as Trans')
+    """
+    if not _last.valid:
+        return None
+    r = _last
+    names = ("out", "x1", "x2")
+    lds = ("ldc", "lda", "ldb")
+    dot = r.kernel != KERNEL_LOOP and r.m == 1 and r.n == 1
+    info = {
+        "kernel": _DOTS[r.kernel] if dot else _KERNELS[r.kernel] + (
+            f" ({'bool' if r.is_bool else f'{8 * r.itemsize}-bit'})"
+            if r.kernel == KERNEL_LOOP else ""),
+        "m": r.m, "n": r.n, "k": r.k, "batches": r.nbatch,
+        "threads": ("one", "across the batch", "across blocks of rows",
+                    "OpenBLAS's own, inside each product")[r.threads],
+    }
+    for i in range(3):
+        if r.kernel == KERNEL_LOOP:
+            text = "read through its strides"
+        elif dot:
+            text = "one element" if i == 0 else "a vector: BLAS's inc is its stride"
+        elif r.layout[i] == LAYOUT_ROW:
+            text = f"row-major: {lds[i]}={r.ld[i]}"
+        else:
+            text = f"column-major (a transposed view): {lds[i]}={r.ld[i]}"
+        if r.kernel != KERNEL_LOOP and not dot and i > 0:
+            text += ", passed as " + ("Trans" if r.layout[i] == LAYOUT_COL else "NoTrans")
+        if r.fixes[i] & FIX_CAST:
+            text = "cast into a contiguous temporary; " + text
+        if r.fixes[i] & FIX_COPY:
+            text = "copied to row-major (no BLAS layout); " + text
+        if r.fixes[i] & FIX_TEMP:
+            text = "computed into a temporary, then copied into out=; " + text
+        info[names[i]] = text
+    if r.kernel != KERNEL_LOOP and not dot:
+        info["call"] = (
+            f"{_KERNELS[r.kernel]}(RowMajor, {_TRANS[r.trans_a]}, {_TRANS[r.trans_b]}, "
+            f"M={r.m if not r.swap else r.n}, N={r.n if not r.swap else r.m}, K={r.k})"
+            + (" computing out^T = x2^T @ x1^T (out is column-major)" if r.swap else ""))
+    return info
+
+
+# =============================================================================================
+# matmul: shapes, dtypes, out=, then the batch loop
+# =============================================================================================
+
+cdef inline Py_ssize_t _stride_or_zero(TensorBase t, int d) noexcept:
+    """t's stride along dim d, or 0 when the dim has size 1 (where a stride means nothing)."""
+    return 0 if t._sizes[d] == 1 else t._strides[d]
+
+
+cdef bint _overlaps(TensorBase a, TensorBase b):
+    cdef Py_ssize_t alo, ahi, blo, bhi
+    if a._storage is not b._storage:
+        return False
+    memory_extent(a, &alo, &ahi)
+    memory_extent(b, &blo, &bhi)
+    return alo < bhi and blo < ahi
+
+
+cdef int _kernel_for(DType dtype) noexcept:
+    if dtype.num == kFloat32:
+        return KERNEL_SGEMM
+    if dtype.num == kFloat64:
+        return KERNEL_DGEMM
+    if dtype.num == kComplex64:
+        return KERNEL_CGEMM
+    if dtype.num == kComplex128:
+        return KERNEL_ZGEMM
+    return KERNEL_LOOP
+
+
+cdef void _matrix_strides(TensorBase t, bint vector, bint first, Py_ssize_t* s0,
+                          Py_ssize_t* s1) noexcept:
+    """The (row, col) element strides of t's matrices; a 1-D t is a row (first operand) or a
+    column (second operand), NumPy's promotion."""
+    cdef int nd = t._ndim
+    if vector:
+        s0[0] = 0 if first else t._strides[0]
+        s1[0] = t._strides[0] if first else 0
+    else:
+        s0[0] = t._strides[nd - 2]
+        s1[0] = t._strides[nd - 1]
+
+
+cdef bint _broadcast_into(Py_ssize_t* batch, int nb, TensorBase t, int nbt) noexcept:
+    """Broadcast t's first nbt dims (its batch dims) into batch[:nb], NumPy's rule (align
+    the trailing dims; 1 stretches). False if they do not broadcast."""
+    cdef int d, j
+    cdef Py_ssize_t s
+    for d in range(nbt):
+        j = d + nb - nbt
+        s = t._sizes[d]
+        if batch[j] == 1:
+            batch[j] = s
+        elif s != 1 and s != batch[j]:
+            return False
+    return True
+
+
+cdef str _dim_text(bint vector, bint first):
+    if vector:
+        return "the only dim"
+    return "the last dim" if first else "the second-to-last dim"
+
+
+def matmul(TensorBase x1, TensorBase x2, TensorBase out=None):
+    """The CPU kernel of ``strided.matmul``: see Note [Strided views as BLAS matrices]."""
+    return _matmul("matmul", "x1", "x2", x1, x2, out, None, 1, 0)
+
+
+def addmm(TensorBase input, TensorBase mat1, TensorBase mat2, *, beta=1, alpha=1,
+          TensorBase out=None):
+    """The CPU kernel of ``strided.addmm``: beta * input + alpha * (mat1 @ mat2), with BLAS's
+    own alpha and beta (input is first copied into the result, broadcast)."""
+    return _matmul("addmm", "mat1", "mat2", mat1, mat2, out, input, alpha, beta)
+
+
+cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, TensorBase out,
+                    TensorBase c_in, object alpha, object beta):
+    cdef int nd1 = x1._ndim, nd2 = x2._ndim, nb, nb1, nb2, rnd, d, j
+    cdef bint v1 = nd1 == 1, v2 = nd2 == 1, across
+    cdef Py_ssize_t m, n, k, k2
+    cdef Py_ssize_t batch[MAX_DIMS]
+    cdef Py_ssize_t rshape[MAX_DIMS]
+    cdef Py_ssize_t sa[MAX_DIMS]
+    cdef Py_ssize_t sb[MAX_DIMS]
+    cdef Py_ssize_t sc[MAX_DIMS]
+    cdef Py_ssize_t as0, as1, bs0, bs1, cs0, cs1, lda = 0, ldb = 0, ldc = 0
+    cdef int lay_a = LAYOUT_ROW, lay_b = LAYOUT_ROW, lay_c = LAYOUT_ROW
+    cdef int fix_a = 0, fix_b = 0, fix_c = 0
+    cdef DType dtype
+    cdef TensorBase a, b, target
+    cdef GemmCtx g
+    cdef LoopPlan plan
+    cdef double work
+
+    # -- shapes: NumPy's 1-D promotion, the contracted dims, the broadcast batch ---------------
+    if nd1 == 0 or nd2 == 0:
+        raise ValueError(
+            f"{name}: {n1 if nd1 == 0 else n2} is 0-d (a scalar), but {name} needs tensors of "
+            f"at least 1 dim; multiply by a scalar with strided.multiply or *")
+    if not x1._storage.device.is_cpu or not x2._storage.device.is_cpu:
+        raise NotImplementedError(f"{name}: tensors on {x1.device} and {x2.device}: only CPU "
+                                  "tensors have a kernel in this build")
+    m = 1 if v1 else x1._sizes[nd1 - 2]
+    k = x1._sizes[nd1 - 1]
+    k2 = x2._sizes[0] if v2 else x2._sizes[nd2 - 2]
+    n = 1 if v2 else x2._sizes[nd2 - 1]
+    if k != k2:
+        raise ValueError(
+            f"{name}: {_dim_text(v1, True)} of {n1} (size {k}) must match "
+            f"{_dim_text(v2, False)} of {n2} (size {k2}); {n1} has shape {x1.shape}, {n2} has "
+            f"shape {x2.shape}")
+    nb1 = max(nd1 - 2, 0)
+    nb2 = max(nd2 - 2, 0)
+    nb = max(nb1, nb2)
+    for d in range(nb):
+        batch[d] = 1
+    if not (_broadcast_into(batch, nb, x1, nb1) and _broadcast_into(batch, nb, x2, nb2)):
+        raise ValueError(
+            f"{name}: the batch dims of {n1} {x1.shape[:nb1]} and {n2} {x2.shape[:nb2]} cannot "
+            f"be broadcast together (sizes must be equal, or one of them 1); {n1} has shape "
+            f"{x1.shape}, {n2} has shape {x2.shape}")
+    rnd = nb
+    for d in range(nb):
+        rshape[d] = batch[d]
+    if not v1:
+        rshape[rnd] = m
+        rnd += 1
+    if not v2:
+        rshape[rnd] = n
+        rnd += 1
+
+    # -- dtypes ---------------------------------------------------------------------------------
+    dtype = promote_types(x1.dtype, x2.dtype)
+    if c_in is not None:
+        dtype = promote_types(dtype, c_in.dtype)
+    g.kernel = _kernel_for(dtype)
+    if g.kernel == KERNEL_LOOP and (isinstance(alpha, (float, complex))
+                                    or isinstance(beta, (float, complex))):
+        raise TypeError(f"{name}: alpha and beta must be integers for {dtype.name} tensors, "
+                        f"got alpha={alpha!r}, beta={beta!r}")
+
+    # -- out= checks ----------------------------------------------------------------------------
+    if out is not None:
+        if not out._storage.device.is_cpu:
+            raise RuntimeError(f"{name}: out= is on {out.device}, the inputs on the CPU")
+        same = out._ndim == rnd
+        for d in range(min(rnd, out._ndim)):
+            same = same and out._sizes[d] == rshape[d]
+        if not same:
+            raise ValueError(
+                f"{name}: out= has shape {out.shape}, but the result has shape "
+                f"{tuple([rshape[d] for d in range(rnd)])}; out= must have exactly the "
+                "result's shape")
+        if not can_cast(dtype, out.dtype, "same_kind"):
+            raise TypeError(f"{name}: cannot write the {dtype.name} result into out= of dtype "
+                            f"{out.dtype.name} (NumPy's 'same_kind' casting rule)")
+        if not out._storage.writable:
+            raise ValueError(f"{name}: out= is read-only")
+        if may_have_internal_overlap(out):
+            raise RuntimeError(
+                f"{name}: out= has elements that share memory (an expanded or overlapping view "
+                f"with strides {out.stride()}); write into a .clone() instead")
+
+    # -- inputs: cast to the computation dtype; copy what BLAS cannot read ----------------------
+    a = x1
+    b = x2
+    if a.dtype is not dtype:
+        a = contiguous_copy(a, dtype)
+        fix_a |= FIX_CAST
+    if b.dtype is not dtype:
+        b = contiguous_copy(b, dtype)
+        fix_b |= FIX_CAST
+    _matrix_strides(a, v1, True, &as0, &as1)
+    _matrix_strides(b, v2, False, &bs0, &bs1)
+    if g.kernel != KERNEL_LOOP:
+        if m > INT_MAX or n > INT_MAX or k > INT_MAX:
+            raise ValueError(f"{name}: matrices of {m} x {k} and {k} x {n} are too large for "
+                             "32-bit BLAS (each size must be below 2**31)")
+        lay_a = blas_layout(m, k, as0, as1, &lda)
+        if lay_a == LAYOUT_OTHER:
+            a = contiguous_copy(a)
+            fix_a |= FIX_COPY
+            _matrix_strides(a, v1, True, &as0, &as1)
+            lay_a = blas_layout(m, k, as0, as1, &lda)
+        lay_b = blas_layout(k, n, bs0, bs1, &ldb)
+        if lay_b == LAYOUT_OTHER:
+            b = contiguous_copy(b)
+            fix_b |= FIX_COPY
+            _matrix_strides(b, v2, False, &bs0, &bs1)
+            lay_b = blas_layout(k, n, bs0, bs1, &ldb)
+
+    # -- the output: out= itself, or a fresh (or temporary) row-major tensor --------------------
+    target = None
+    if out is not None:
+        target = out
+        if out.dtype is not dtype or _overlaps(out, a) or _overlaps(out, b):
+            target = None
+        elif g.kernel != KERNEL_LOOP:
+            cs0 = 0 if v1 else out._strides[nb]
+            cs1 = 0 if v2 else out._strides[rnd - 1]
+            if blas_layout(m, n, cs0, cs1, &ldc) == LAYOUT_OTHER:
+                target = None
+        if target is None:
+            fix_c |= FIX_TEMP
+    if target is None:
+        target = empty_tensor(rnd, rshape, dtype, cpu_device)
+    cs0 = 0 if v1 else target._strides[nb]
+    cs1 = 0 if v2 else target._strides[rnd - 1]
+    if g.kernel != KERNEL_LOOP:
+        lay_c = blas_layout(m, n, cs0, cs1, &ldc)
+
+    # -- alpha, beta, and the input of addmm ----------------------------------------------------
+    g.beta_zero = beta == 0
+    if g.kernel == KERNEL_LOOP:
+        g.alpha_u = 1
+        g.beta_u = 0
+        if not (alpha == 1 and g.beta_zero):
+            scalar_to_bytes(alpha, dtype, <char*>&g.alpha)
+            scalar_to_bytes(beta, dtype, <char*>&g.beta)
+            g.alpha_u = _widen(<char*>&g.alpha, dtype.itemsize)
+            g.beta_u = _widen(<char*>&g.beta, dtype.itemsize)
+    elif alpha == 1 and g.beta_zero:
+        _one_zero(dtype.num, &g.alpha, &g.beta)
+    else:
+        scalar_to_bytes(alpha, dtype, <char*>&g.alpha)
+        scalar_to_bytes(beta, dtype, <char*>&g.beta)
+    if c_in is not None and not g.beta_zero:
+        copy_(target, c_in)  # broadcast and cast: C starts as input, GEMM adds to it
+
+    # -- the geometry of one product ------------------------------------------------------------
+    g.m = m
+    g.n = n
+    g.k = k
+    g.itemsize = dtype.itemsize
+    g.is_bool = dtype.num == kBool
+    g.a_s0 = as0 * dtype.itemsize
+    g.a_s1 = as1 * dtype.itemsize
+    g.b_s0 = bs0 * dtype.itemsize
+    g.b_s1 = bs1 * dtype.itemsize
+    g.c_s0 = cs0 * dtype.itemsize
+    g.c_s1 = cs1 * dtype.itemsize
+    g.swap = lay_c == LAYOUT_COL
+    g.bk = <blasint>k
+    g.ldc = <blasint>ldc
+    if not g.swap:
+        g.bm = <blasint>m
+        g.bn = <blasint>n
+        g.trans_a = CblasNoTrans if lay_a == LAYOUT_ROW else CblasTrans
+        g.trans_b = CblasNoTrans if lay_b == LAYOUT_ROW else CblasTrans
+        g.lda = <blasint>lda
+        g.ldb = <blasint>ldb
+    else:
+        # C^T = B^T @ A^T: BLAS's A is our B transposed, its B our A transposed
+        g.bm = <blasint>n
+        g.bn = <blasint>m
+        g.trans_a = CblasNoTrans if lay_b == LAYOUT_COL else CblasTrans
+        g.trans_b = CblasNoTrans if lay_a == LAYOUT_COL else CblasTrans
+        g.lda = <blasint>ldb
+        g.ldb = <blasint>lda
+
+    # -- the batch: a loop plan over the batch dims (stride 0 where an input is broadcast) ------
+    nb1 = a._ndim - 2 if a._ndim > 2 else 0
+    nb2 = b._ndim - 2 if b._ndim > 2 else 0
+    for d in range(nb):
+        sc[d] = target._strides[d]
+        j = d - (nb - nb1)
+        sa[d] = 0 if j < 0 else _stride_or_zero(a, j)
+        j = d - (nb - nb2)
+        sb[d] = 0 if j < 0 else _stride_or_zero(b, j)
+    plan_init(&plan, 3, nb, batch)
+    plan_set_operand(&plan, 0, target._data(), sc, dtype.itemsize)
+    plan_set_operand(&plan, 1, a._data(), sa, dtype.itemsize)
+    plan_set_operand(&plan, 2, b._data(), sb, dtype.itemsize)
+    plan_reorder(&plan)
+    plan_coalesce(&plan)
+
+    # -- run ------------------------------------------------------------------------------------
+    work = <double>m * n * k
+    across = False
+    if plan.numel > 1 and num_threads() > 1 and work * plan.numel >= GEMM_GRAIN:
+        if g.kernel == KERNEL_LOOP:
+            across = plan.numel >= num_threads() or work < GEMM_GRAIN
+        else:
+            across = work <= OPENBLAS_SERIAL_MNK
+    g.inner_parallel = not across
+    if m > 0 and n > 0 and plan.numel > 0:
+        if work * plan.numel < GIL_GRAIN:
+            _run_batches(&plan, &g, across)
+        else:
+            with nogil:
+                _run_batches(&plan, &g, across)
+
+    _last.valid = True
+    _last.kernel = g.kernel
+    _last.m = m
+    _last.n = n
+    _last.k = k
+    _last.nbatch = plan.numel
+    _last.itemsize = <int>dtype.itemsize
+    _last.is_bool = g.is_bool
+    _last.swap = g.swap
+    _last.threads = THREADS_ONE
+    if across:
+        _last.threads = THREADS_BATCH
+    elif num_threads() > 1 and work >= GEMM_GRAIN:
+        if g.kernel == KERNEL_LOOP and m > TILE_M:
+            _last.threads = THREADS_ROWS
+        elif g.kernel != KERNEL_LOOP and work > OPENBLAS_SERIAL_MNK:
+            _last.threads = THREADS_BLAS
+    _last.trans_a = g.trans_a
+    _last.trans_b = g.trans_b
+    _last.layout[0] = lay_c
+    _last.layout[1] = lay_a
+    _last.layout[2] = lay_b
+    _last.ld[0] = ldc
+    _last.ld[1] = lda
+    _last.ld[2] = ldb
+    _last.fixes[0] = fix_c
+    _last.fixes[1] = fix_a
+    _last.fixes[2] = fix_b
+
+    if out is None:
+        return target
+    if target is not out:
+        copy_(out, target)  # casts, and bumps out's version
+    else:
+        out._storage.version += 1
+    return out
+
+
+cdef uint64_t _widen(const char* p, Py_ssize_t itemsize) noexcept:
+    """The element at p as an unsigned 64-bit integer (its low bits are all that matter)."""
+    if itemsize == 1:
+        return (<const uint8_t*>p)[0]
+    if itemsize == 2:
+        return (<const uint16_t*>p)[0]
+    if itemsize == 4:
+        return (<const uint32_t*>p)[0]
+    return (<const uint64_t*>p)[0]
+
+
+cdef void _one_zero(int num, ScalarBuf* one, ScalarBuf* zero) noexcept:
+    """alpha = 1 and beta = 0 in a float or complex dtype, without the Python conversion."""
+    cdef float f = 1
+    cdef double x = 1
+    memset(one, 0, sizeof(ScalarBuf))
+    memset(zero, 0, sizeof(ScalarBuf))
+    if num == kFloat32 or num == kComplex64:
+        memcpy(one, &f, sizeof(float))
+    else:
+        memcpy(one, &x, sizeof(double))

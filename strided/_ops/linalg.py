@@ -1,0 +1,284 @@
+"""Linear algebra: ``matmul`` (``@``) and the products built on it.
+
+The kernel is in ``_cpu/blas.pyx``: float32, float64, complex64 and complex128 go to OpenBLAS's
+GEMM, with each operand's strides mapped onto BLAS's (order, transpose, leading dimension) so
+that transposed and sliced views are read in place (Note [Strided views as BLAS matrices]);
+integers and bool run a blocked strided loop with NumPy's wraparound (Note [Integer matmul]).
+
+Only ``matmul`` and ``addmm`` are dispatched ops, with a kernel per dispatch key (and, later, a
+derivative formula each). ``mm``, ``bmm``, ``tensordot``, ``vecdot``, ``outer`` and
+``Tensor.dot`` are compositions of them, of views and of elementwise ops, as PyTorch's
+CompositeImplicitAutograd ops are: they check their own arguments, then call the parts.
+"""
+
+from __future__ import annotations
+
+import operator
+
+# Loads libscipy_openblas before the kernel module needs it: see Note [Finding OpenBLAS at run
+# time] in setup.py.
+import scipy_openblas32  # noqa: F401
+
+from strided import _core, _dispatch
+from strided._cpu import blas as _blas
+from strided._ops import elementwise as _ew
+from strided._ops import views as _vops
+from strided._ops.creation import asarray
+
+__all__ = ["addmm", "bmm", "matmul", "mm", "outer", "tensordot", "vecdot"]
+
+_dispatch.register("matmul", "CPU", _blas.matmul)
+_dispatch.register("addmm", "CPU", _blas.addmm)
+
+
+def _tensor(x):
+    return x if isinstance(x, _core.TensorBase) else asarray(x)
+
+
+def matmul(x1, x2, /, *, out=None):
+    """The matrix product ``x1 @ x2``, by NumPy's rules.
+
+    2-D times 2-D is the matrix product. Higher dims are stacks of matrices: the last two dims
+    multiply, the others (the batch dims) broadcast against each other. A 1-D ``x1`` is a row
+    vector and a 1-D ``x2`` a column vector, and the dim added for them is removed from the
+    result (1-D @ 1-D is the 0-d dot product). 0-d inputs raise ValueError. The dtype is
+    ``result_type(x1, x2)``.
+
+    float32, float64, complex64 and complex128 run OpenBLAS's GEMM; transposed views (``x.T``,
+    ``x.mT``) and slices whose last dim is contiguous go to it without a copy, other layouts
+    are copied first (``strided.last_matmul_plan()`` says which). Integer dtypes wrap around on
+    overflow, as NumPy's do; bool gives the logical (or of ands) product.
+
+    Examples
+    --------
+    >>> import strided
+    >>> a = strided.arange(6.0).reshape(2, 3)
+    >>> a @ a.T
+    tensor([[ 5., 14.],
+            [14., 50.]])
+    >>> strided.matmul(strided.ones((4, 1, 2, 3)), strided.ones((5, 3, 2))).shape
+    (4, 5, 2, 2)
+    """
+    x1 = _tensor(x1)
+    x2 = _tensor(x2)
+    if _dispatch.fast[0]:  # see Note [The fast path] in _dispatch.py
+        return _blas.matmul(x1, x2, out)
+    return _dispatch.call("matmul", x1, x2, out=out)
+
+
+def _check_ndim(name, x, argname, ndim, what):
+    if x.ndim != ndim:
+        raise ValueError(
+            f"{name}: {argname} must be {what} ({ndim}-D), got shape {x.shape}"
+            + ("; use matmul for other shapes" if name != "outer" else "")
+        )
+
+
+def _check_inner(name, x1, x2, n1, n2):
+    if x1.shape[-1] != x2.shape[-2]:
+        raise ValueError(
+            f"{name}: the last dim of {n1} (size {x1.shape[-1]}) must match the second-to-last "
+            f"dim of {n2} (size {x2.shape[-2]}); {n1} has shape {x1.shape}, {n2} has shape "
+            f"{x2.shape}"
+        )
+
+
+def mm(input, mat2, /, *, out=None):
+    """The product of two matrices (PyTorch's ``mm``: 2-D only, no broadcasting).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.mm(strided.ones((2, 3)), strided.ones((3, 4))).shape
+    (2, 4)
+    """
+    input, mat2 = _tensor(input), _tensor(mat2)
+    _check_ndim("mm", input, "input", 2, "a matrix")
+    _check_ndim("mm", mat2, "mat2", 2, "a matrix")
+    _check_inner("mm", input, mat2, "input", "mat2")
+    return matmul(input, mat2, out=out)
+
+
+def bmm(input, mat2, /, *, out=None):
+    """Batched matrix product of two stacks of the same number of matrices (PyTorch's ``bmm``:
+    3-D only, no broadcasting; ``matmul`` broadcasts).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.bmm(strided.ones((5, 2, 3)), strided.ones((5, 3, 4))).shape
+    (5, 2, 4)
+    """
+    input, mat2 = _tensor(input), _tensor(mat2)
+    _check_ndim("bmm", input, "input", 3, "a stack of matrices")
+    _check_ndim("bmm", mat2, "mat2", 3, "a stack of matrices")
+    if input.shape[0] != mat2.shape[0]:
+        raise ValueError(
+            f"bmm: input holds {input.shape[0]} matrices and mat2 {mat2.shape[0]}; they must "
+            "hold the same number (bmm does not broadcast: use matmul)"
+        )
+    _check_inner("bmm", input, mat2, "input", "mat2")
+    return matmul(input, mat2, out=out)
+
+
+def addmm(input, mat1, mat2, /, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat1 @ mat2)`` (PyTorch's ``addmm``), in one GEMM call.
+
+    ``mat1`` and ``mat2`` are matrices; ``input`` broadcasts to their product's shape. With
+    ``beta=0`` input is not read (NaN in it does not propagate). For integer dtypes alpha and
+    beta must be integers.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.addmm(strided.ones(2), strided.ones((2, 3)), strided.ones((3, 2)), alpha=2)
+    tensor([[7., 7.],
+            [7., 7.]])
+    """
+    input, mat1, mat2 = _tensor(input), _tensor(mat1), _tensor(mat2)
+    _check_ndim("addmm", mat1, "mat1", 2, "a matrix")
+    _check_ndim("addmm", mat2, "mat2", 2, "a matrix")
+    _check_inner("addmm", mat1, mat2, "mat1", "mat2")
+    if _dispatch.fast[0]:
+        return _blas.addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    return _dispatch.call("addmm", input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+
+
+def _normalize_axes(name, axes, ndim, argname):
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of range for {argname} with {ndim} dims")
+        a %= ndim
+        if a in out:
+            raise ValueError(f"{name}: axis {a} of {argname} appears twice in axes")
+        out.append(a)
+    return out
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """Sum products over the given axes: ``axes=n`` contracts the last n dims of ``x1`` with the
+    first n of ``x2``; ``axes=(a1, a2)`` contracts axis ``a1[i]`` of x1 with ``a2[i]`` of x2.
+
+    The result has x1's remaining dims, then x2's. Computed as one matrix product: the
+    contracted dims are moved together and flattened (a view when the strides allow it, else a
+    copy), as NumPy does.
+
+    Examples
+    --------
+    >>> import strided
+    >>> a = strided.ones((2, 3, 4))
+    >>> strided.tensordot(a, strided.ones((3, 4, 5))).shape
+    (2, 5)
+    >>> strided.tensordot(a, strided.ones((4, 2)), axes=([0, 2], [1, 0])).shape
+    (3,)
+    """
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if isinstance(axes, tuple | list) and len(axes) == 2:
+        a1, a2 = axes
+        a1 = [a1] if not isinstance(a1, tuple | list) else list(a1)
+        a2 = [a2] if not isinstance(a2, tuple | list) else list(a2)
+        if len(a1) != len(a2):
+            raise ValueError(
+                f"tensordot: axes must name as many dims of x1 as of x2, got {a1} and {a2}"
+            )
+    else:
+        try:
+            n = operator.index(axes)
+        except TypeError:
+            raise TypeError(
+                f"tensordot: axes must be an int or a pair of sequences of ints, got {axes!r}"
+            ) from None
+        if n < 0 or n > x1.ndim or n > x2.ndim:
+            raise ValueError(
+                f"tensordot: axes={n} must be between 0 and the dims of both inputs "
+                f"({x1.ndim} and {x2.ndim})"
+            )
+        a1, a2 = list(range(x1.ndim - n, x1.ndim)), list(range(n))
+    a1 = _normalize_axes("tensordot", a1, x1.ndim, "x1")
+    a2 = _normalize_axes("tensordot", a2, x2.ndim, "x2")
+    for i, j in zip(a1, a2, strict=True):
+        if x1.shape[i] != x2.shape[j]:
+            raise ValueError(
+                f"tensordot: axis {i} of x1 (size {x1.shape[i]}) must match axis {j} of x2 "
+                f"(size {x2.shape[j]}); x1 has shape {x1.shape}, x2 has shape {x2.shape}"
+            )
+    free1 = [d for d in range(x1.ndim) if d not in a1]
+    free2 = [d for d in range(x2.ndim) if d not in a2]
+    k = 1
+    for d in a1:
+        k *= x1.shape[d]
+    m = 1
+    for d in free1:
+        m *= x1.shape[d]
+    n = 1
+    for d in free2:
+        n *= x2.shape[d]
+    left = _vops.reshape(_vops.permute_dims(x1, free1 + a1), (m, k))
+    right = _vops.reshape(_vops.permute_dims(x2, a2 + free2), (k, n))
+    shape = tuple(x1.shape[d] for d in free1) + tuple(x2.shape[d] for d in free2)
+    return _vops.reshape(matmul(left, right), shape)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product of the vectors along ``axis``, ``sum(conj(x1) * x2)``, with the other
+    dims broadcast (Array API). Complex ``x1`` is conjugated.
+
+    ``axis`` counts in each input's own dims (-1, the default, is the last dim of both); the
+    two vectors must have the same length.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.vecdot(strided.asarray([1j, 2]), strided.asarray([1j, 1]))
+    tensor(3.+0.j, dtype=strided.complex128)
+    >>> strided.vecdot(strided.ones((4, 3)), strided.ones(3)).shape
+    (4,)
+    """
+    x1, x2 = _tensor(x1), _tensor(x2)
+    for x, argname in ((x1, "x1"), (x2, "x2")):
+        if x.ndim == 0:
+            raise ValueError(f"vecdot: {argname} is 0-d; it must have at least 1 dim")
+    axis = operator.index(axis)
+    ax1 = _normalize_axes("vecdot", [axis], x1.ndim, "x1")[0]
+    ax2 = _normalize_axes("vecdot", [axis], x2.ndim, "x2")[0]
+    if x1.shape[ax1] != x2.shape[ax2]:
+        raise ValueError(
+            f"vecdot: axis {axis} of x1 (size {x1.shape[ax1]}) must match axis {axis} of x2 "
+            f"(size {x2.shape[ax2]}); x1 has shape {x1.shape}, x2 has shape {x2.shape}"
+        )
+    a = _vops.movedim(x1, ax1, -1)
+    b = _vops.movedim(x2, ax2, -1)
+    if a.dtype.kind == "c":
+        a = _ew.conj(a)
+    # a stack of (1, k) @ (k, 1) products, the other dims broadcast by matmul
+    return matmul(_vops.expand_dims(a, axis=-2), _vops.expand_dims(b, axis=-1))[..., 0, 0]
+
+
+def outer(x1, x2, /, *, out=None):
+    """The outer product of two vectors: ``out[i, j] = x1[i] * x2[j]`` (an elementwise multiply
+    of a column by a row; bool gives ``and``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.outer(strided.arange(3), strided.arange(2))
+    tensor([[0, 0],
+            [0, 1],
+            [0, 2]])
+    """
+    x1, x2 = _tensor(x1), _tensor(x2)
+    _check_ndim("outer", x1, "x1", 1, "a vector")
+    _check_ndim("outer", x2, "x2", 1, "a vector")
+    return _ew.multiply(_vops.expand_dims(x1, axis=1), x2, out=out)
+
+
+def dot(x1, x2, /):
+    """The dot product of two vectors of the same length, without conjugation (PyTorch's
+    ``dot``; ``vecdot`` conjugates x1). Behind ``Tensor.dot``.
+    """
+    x1, x2 = _tensor(x1), _tensor(x2)
+    _check_ndim("dot", x1, "x1", 1, "a vector")
+    _check_ndim("dot", x2, "x2", 1, "a vector")
+    return matmul(x1, x2)

@@ -1,0 +1,386 @@
+"""Reductions: the public functions (Array API 2024.12 names; PyTorch's ``dim``/``keepdim``
+spellings accepted too), each thin: normalise the dims, pick the accumulation dtype, then the
+kernel in ``_cpu/reduce.pyx.tp`` does the work (see Note [Reductions] there).
+
+Dtypes follow NumPy and the Array API: ``sum`` and ``prod`` of bools and signed integers give
+int64, of unsigned integers uint64, of floats and complex the same dtype (``dtype=`` overrides);
+``mean`` of integers gives float64; ``max``/``min`` keep the dtype; ``argmax``/``argmin`` give
+int64; ``any``/``all`` give bool. An empty ``max``, ``min``, ``argmax`` or ``argmin`` raises (no
+identity), as in NumPy; an empty ``sum`` is 0, ``prod`` 1, ``any`` False, ``all`` True.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+from strided import _core, _dispatch
+from strided._cpu import copy as _copy
+from strided._cpu import reduce as _reduce
+from strided._dtype import as_dtype, bool_, default_float_dtype, float64, int64, uint64
+from strided._ops import elementwise as _ew
+from strided._ops.creation import asarray
+
+__all__ = [
+    "sum",
+    "prod",
+    "mean",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "any",
+    "all",
+    "count_nonzero",
+    "var",
+    "std",
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+]
+
+_NO_IDENTITY = ("max", "min", "argmax", "argmin")
+
+
+def _tensor(x):
+    return x if isinstance(x, _core.TensorBase) else asarray(x)
+
+
+def _dims(name, x, axis, dim):
+    """The reduced dims as a sorted tuple of non-negative ints (None: all of them)."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"{name}: pass axis= or dim=, not both")
+        axis = dim
+    n = x.ndim
+    if axis is None:
+        return tuple(range(n))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    out = []
+    for a in axes:
+        if isinstance(a, bool) or not hasattr(a, "__index__"):
+            raise TypeError(f"{name}: axis must be an int or a tuple of ints, got {a!r}")
+        a = a.__index__()
+        lim = n if n > 0 else 1
+        if not -lim <= a < lim or (n == 0 and a not in (0, -1)):
+            raise IndexError(
+                f"{name}: axis {a} is out of range for a tensor with {n} dims "
+                f"(expected a value in [{-lim}, {lim - 1}])"
+            )
+        a = a % lim if n else 0
+        if a in out:
+            raise ValueError(f"{name}: axis {a} appears twice in {axes}")
+        out.append(a)
+    return tuple(sorted(a for a in out if n))
+
+
+def _finish(result, out):
+    """Copy the result into out= (checked: shape and same_kind dtype), or return it."""
+    if out is None:
+        return result
+    if out.shape != result.shape:
+        raise ValueError(f"out= has shape {out.shape}, but the result has shape {result.shape}")
+    from strided._dtype import can_cast
+
+    if not can_cast(result.dtype, out.dtype, "same_kind"):
+        raise TypeError(
+            f"cannot write the {result.dtype.name} result into out= of dtype "
+            f"{out.dtype.name} (NumPy's 'same_kind' rule)"
+        )
+    return _copy.copy_(out, result)
+
+
+def _run(name, x, dims, keepdims, acc):
+    """Cast x to the accumulation dtype if needed, check emptiness, run the kernel."""
+    if name in _NO_IDENTITY:
+        reduced = 1
+        for d in dims:
+            reduced *= x.shape[d]
+        kept = (
+            x.numel() // reduced
+            if reduced
+            else math.prod(s for d, s in enumerate(x.shape) if d not in dims)
+        )
+        if reduced == 0 and kept != 0:
+            raise ValueError(
+                f"{name}: the reduction is over zero elements and {name} has no "
+                "identity; reduce a non-empty tensor or use a dim with elements"
+            )
+    if name not in ("argmax", "argmin") and x.dtype is not acc:
+        x = _copy.contiguous_copy(x, acc)
+    return _reduce.reduce(name, x, dims, keepdims, acc)
+
+
+def _make(name, default_acc):
+    def kernel(x, dims, keepdims, dtype):
+        acc = as_dtype(dtype) if dtype is not None else default_acc(x.dtype)
+        return _run(name, x, dims, keepdims, acc)
+
+    _dispatch.register(name, "CPU", kernel)
+
+    def op(x, /, *, axis=None, keepdims=False, dtype=None, out=None, dim=None, keepdim=None):
+        x = _tensor(x)
+        dims = _dims(name, x, axis, dim)
+        keep = keepdims if keepdim is None else keepdim
+        if _dispatch.fast[0]:
+            result = kernel(x, dims, keep, dtype)
+        else:
+            result = _dispatch.call(name, x, dims, keep, dtype)
+        return _finish(result, out)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _sum_acc(d):
+    if d.kind in "bi":
+        return int64
+    if d.kind == "u":
+        return uint64
+    return d
+
+
+sum = _make("sum", _sum_acc)
+sum.__doc__ = """The sum over ``axis`` (all dims by default), pairwise for floats.
+
+Examples
+--------
+>>> import strided
+>>> x = strided.arange(6).reshape(2, 3)
+>>> strided.sum(x), strided.sum(x, axis=0), x.sum(dim=1, keepdim=True).shape
+(tensor(15), tensor([3, 5, 7]), (2, 1))
+"""
+prod = _make("prod", _sum_acc)
+prod.__doc__ = "The product over ``axis`` (all dims by default)."
+max = _make("max", lambda d: d)
+max.__doc__ = """The largest element over ``axis`` (NaN if any is NaN); empty raises.
+
+Examples
+--------
+>>> import strided
+>>> strided.max(strided.asarray([[1, 5], [7, 2]]), axis=1)
+tensor([5, 7])
+"""
+min = _make("min", lambda d: d)
+min.__doc__ = "The smallest element over ``axis`` (NaN if any is NaN); empty raises."
+any = _make("any", lambda d: bool_)
+any.__doc__ = "Whether any element over ``axis`` is non-zero."
+all = _make("all", lambda d: bool_)
+all.__doc__ = "Whether every element over ``axis`` is non-zero."
+
+
+def _arg(name):
+    def kernel(x, dims, keepdims):
+        return _run(name, x, dims, keepdims, None)
+
+    _dispatch.register(name, "CPU", kernel)
+
+    def op(x, /, *, axis=None, keepdims=False, out=None, dim=None, keepdim=None):
+        x = _tensor(x)
+        keep = keepdims if keepdim is None else keepdim
+        a = axis if dim is None else dim
+        if a is None:
+            # over all elements, in row-major order: flatten a contiguous copy
+            flat = (x if x.is_contiguous() else x.contiguous()).reshape(-1)
+            dims = (0,)
+            result = (
+                _dispatch.call(name, flat, dims, False)
+                if not _dispatch.fast[0]
+                else kernel(flat, dims, False)
+            )
+            if keep:
+                result = result.reshape((1,) * x.ndim)
+            return _finish(result, out)
+        if isinstance(a, (tuple, list)):
+            raise TypeError(f"{name}: axis must be a single int (or None), got {a!r}")
+        dims = _dims(name, x, a, None)
+        result = kernel(x, dims, keep) if _dispatch.fast[0] else _dispatch.call(name, x, dims, keep)
+        return _finish(result, out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"The index of the first {'largest' if name == 'argmax' else 'smallest'} "
+        "element along ``axis`` (of the flattened tensor if None), as int64; the "
+        "first NaN counts as the extreme, as in NumPy."
+    )
+    return op
+
+
+argmax = _arg("argmax")
+argmin = _arg("argmin")
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """How many elements over ``axis`` are non-zero (int64)."""
+    x = _tensor(x)
+    return sum(
+        _ew.not_equal(x, 0) if x.dtype is not bool_ else x,
+        axis=axis,
+        keepdims=keepdims,
+        dtype=int64,
+    )
+
+
+def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None, dim=None, keepdim=None):
+    """The arithmetic mean over ``axis`` (integers give float64, as NumPy).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.mean(strided.arange(4))
+    tensor(1.5)
+    """
+    x = _tensor(x)
+    dims = _dims("mean", x, axis, dim)
+    keep = keepdims if keepdim is None else keepdim
+    acc = as_dtype(dtype) if dtype is not None else (float64 if x.dtype.kind in "biu" else x.dtype)
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    total = sum(x, axis=dims, keepdims=keep, dtype=acc)
+    result = _ew.divide(total, n) if n else _ew.divide(total, float("nan"))
+    if result.dtype is not acc:
+        result = result.astype(acc)
+    return _finish(result, out)
+
+
+def var(
+    x,
+    /,
+    *,
+    axis=None,
+    correction=0.0,
+    keepdims=False,
+    dim=None,
+    keepdim=None,
+    ddof=None,
+    unbiased=None,
+    out=None,
+):
+    """The variance over ``axis``: sum(|x - mean|^2) / (n - correction), in two passes.
+
+    ``correction`` is the Array API's name; NumPy's ``ddof`` and PyTorch's ``unbiased=True``
+    (correction 1) are accepted. Complex input gives a real result.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.var(strided.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
+    tensor(1.66666667)
+    """
+    if ddof is not None:
+        correction = ddof
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    x = _tensor(x)
+    if x.dtype.kind in "biu":
+        x = x.astype(default_float_dtype())
+    dims = _dims("var", x, axis, dim)
+    keep = keepdims if keepdim is None else keepdim
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    centred = _ew.subtract(x, mean(x, axis=dims, keepdims=True))
+    sq = (
+        _ew.real(_ew.multiply(centred, _ew.conj(centred)))
+        if x.dtype.kind == "c"
+        else _ew.square(centred)
+    )
+    result = _ew.divide(sum(sq, axis=dims, keepdims=keep), builtins_max(n - correction, 0))
+    return _finish(result, out)
+
+
+def std(
+    x,
+    /,
+    *,
+    axis=None,
+    correction=0.0,
+    keepdims=False,
+    dim=None,
+    keepdim=None,
+    ddof=None,
+    unbiased=None,
+    out=None,
+):
+    """The standard deviation over ``axis``: the square root of ``var`` (same arguments)."""
+    return _finish(
+        _ew.sqrt(
+            var(
+                x,
+                axis=axis,
+                correction=correction,
+                keepdims=keepdims,
+                dim=dim,
+                keepdim=keepdim,
+                ddof=ddof,
+                unbiased=unbiased,
+            )
+        ),
+        out,
+    )
+
+
+def logsumexp(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None):
+    """log(sum(exp(x))) over ``axis``, computed as m + log(sum(exp(x - m))) with m the max, so
+    that it neither overflows nor underflows.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.logsumexp(strided.asarray([1000.0, 1000.0]))
+    tensor(1000.69314718)
+    """
+    x = _tensor(x)
+    if x.dtype.kind in "biu":
+        x = x.astype(default_float_dtype())
+    dims = _dims("logsumexp", x, axis, dim)
+    keep = keepdims if keepdim is None else keepdim
+    if x.numel() == 0:
+        return _ew.log(sum(_ew.exp(x), axis=dims, keepdims=keep))
+    m = max(x, axis=dims, keepdims=True)
+    m = _ew.where(_ew.isfinite(m), m, 0.0)  # all -inf (or inf) slices: no shift
+    s = sum(_ew.exp(_ew.subtract(x, m)), axis=dims, keepdims=True)
+    result = _ew.add(_ew.log(s), m)
+    return result if keep else result.squeeze(dims) if dims else result
+
+
+def softmax(x, /, dim, *, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim``, shifted by the max for stability (PyTorch's
+    ``softmax(x, dim)``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.softmax(strided.asarray([0.0, 0.0]), dim=0)
+    tensor([0.5, 0.5])
+    """
+    x = _tensor(x)
+    if dtype is not None:
+        x = x.astype(dtype)
+    elif x.dtype.kind in "biu":
+        x = x.astype(default_float_dtype())
+    dims = _dims("softmax", x, dim, None)
+    if x.numel() == 0:
+        return x.clone()
+    e = _ew.exp(_ew.subtract(x, max(x, axis=dims, keepdims=True)))
+    return _ew.divide(e, sum(e, axis=dims, keepdims=True), out=e)
+
+
+def log_softmax(x, /, dim, *, dtype=None):
+    """log(softmax(x)) along ``dim``, as x - logsumexp(x) (no log of a tiny number)."""
+    x = _tensor(x)
+    if dtype is not None:
+        x = x.astype(dtype)
+    elif x.dtype.kind in "biu":
+        x = x.astype(default_float_dtype())
+    dims = _dims("log_softmax", x, dim, None)
+    return _ew.subtract(x, logsumexp(x, axis=dims, keepdims=True))
+
+
+def builtins_max(a, b):
+    return a if a >= b else b
+
+
+MaxResult = collections.namedtuple("MaxResult", ["values", "indices"])
+MaxResult.__doc__ = "PyTorch's x.max(dim) result: the values and where they are."
