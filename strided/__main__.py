@@ -35,6 +35,14 @@ def _cuda_status():
         return f"not available: {type(e).__name__}: {e}"
 
 
+def _blas_status():
+    """Which BLAS matmul uses, its CPU kernel and threads."""
+    from strided._cpu import blas
+
+    info = blas.blas_info()
+    return f"{info['config']} (kernel {info['corename']}, {info['threads']} thread(s))"
+
+
 def build_facts():
     """The facts a benchmark report or a bug report needs, as (name, value) pairs."""
     has_omp, omp_max = _iter._openmp_info()
