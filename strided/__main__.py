@@ -57,7 +57,7 @@ def build_facts():
         ),
         (
             "BLAS",
-            "none yet: matmul arrives with the linear algebra work (OpenBLAS via scipy-openblas32)",
+            _blas_status(),
         ),
         ("CUDA", _cuda_status()),
         ("dtypes", ", ".join(d.name for d in strided._dtype.all_dtypes())),
