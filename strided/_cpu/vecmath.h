@@ -34,12 +34,15 @@ static inline float strided_pow2if(int32_t n) {
 }
 
 static inline float strided_expf(float x) {
+    /* Written so that GCC vectorises it: no library calls, no branches (only selects), and
+     * rounding by the 1.5 * 2^23 trick instead of a call to rintf. */
     const float log2e = 1.44269504088896341f;
     const float c1 = 0.693359375f, c2 = -2.12194440e-4f;   /* ln 2 = c1 + c2, c1 exact */
-    float xc = x > 88.8f ? 88.8f : (x < -104.0f ? -104.0f : x);   /* NaN falls through */
+    float xc = x > 88.8f ? 88.8f : x;                      /* NaN falls through */
+    xc = xc < -104.0f ? -104.0f : xc;
     float t = xc * log2e;
-    int32_t n = (int32_t)(t + (t >= 0 ? 0.5f : -0.5f));    /* round to nearest */
-    float fn = (float)n;
+    float fn = (t + 12582912.0f) - 12582912.0f;            /* round to nearest */
+    int32_t n = (int32_t)fn;
     float r = (xc - fn * c1) - fn * c2;
     float z = r * r;
     float p = 1.9875691500e-4f;
@@ -49,11 +52,12 @@ static inline float strided_expf(float x) {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * z + r + 1.0f;
-    int32_t n1 = n / 2;                                     /* 2^n in two halves */
+    int32_t n1 = n >> 1;                                    /* 2^n in two halves */
     float y = p * strided_pow2if(n1) * strided_pow2if(n - n1);
     y = x > 88.72283905f ? INFINITY : y;
     y = x < -103.972084f ? 0.0f : y;
-    return x != x ? x : y;
+    y = x != x ? x : y;
+    return y;
 }
 
 static inline double strided_pow2i(int64_t n) {
@@ -67,10 +71,11 @@ static inline double strided_pow2i(int64_t n) {
 static inline double strided_exp(double x) {
     const double log2e = 1.4426950408889634073599;
     const double c1 = 6.93145751953125e-1, c2 = 1.42860682030941723212e-6;
-    double xc = x > 709.79 ? 709.79 : (x < -745.2 ? -745.2 : x);
+    double xc = x > 709.79 ? 709.79 : x;
+    xc = xc < -745.2 ? -745.2 : xc;
     double t = xc * log2e;
-    int64_t n = (int64_t)(t + (t >= 0 ? 0.5 : -0.5));
-    double fn = (double)n;
+    double fn = (t + 6755399441055744.0) - 6755399441055744.0;   /* round: 1.5 * 2^52 */
+    int32_t n = (int32_t)fn;
     double r = (xc - fn * c1) - fn * c2;
     double rr = r * r;
     /* Cephes exp: exp(r) = 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)) */
@@ -79,24 +84,25 @@ static inline double strided_exp(double x) {
     double q = ((3.00198505138664455042e-6 * rr + 2.52448340349684104192e-3) * rr
                 + 2.27265548208155028766e-1) * rr + 2.00000000000000000009e0;
     double e = 1.0 + 2.0 * (p / (q - p));
-    int64_t n1 = n / 2;
+    int32_t n1 = n >> 1;
     double y = e * strided_pow2i(n1) * strided_pow2i(n - n1);
     y = x > 709.782712893384 ? INFINITY : y;
     y = x < -745.1332191019412 ? 0.0 : y;
-    return x != x ? x : y;
+    y = x != x ? x : y;
+    return y;
 }
 
 static inline float strided_tanhf(float x) {
     /* |x| < 0.625: an odd polynomial (Cephes tanhf); else 1 - 2 / (exp(2|x|) + 1) */
-    float ax = x < 0 ? -x : x;
+    float ax = fabsf(x);
     float z = x * x;
     float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z
                     + 1.33314422036e-1f) * z - 3.33332819422e-1f) * z * x + x;
     float big = 1.0f - 2.0f / (strided_expf(2.0f * ax) + 1.0f);
-    big = x < 0 ? -big : big;
-    float y = ax < 0.625f ? small : big;
-    y = copysignf(fabsf(y), x);      /* tanh is odd: keeps the sign of x, -0.0 included */
-    return x != x ? x : y;
+    float y = ax < 0.625f ? fabsf(small) : big;
+    y = copysignf(y, x);             /* tanh is odd: keeps the sign of x, -0.0 included */
+    y = x != x ? x : y;
+    return y;
 }
 
 static inline float strided_sigmoidf(float x) {
