@@ -48,11 +48,14 @@ MODULES = [
     "strided._dlpack",
     "strided._iter",
     "strided._cpu.copy",
+    "strided._cpu.index",
+    "strided._cpu.sort",
     "strided._cpu.random",
     "strided._cpu.binary",
     "strided._cpu.unary",
     "strided._cpu.blas",
     "strided._cpu.reduce",
+    "strided._cpu.scan",
     "strided._views",
 ]
 

@@ -7,6 +7,7 @@ This file only re-exports.
 
 from strided import (
     _tensor,  # noqa: F401  (registers Tensor with _core before anything is made)
+    linalg,  # the Array API linalg extension, as numpy.linalg / torch.linalg
     random,  # the strided.random module, as torch.random / numpy.random
 )
 from strided._core import Device, Storage, device
@@ -58,9 +59,23 @@ from strided._ops.creation import (
 )
 from strided._ops.elementwise import *  # noqa: F403 - the elementwise ops, listed in its __all__
 from strided._ops.elementwise import __all__ as _elementwise_names
+from strided._ops.indexing import (
+    gather,
+    index_add,
+    index_select,
+    masked_fill,
+    nonzero,
+    scatter,
+    scatter_add,
+    searchsorted,
+    take,
+    take_along_axis,
+)
 from strided._ops.linalg import addmm, bmm, matmul, mm, outer, tensordot, vecdot
+from strided._ops.norms import matrix_norm, vector_norm
 from strided._ops.reduction import *  # noqa: F403 - the reductions, listed in its __all__
 from strided._ops.reduction import __all__ as _reduction_names
+from strided._ops.scan import cumprod, cumsum, cumulative_prod, cumulative_sum
 from strided._ops.shape import (
     cat,
     concat,
@@ -73,6 +88,16 @@ from strided._ops.shape import (
     tile,
     tril,
     triu,
+)
+from strided._ops.sorting import (
+    argsort,
+    sort,
+    topk,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
 )
 from strided._ops.views import (
     as_strided,
@@ -144,6 +169,10 @@ __all__ = [
     "complex128",
     "concat",
     "contiguous",
+    "cumprod",
+    "cumsum",
+    "cumulative_prod",
+    "cumulative_sum",
     "device",
     "diagonal",
     "e",
@@ -161,9 +190,12 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
+    "gather",
     "get_default_dtype",
     "get_num_threads",
     "iinfo",
+    "index_add",
+    "index_select",
     "inf",
     "int8",
     "int16",
@@ -172,9 +204,12 @@ __all__ = [
     "isdtype",
     "last_copy_plan",
     "last_matmul_plan",
+    "linalg",
     "linspace",
     "manual_seed",
+    "masked_fill",
     "matmul",
+    "matrix_norm",
     "matrix_transpose",
     "meshgrid",
     "mm",
@@ -183,6 +218,7 @@ __all__ = [
     "nan",
     "narrow",
     "newaxis",
+    "nonzero",
     "ones",
     "ones_like",
     "outer",
@@ -197,6 +233,9 @@ __all__ = [
     "reshape",
     "result_type",
     "roll",
+    "scatter",
+    "scatter_add",
+    "searchsorted",
     "seed",
     "select",
     "set_default_dtype",
@@ -205,6 +244,8 @@ __all__ = [
     "squeeze",
     "stack",
     "swapaxes",
+    "take",
+    "take_along_axis",
     "tensor",
     "tensordot",
     "tile",
@@ -220,9 +261,18 @@ __all__ = [
     "unsqueeze",
     "unstack",
     "vecdot",
+    "vector_norm",
     "view",
     "zeros",
     "zeros_like",
+    "argsort",
+    "sort",
+    "topk",
+    "unique",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
     "trace_dispatch",
     *_elementwise_names,
     *_reduction_names,

@@ -23,9 +23,12 @@ from strided._cpu import copy as _copy
 from strided._dtype import as_dtype
 from strided._ops import creation as _creation
 from strided._ops import elementwise as _ew
+from strided._ops import indexing as _ix
 from strided._ops import linalg as _la
 from strided._ops import reduction as _red
+from strided._ops import scan as _scan
 from strided._ops import shape as _shape
+from strided._ops import sorting as _sorting
 from strided._ops import views as _vops
 
 __all__ = ["Tensor", "TensorAccessor"]
@@ -385,6 +388,9 @@ class Tensor(_core.TensorBase):
         return operator.index(self.item())
 
     def __setitem__(self, index, value):
+        if _ix.is_advanced(index):  # integer arrays, masks: see strided/_ops/indexing.py
+            _ix.setitem(self, index, value)
+            return
         target = _views.getitem(self, index)
         if isinstance(value, _core.TensorBase):
             _copy.copy_(target, value)
@@ -479,6 +485,14 @@ class Tensor(_core.TensorBase):
             self, axis=dim if dim is not None else kwargs.pop("axis", None), **kwargs
         )
 
+    def cumsum(self, dim=None, dtype=None, **kwargs):
+        """Running sums along ``dim``: see ``strided.cumsum``."""
+        return _scan.cumsum(self, dim, dtype=dtype, **kwargs)
+
+    def cumprod(self, dim=None, dtype=None, **kwargs):
+        """Running products along ``dim``: see ``strided.cumprod``."""
+        return _scan.cumprod(self, dim, dtype=dtype, **kwargs)
+
     def softmax(self, dim, dtype=None):
         return _red.softmax(self, dim, dtype=dtype)
 
@@ -500,6 +514,21 @@ class Tensor(_core.TensorBase):
         return _red.MaxResult(
             values(self, dim=dim, keepdim=keepdim), indices(self, dim=dim, keepdim=keepdim)
         )
+
+    # -- sorting (strided/_ops/sorting.py): PyTorch's forms ------------------------------------
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        """PyTorch's ``x.sort(dim)``: ``(values, indices)`` along ``dim``, always stable (unlike
+        NumPy's in-place ``a.sort()``; ``strided.sort`` gives the values only)."""
+        return _sorting.sort_with_indices(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        """The int64 positions that sort this tensor along ``dim`` (always stable)."""
+        return _sorting.argsort(self, axis=dim, descending=descending)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """``(values, indices)`` of the k largest (or smallest) along ``dim``: see strided.topk."""
+        return _sorting.topk(self, k, dim, largest, sorted)
 
     # -- matrix products (strided/_ops/linalg.py) ---------------------------------------------
 
@@ -540,6 +569,72 @@ class Tensor(_core.TensorBase):
     def where(self, condition, other):
         """PyTorch's ``x.where(condition, y)``: ``strided.where(condition, x, y)``."""
         return _ew.where(condition, self, other)
+
+    # -- indexing functions (strided/_ops/indexing.py), PyTorch's names and arguments -------
+
+    def take(self, indices, axis=None):
+        """``strided.take(self, indices, axis=axis)`` (of the flattened tensor by default)."""
+        return _ix.take(self, indices, axis=axis)
+
+    def take_along_dim(self, indices, dim=None):
+        """PyTorch's ``take_along_dim``: ``strided.take_along_axis`` (flattened if dim=None)."""
+        if dim is None:
+            return _ix.take_along_axis(self.reshape(-1), _creation.asarray(indices).reshape(-1))
+        return _ix.take_along_axis(self, indices, axis=dim)
+
+    def index_select(self, dim, index):
+        """The slices along ``dim`` at the 1-D ``index``: see ``strided.index_select``."""
+        return _ix.index_select(self, dim, index)
+
+    def gather(self, dim, index):
+        """``out[i][j] = self[index[i][j]][j]`` (dim 0): see ``strided.gather``."""
+        return _ix.gather(self, dim, index)
+
+    def scatter(self, dim, index, src):
+        """A copy with ``copy[index[i][j]][j] = src[i][j]`` (dim 0): see ``strided.scatter``."""
+        return _ix.scatter(self, dim, index, src)
+
+    def scatter_(self, dim, index, src):
+        """In-place ``scatter``."""
+        return _ix.scatter(self, dim, index, src, inplace=True)
+
+    def scatter_add(self, dim, index, src):
+        """A copy with ``copy[index[i][j]][j] += src[i][j]``: see ``strided.scatter_add``."""
+        return _ix.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        """In-place ``scatter_add``."""
+        return _ix.scatter_add(self, dim, index, src, inplace=True)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        """A copy with ``alpha * source`` added at ``index`` along ``dim``: see
+        ``strided.index_add``."""
+        return _ix.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """In-place ``index_add``."""
+        return _ix.index_add(self, dim, index, source, alpha=alpha, inplace=True)
+
+    def index_put(self, indices, values, accumulate=False):
+        """A copy with ``copy[indices] = values`` (``accumulate``: ``+=`` adding repeats)."""
+        return _ix.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate=False):
+        """``self[indices] = values`` in place (``accumulate``: ``+=`` adding repeats)."""
+        return _ix.index_put(self, indices, values, accumulate, inplace=True)
+
+    def masked_fill(self, mask, value):
+        """A copy with ``value`` where ``mask`` is true: see ``strided.masked_fill``."""
+        return _ix.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        """In-place ``masked_fill``."""
+        return _ix.masked_fill(self, mask, value, inplace=True)
+
+    def nonzero(self, *, as_tuple=False):
+        """PyTorch's form: an (n, ndim) int64 tensor of coordinates (``as_tuple=True``: one
+        tensor per dim, as ``strided.nonzero``). See Note [Two nonzeros] in _ops/indexing.py."""
+        return _ix.torch_nonzero(self, as_tuple=as_tuple)
 
     def accessor(self):
         """A fixed-rank indexer that shows how kernels read elements: see TensorAccessor."""

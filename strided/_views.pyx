@@ -55,10 +55,21 @@ cdef inline bint _is_int_like(object x):
     return hasattr(type(x), "__index__") and not isinstance(x, np.bool_)
 
 
+cdef object _advanced = None
+
+
+def _register_advanced_indexing(fn):
+    """Called once by strided/_ops/indexing.py: ``fn(t, index)`` computes ``t[index]`` for any
+    index that is not basic (integer arrays, masks, bools: a copy, not a view). It is called
+    from the one branch below that sees such an item, so basic indexing pays nothing for it."""
+    global _advanced
+    _advanced = fn
+
+
 cdef object _advanced_error(object index):
     return IndexError(
-        f"index {index!r}: only basic indexing (ints, slices, None, ...) is supported yet; "
-        "integer-array and boolean-mask indexing come with the indexing ops")
+        f"index {index!r}: only basic indexing (ints, slices, None, ...) is available; "
+        "import strided for integer-array and boolean-mask indexing")
 
 
 cpdef TensorBase getitem(TensorBase t, object index):
@@ -72,6 +83,7 @@ cpdef TensorBase getitem(TensorBase t, object index):
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef Py_ssize_t offset = t._offset, i, start, stop, step, n, length
     cdef int src = 0, out = 0, consumed = 0, k, nitems, ellipsis_at = -1
+    cdef object given = index
     if not isinstance(index, tuple):
         index = (index,)
     nitems = len(index)
@@ -88,6 +100,8 @@ cpdef TensorBase getitem(TensorBase t, object index):
             ellipsis_at = k
         elif _is_int_like(item):
             consumed += 1
+        elif _advanced is not None:
+            return _advanced(t, given)
         else:
             raise _advanced_error(index)
     if consumed > t._ndim:

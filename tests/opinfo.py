@@ -146,10 +146,8 @@ def _getitem_errors():
     yield x, ((0, -5),), IndexError, r"index -5 is out of bounds for dim 1 with size 4"
     yield x, ((0, 0, 0),), IndexError, r"too many indices.*shape \(3, 4\).*3 were given"
     yield x, ((Ellipsis, 0, Ellipsis),), IndexError, r"single ellipsis"
-    basic_only = r"only basic indexing .* is supported yet"
-    yield x, ([0, 1],), IndexError, basic_only
-    yield x, (strided.asarray([True, False, True]),), IndexError, basic_only
-    yield x, (1.5,), IndexError, basic_only
+    # integer arrays and masks are advanced indexing (a copy): tests/test_indexing.py
+    yield x, (1.5,), IndexError, r"only integers, slices .* are valid indices"
     yield strided.zeros(()), (0,), IndexError, r"too many indices"
 
 

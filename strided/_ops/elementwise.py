@@ -219,9 +219,12 @@ _dispatch.register(
 )
 
 
-def where(condition, x1, x2, /, *, out=None):
+def where(condition, x1=None, x2=None, /, *, out=None):
     """``x1`` where ``condition`` is true, else ``x2`` (all three broadcast together; the
     condition is read as bool, x1 and x2 promote together with Python scalars weak).
+
+    With the condition alone, ``where(condition)`` is ``strided.nonzero(condition)``: a tuple
+    of int64 index tensors, one per dim (as NumPy and PyTorch).
 
     Examples
     --------
@@ -229,7 +232,20 @@ def where(condition, x1, x2, /, *, out=None):
     >>> x = strided.arange(4)
     >>> strided.where(x > 1, x, -1)
     tensor([-1, -1,  2,  3])
+    >>> strided.where(x > 1)
+    (tensor([2, 3]),)
     """
+    if x1 is None and x2 is None:
+        if out is not None:
+            raise TypeError("where(condition) returns indices and takes no out=")
+        from strided._ops.indexing import nonzero  # the layer above; imported when needed
+
+        return nonzero(condition)
+    if x1 is None or x2 is None:
+        raise TypeError(
+            "where takes one argument (condition: its nonzero() indices) or three "
+            "(condition, x1, x2)"
+        )
     args = [_arg(condition), _arg(x1), _arg(x2)]
     if not isinstance(args[1], _core.TensorBase) and not isinstance(args[2], _core.TensorBase):
         # Two Python scalars promote among themselves, by their default dtypes (as NumPy's

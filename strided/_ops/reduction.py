@@ -210,13 +210,21 @@ argmax = _arg("argmax")
 argmin = _arg("argmin")
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
-    """How many elements over ``axis`` are non-zero (int64)."""
+def count_nonzero(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None):
+    """How many elements over ``axis`` are non-zero (int64; NaN counts as non-zero).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.count_nonzero(strided.asarray([[0, 1, 2], [3, 0, 0]]), axis=1)
+    tensor([2, 1])
+    """
     x = _tensor(x)
+    dims = _dims("count_nonzero", x, axis, dim)
     return sum(
         _ew.not_equal(x, 0) if x.dtype is not bool_ else x,
-        axis=axis,
-        keepdims=keepdims,
+        axis=dims,
+        keepdims=keepdims if keepdim is None else keepdim,
         dtype=int64,
     )
 
@@ -321,7 +329,7 @@ def std(
     )
 
 
-def logsumexp(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None):
+def logsumexp(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None, out=None):
     """log(sum(exp(x))) over ``axis``, computed as m + log(sum(exp(x - m))) with m the max, so
     that it neither overflows nor underflows.
 
@@ -337,12 +345,12 @@ def logsumexp(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None):
     dims = _dims("logsumexp", x, axis, dim)
     keep = keepdims if keepdim is None else keepdim
     if x.numel() == 0:
-        return _ew.log(sum(_ew.exp(x), axis=dims, keepdims=keep))
+        return _finish(_ew.log(sum(_ew.exp(x), axis=dims, keepdims=keep)), out)
     m = max(x, axis=dims, keepdims=True)
     m = _ew.where(_ew.isfinite(m), m, 0.0)  # all -inf (or inf) slices: no shift
     s = sum(_ew.exp(_ew.subtract(x, m)), axis=dims, keepdims=True)
     result = _ew.add(_ew.log(s), m)
-    return result if keep else result.squeeze(dims) if dims else result
+    return _finish(result if keep or not dims else result.squeeze(dims), out)
 
 
 def softmax(x, /, dim, *, dtype=None):

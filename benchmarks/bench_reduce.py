@@ -1,0 +1,116 @@
+"""Reduction and scan benchmarks: full and per-dim sums, max/argmax, cumsum, and the transposing
+copy that a reduction over the "wrong" dim would otherwise need.
+
+Run: ``python benchmarks/bench_reduce.py [--threads N]``. Prints a Markdown table of times and
+ratios against NumPy (and PyTorch when installed); above 1 means strided is faster. Sums over
+dim 0 and dim 1 of a row-major matrix take the two strategies of Note [Reductions]
+(``_cpu/reduce.pyx.tp``); cumsum along dim 0 and dim 1 the two loop orders of Note [Scans]
+(``_cpu/scan.pyx``). A float32 sum is pairwise in all three libraries, but each cuts the work
+differently, so the check compares with a tolerance.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from _harness import run, torch
+
+import strided
+
+
+def _t(a):
+    return torch.from_numpy(np.ascontiguousarray(a)) if torch is not None else None
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    out = []
+
+    def case(name, s_fn, n_fn, t_fn, rtol=None):
+        check = None
+        if rtol is not None:
+
+            def check():
+                got = np.asarray(s_fn())
+                np.testing.assert_allclose(got, n_fn(), rtol=rtol)
+                if torch is not None:
+                    np.testing.assert_allclose(got, t_fn().numpy(), rtol=rtol)
+
+        out.append((name, s_fn, n_fn, t_fn if torch is not None else None, check))
+
+    n = 10**7
+    v_np = rng.random(n, dtype=np.float32)
+    v, tv = strided.asarray(v_np), _t(v_np)
+    case("sum 1e7 f32", lambda: strided.sum(v), lambda: v_np.sum(), lambda: tv.sum(), 1e-5)
+
+    a_np = rng.random((4000, 4000), dtype=np.float32)
+    a, ta = strided.asarray(a_np), _t(a_np)
+    case(
+        "sum dim 0, 4000x4000 f32",
+        lambda: a.sum(0),
+        lambda: a_np.sum(0),
+        lambda: ta.sum(0),
+        1e-5,
+    )
+    case(
+        "sum dim 1, 4000x4000 f32",
+        lambda: a.sum(1),
+        lambda: a_np.sum(1),
+        lambda: ta.sum(1),
+        1e-5,
+    )
+    case(
+        "max dim 1, 4000x4000 f32",
+        lambda: strided.max(a, axis=1),
+        lambda: a_np.max(1),
+        lambda: torch.amax(ta, 1),
+        0,
+    )
+    case(
+        "argmax dim 1, 4000x4000 f32",
+        lambda: strided.argmax(a, axis=1),
+        lambda: a_np.argmax(1),
+        lambda: ta.argmax(1),
+        0,
+    )
+    case(
+        "cumsum 1e7 f32",
+        lambda: strided.cumsum(v, 0),
+        lambda: np.cumsum(v_np),
+        lambda: torch.cumsum(tv, 0),
+        1e-4,
+    )
+    case(
+        "cumsum dim 0, 4000x4000 f32",
+        lambda: strided.cumsum(a, 0),
+        lambda: np.cumsum(a_np, 0),
+        lambda: torch.cumsum(ta, 0),
+        1e-5,
+    )
+    case(
+        "cumsum dim 1, 4000x4000 f32",
+        lambda: strided.cumsum(a, 1),
+        lambda: np.cumsum(a_np, 1),
+        lambda: torch.cumsum(ta, 1),
+        1e-5,
+    )
+    case(
+        "x.T.contiguous(), 4000x4000 f32",
+        lambda: a.T.contiguous(),
+        lambda: np.ascontiguousarray(a_np.T),
+        lambda: ta.T.contiguous(),
+        0,
+    )
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    run(cases(), threads=args.threads, title="strided reductions and scans")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+# Type stub for the compiled module strided/_cpu/reduce.pyx (rendered from reduce.pyx.tp).
+from strided._core import TensorBase
+from strided._dtype import DType
+
+OPS: dict[str, tuple[int, str]]
+
+def reduce(
+    name: str, x: TensorBase, dims: tuple[int, ...], keepdim: bool, acc_dtype: DType | None
+) -> TensorBase: ...

@@ -1,0 +1,6 @@
+# Type stub for the compiled module strided/_cpu/scan.pyx.
+from strided._core import TensorBase
+
+OPS: dict[str, int]
+
+def scan(name: str, x: TensorBase, axis: int, include_initial: bool) -> TensorBase: ...

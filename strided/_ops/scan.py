@@ -1,0 +1,152 @@
+"""Scans: running sums and products (Array API 2024.12 ``cumulative_sum``/``cumulative_prod``;
+PyTorch's and NumPy's ``cumsum``/``cumprod`` as aliases). The kernel is ``_cpu/scan.pyx``: one
+sequential scan per line, lines spread over threads (see Note [Scans] there).
+
+Dtypes follow ``sum`` (see ``_ops/reduction.py``): bools and signed integers accumulate in
+int64, unsigned integers in uint64, floats and complex in their own dtype; ``dtype=`` picks
+another, and the input is cast to it before the scan (so ``dtype=int8`` wraps around in int8,
+as NumPy's does).
+
+``axis=None`` is allowed only for 1-D (and 0-d) input in the Array API functions, whose result
+is then 1-D; NumPy's spelling ``cumsum(x)`` with no axis scans the flattened tensor, in
+row-major order. PyTorch's ``cumsum(x, dim)`` of a 0-d tensor gives a 0-d tensor.
+"""
+
+from __future__ import annotations
+
+from strided import _core, _dispatch
+from strided._cpu import copy as _copy
+from strided._cpu import scan as _scan
+from strided._dtype import as_dtype
+from strided._ops.creation import asarray
+from strided._ops.reduction import _finish, _sum_acc
+
+__all__ = ["cumulative_sum", "cumulative_prod", "cumsum", "cumprod"]
+
+
+def _tensor(x):
+    return x if isinstance(x, _core.TensorBase) else asarray(x)
+
+
+def _axis(name, x, axis):
+    """``axis`` as a non-negative int, checked."""
+    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
+        raise TypeError(f"{name}: axis must be an int, got {axis!r}")
+    a = axis.__index__()
+    n = x.ndim
+    if not -n <= a < n:
+        raise IndexError(
+            f"{name}: axis {a} is out of range for a tensor with {n} dims "
+            f"(expected a value in [{-n}, {n - 1}])"
+        )
+    return a % n
+
+
+def _make_kernel(name):
+    def kernel(x, axis, include_initial, dtype):
+        acc = as_dtype(dtype) if dtype is not None else _sum_acc(x.dtype)
+        if x.dtype is not acc:
+            x = _copy.contiguous_copy(x, acc)
+        return _scan.scan(name, x, axis, include_initial)
+
+    kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
+    _dispatch.register(name, "CPU", kernel)
+    return kernel
+
+
+_KERNELS = {name: _make_kernel(name) for name in ("cumulative_sum", "cumulative_prod")}
+
+
+def _run(name, x, axis, include_initial, dtype, out):
+    if _dispatch.fast[0]:
+        result = _KERNELS[name](x, axis, include_initial, dtype)
+    else:
+        result = _dispatch.call(name, x, axis, include_initial, dtype)
+    return _finish(result, out)
+
+
+def _cumulative(name, x, axis, dtype, include_initial, out):
+    x = _tensor(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(
+                f"{name}: axis=None needs a 1-D tensor, got shape {x.shape}; pass axis= "
+                "(or flatten the tensor first)"
+            )
+        axis = 0
+    if x.ndim == 0:
+        x = x.reshape(1)  # as NumPy: the scan of a 0-d tensor is 1-D
+    return _run(name, x, _axis(name, x, axis), bool(include_initial), dtype, out)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False, out=None):
+    """The running sums of ``x`` along ``axis``: element ``i`` is ``x[0] + ... + x[i]``.
+
+    ``axis`` may be None only for 1-D input. With ``include_initial=True`` the result is one
+    longer along ``axis`` and starts with 0 (the sum of no elements). Dtypes as ``sum``:
+    integers and bools accumulate in int64 (uint64 for unsigned) unless ``dtype=`` says
+    otherwise. Each line is added up in order, so the result does not depend on the layout or
+    the number of threads.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.cumulative_sum(strided.asarray([1, 2, 3, 4]))
+    tensor([ 1,  3,  6, 10])
+    >>> strided.cumulative_sum(strided.asarray([[1, 2], [3, 4]]), axis=0, include_initial=True)
+    tensor([[0, 0],
+            [1, 2],
+            [4, 6]])
+    """
+    return _cumulative("cumulative_sum", x, axis, dtype, include_initial, out)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False, out=None):
+    """The running products of ``x`` along ``axis``: element ``i`` is ``x[0] * ... * x[i]``.
+
+    Arguments and dtypes as ``cumulative_sum``; ``include_initial=True`` starts with 1.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.cumulative_prod(strided.asarray([1.0, 2.0, 3.0, 4.0]), include_initial=True)
+    tensor([ 1.,  1.,  2.,  6., 24.])
+    """
+    return _cumulative("cumulative_prod", x, axis, dtype, include_initial, out)
+
+
+def _alias(name, x, dim, dtype, out, axis):
+    if dim is not None and axis is not None:
+        raise TypeError(f"{name}: pass dim= or axis=, not both")
+    dim = axis if dim is None else dim
+    target = "cumulative_sum" if name == "cumsum" else "cumulative_prod"
+    x = _tensor(x)
+    if dim is None:
+        # NumPy's cumsum(x): the flattened tensor, in row-major order
+        return _run(target, x.reshape(-1), 0, False, dtype, out)
+    if x.ndim == 0:
+        # PyTorch's cumsum of a 0-d tensor is 0-d (dim must be 0 or -1)
+        _axis(name, x.reshape(1), dim)
+        return _finish(_run(target, x.reshape(1), 0, False, dtype, None).reshape(()), out)
+    return _run(target, x, _axis(name, x, dim), False, dtype, out)
+
+
+def cumsum(x, dim=None, *, dtype=None, out=None, axis=None):
+    """PyTorch's ``cumsum(x, dim)`` and NumPy's ``cumsum(x, axis=...)``: ``cumulative_sum``
+    along ``dim``; with no dim, NumPy's meaning (the flattened tensor).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.cumsum(strided.asarray([[1, 2], [3, 4]]), 1)
+    tensor([[1, 3],
+            [3, 7]])
+    >>> strided.cumsum(strided.asarray([[1, 2], [3, 4]]))
+    tensor([ 1,  3,  6, 10])
+    """
+    return _alias("cumsum", x, dim, dtype, out, axis)
+
+
+def cumprod(x, dim=None, *, dtype=None, out=None, axis=None):
+    """PyTorch's ``cumprod(x, dim)`` and NumPy's ``cumprod(x, axis=...)`` (see ``cumsum``)."""
+    return _alias("cumprod", x, dim, dtype, out, axis)

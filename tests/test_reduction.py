@@ -1,0 +1,542 @@
+"""Tests of the reductions (strided/_ops/reduction.py, strided/_cpu/reduce.pyx.tp) against
+NumPy, driven by the rows of tests/opinfo_reduction.py.
+
+Each (row, layout, dtype) case builds the input in that layout (tests/layouts.py) and runs every
+sample (no axis, each dim, negative dims, tuples, keepdims or not) on the strided tensor and
+NumPy on the array, comparing values, shape and dtype; where NumPy refuses an empty reduction
+with ValueError (max, argmax), strided must too. Then, on contiguous and transposed inputs, the
+other spellings: PyTorch's ``dim=``/``keepdim=``, the Tensor methods, ``out=`` (contiguous,
+transposed, a wider dtype) and ``dtype=``.
+
+Dtypes: every dtype on the contiguous layout, and every layout on bool, int8, float32 and
+complex128 (one of each kind). Then the edge cases: empty reductions, NaN propagation and the
+first NaN in argmax, float32 accuracy against a float64 sum, independence of the thread count,
+``x.max(dim)`` as ``(values, indices)``, and the error messages.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values, to_numpy_dtype
+from opinfo_reduction import RED_OPS, numpy_axis, reference, tame
+
+import strided
+
+SHAPE = (4, 1, 3, 5)  # a size-1 dim, odd and even sizes, 60 elements
+FEW_DTYPES = (strided.bool, strided.int8, strided.float32, strided.complex128)
+VARIANT_LAYOUTS = ("contiguous", "transposed")
+
+
+def _layout_shape(layout):
+    return {"0-d": (), "empty": SHAPE[:1] + (0,) + SHAPE[2:]}.get(layout, SHAPE)
+
+
+def _check(op, got, expected, where, tol_dtype=None):
+    exp = np.asarray(expected)
+    assert isinstance(got, strided.Tensor), f"{where}: got a {type(got).__name__}"
+    assert got.shape == exp.shape, f"{where}: shape {got.shape}, NumPy {exp.shape}"
+    arr = np.asarray(got)
+    assert arr.dtype == exp.dtype, f"{where}: dtype {arr.dtype}, NumPy {exp.dtype}"
+    rtol, atol = op.tolerances.get(tol_dtype or got.dtype, (0, 0))
+    if rtol or atol:
+        np.testing.assert_allclose(arr, exp, rtol=rtol, atol=atol, err_msg=where)
+    else:
+        np.testing.assert_array_equal(arr, exp, err_msg=where, strict=True)
+
+
+def _numpy_or_error(op, a, kw):
+    """NumPy's result, or the ValueError class when NumPy refuses (an empty max)."""
+    try:
+        return reference(op, a, **kw)
+    except ValueError:
+        assert not op.has_identity, f"{op.name}: NumPy raised on {a.shape} {kw}"
+        return ValueError
+
+
+def _torch_spelling(kw):
+    """axis=/keepdims= as PyTorch's dim=/keepdim=."""
+    out = dict(kw)
+    if "axis" in out:
+        out["dim"] = out.pop("axis")
+    if "keepdims" in out:
+        out["keepdim"] = out.pop("keepdims")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The table itself
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_reduction_has_a_row():
+    names = set(strided._ops.reduction.__all__)
+    rows = {op.name.split("_correction")[0] for op in RED_OPS}
+    assert names == rows, names ^ rows
+
+
+def test_rows_agree_with_the_kernel_table():
+    # the dtypes of the kernel-backed rows are the kinds of their rows in _cpu/reduce.pyx.tp
+    from strided._cpu import reduce
+
+    kinds_of = {"sum": "iufc", "prod": "iufc", "max": "biuf", "min": "biuf", "any": "b"}
+    for name, kinds in kinds_of.items():
+        assert reduce.OPS[name][1] == kinds, name
+
+
+# ---------------------------------------------------------------------------------------------
+# Every row x layout x dtype x sample
+# ---------------------------------------------------------------------------------------------
+
+
+def _cases():
+    for op in RED_OPS:
+        for layout in LAYOUTS:
+            dtypes = ALL_DTYPES if layout == "contiguous" else FEW_DTYPES
+            for dtype in dtypes:
+                if dtype in op.dtypes:
+                    yield pytest.param(op, layout, dtype, id=f"{op.name}-{layout}-{dtype.name}")
+
+
+@pytest.mark.parametrize("op,layout,dtype", list(_cases()))
+def test_op_matches_numpy(op, layout, dtype, rng):
+    values = op.values(SHAPE, dtype, rng)
+    t, a = make_layout(layout, values, rng)
+    before = np.asarray(t).copy()
+    for kw in op.sample_inputs(t.shape):
+        kw = {**kw, **op.kwargs}
+        where = f"{op.name}({kw}) of a {layout} {dtype.name} {t.shape} input"
+        expected = _numpy_or_error(op, a, kw)
+        if expected is ValueError:
+            with pytest.raises(ValueError, match="zero elements"):
+                op.op(t, **kw)
+            continue
+        _check(op, op.op(t, **kw), expected, where)
+    # a reduction never writes into its input
+    np.testing.assert_array_equal(np.asarray(t), before, strict=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The other spellings and variants: dim=/keepdim=, methods, out=, dtype=
+# ---------------------------------------------------------------------------------------------
+
+
+def _variant_cases():
+    for op in RED_OPS:
+        for layout in VARIANT_LAYOUTS:
+            for dtype in FEW_DTYPES:
+                if dtype in op.dtypes:
+                    yield pytest.param(op, layout, dtype, id=f"{op.name}-{layout}-{dtype.name}")
+
+
+def _method(op, t, kw):
+    """The Tensor method, called as NumPy users do (axis=, keepdims=) for reductions, or with
+    the positional dim (softmax)."""
+    fn = getattr(t, op.method)
+    if op.kind == "dim":
+        return fn(kw["dim"], **op.kwargs)
+    return fn(**kw, **op.kwargs)
+
+
+def _torch_method(op, t, kw):
+    """The Tensor method as PyTorch users call it: ``x.sum(1, True)``, ``x.var(dim=(0, 2))``.
+    ``x.max(int)`` returns (values, indices): its values are compared here."""
+    fn = getattr(t, op.method)
+    tkw = _torch_spelling(kw)
+    if op.kind == "dim":
+        return fn(dim=tkw["dim"])
+    dim, keepdim = tkw.pop("dim"), tkw.pop("keepdim")
+    if op.name == "count_nonzero":
+        return fn(dim, keepdims=keepdim)
+    got = fn(dim, keepdim, **op.kwargs)
+    return got.values if isinstance(got, tuple) else got
+
+
+@pytest.mark.parametrize("op,layout,dtype", list(_variant_cases()))
+def test_spellings_and_out(op, layout, dtype, rng):
+    t, a = make_layout(layout, op.values(SHAPE, dtype, rng), rng)
+    samples = op.sample_inputs(t.shape)
+    for kw in samples:
+        where = f"{op.name}({kw}) of a {layout} {dtype.name} input"
+        expected = reference(op, a, **kw, **op.kwargs)
+        if op.supports_dim and op.kind != "dim":
+            _check(op, op.op(t, **_torch_spelling(kw), **op.kwargs), expected, f"{where}, dim=")
+        _check(op, _method(op, t, kw), expected, f"{where}, method")
+        _check(op, _torch_method(op, t, kw), expected, f"{where}, PyTorch method")
+        if not op.supports_out:
+            continue
+        exp_dtype = strided.asarray(expected).dtype
+        outs = [strided.empty(expected.shape, dtype=exp_dtype), strided.zeros(expected.shape)]
+        if expected.ndim >= 2:
+            outs.append(strided.empty(expected.shape[::-1], dtype=exp_dtype).T)
+        for out in outs:
+            if not strided.can_cast(exp_dtype, out.dtype, "same_kind"):
+                with pytest.raises(TypeError, match="same_kind"):
+                    op.op(t, **kw, **op.kwargs, out=out)
+                continue
+            got = op.op(t, **kw, **op.kwargs, out=out)
+            assert got is out, where
+            wide = expected.astype(to_numpy_dtype(out.dtype))
+            _check(op, got, wide, f"{where}, out={out.dtype.name}", tol_dtype=exp_dtype)
+
+
+def _dtype_cases():
+    for op in RED_OPS:
+        if op.supports_dtype:
+            for dtype in ALL_DTYPES:
+                if dtype in op.dtypes:
+                    yield pytest.param(op, dtype, id=f"{op.name}-{dtype.name}")
+
+
+@pytest.mark.parametrize("op,dtype", list(_dtype_cases()))
+def test_dtype_argument(op, dtype, rng):
+    # dtype= casts the input first: a wider float, complex for complex input, and for integer
+    # sum/prod the input's own dtype, which wraps around as NumPy's does (full-range values;
+    # small ones for float targets, whose products must not overflow)
+    targets = [strided.complex128] if dtype.kind == "c" else [strided.float64, strided.float32]
+    if dtype.kind in "iu" and op.name != "mean":
+        targets.append(dtype)
+    npfn = {"sum": np.sum, "prod": np.prod, "mean": np.mean}[op.name]
+    for target in targets:
+        values = (
+            make_values(SHAPE, dtype, rng)
+            if target is dtype and dtype.kind in "iu"
+            else tame(0.5, 1.5, ints=(-3, 3))(SHAPE, dtype, rng)
+        )
+        t, a = make_layout("transposed", values, rng)
+        for axis in (None, 0, (1, 3), -1):
+            where = f"{op.name}(axis={axis}, dtype={target.name}) of {dtype.name}"
+            got = op.op(t, axis=axis, dtype=target)
+            with np.errstate(all="ignore"):
+                exp = np.asarray(npfn(a, axis=axis, dtype=to_numpy_dtype(target)))
+            _check(op, got, exp, where, tol_dtype=target)
+
+
+# ---------------------------------------------------------------------------------------------
+# Empty reductions
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [strided.int8, strided.uint16, strided.float32])
+def test_empty_reductions_with_an_identity(dtype):
+    e = strided.zeros((0,), dtype=dtype)
+    assert strided.sum(e).item() == 0 and strided.prod(e).item() == 1
+    assert strided.sum(e).dtype is strided.sum(strided.ones(1, dtype=dtype)).dtype
+    assert strided.any(e).item() is False and strided.all(e).item() is True
+    assert strided.count_nonzero(e).item() == 0
+    m = strided.zeros((3, 0), dtype=dtype)
+    np.testing.assert_array_equal(np.asarray(m.sum(1)), np.zeros(3))
+    np.testing.assert_array_equal(np.asarray(m.prod(axis=1, keepdims=True)), np.ones((3, 1)))
+    assert m.sum(0).shape == (0,)
+    assert math.isnan(strided.mean(e).item())
+
+
+def test_empty_reductions_without_an_identity():
+    e = strided.zeros((0,))
+    for fn in (strided.max, strided.min, strided.argmax, strided.argmin):
+        with pytest.raises(ValueError, match=f"{fn.__name__}: the reduction is over zero"):
+            fn(e)
+    m = strided.zeros((0, 3))
+    # over the empty dim with outputs left: no value to give
+    with pytest.raises(ValueError, match="zero elements"):
+        strided.max(m, axis=0)
+    with pytest.raises(ValueError, match="zero elements"):
+        m.argmin(0)
+    # over a dim with elements, the output is empty: an empty result, as NumPy
+    for fn in (strided.max, strided.min, strided.argmax, strided.argmin):
+        got = fn(m, axis=1)
+        assert got.shape == (0,), fn
+    assert strided.max(m, axis=1, keepdims=True).shape == (0, 1)
+    assert strided.max(strided.zeros((2, 0, 3)), axis=2).shape == (2, 0)
+    assert strided.max(strided.zeros((0, 0)), axis=1).shape == (0,)
+    values, indices = strided.zeros((0, 4)).max(1)
+    assert values.shape == indices.shape == (0,) and indices.dtype is strided.int64
+
+
+def test_logsumexp_and_softmax_of_empty():
+    assert strided.logsumexp(strided.zeros((0,))).item() == -math.inf
+    np.testing.assert_array_equal(
+        np.asarray(strided.logsumexp(strided.zeros((2, 0)), axis=1)), [-np.inf, -np.inf]
+    )
+    assert strided.softmax(strided.zeros((2, 0)), 1).shape == (2, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# NaN, inf, signed zero
+# ---------------------------------------------------------------------------------------------
+
+
+def test_max_min_propagate_nan_along_every_strategy():
+    a = np.arange(60.0).reshape(4, 15)
+    a[2, 7] = np.nan
+    for layout in ("contiguous", "transposed", "negative-stride"):
+        t, arr = make_layout(layout, a)
+        for fn, npfn in ((strided.max, np.max), (strided.min, np.min)):
+            for axis in (None, 0, 1):
+                got = np.asarray(fn(t, axis=axis))
+                np.testing.assert_array_equal(got, npfn(arr, axis=axis), err_msg=layout)
+                assert np.isnan(got).sum() == (1 if axis is not None else 1)
+
+
+def test_argmax_takes_the_first_nan_and_the_first_tie():
+    x = strided.asarray([1.0, 5.0, np.nan, 5.0, np.nan])
+    assert strided.argmax(x).item() == 2 and strided.argmin(x).item() == 2
+    assert strided.argmax(strided.asarray([np.nan, 3.0])).item() == 0
+    assert strided.argmax(strided.asarray([3.0, 7.0, 7.0, 1.0])).item() == 1
+    assert strided.argmin(strided.asarray([3, 1, 7, 1], dtype="int8")).item() == 1
+    assert strided.argmax(strided.asarray([False, True, True])).item() == 1
+    m = np.array([[0.0, np.nan, 2.0, np.nan], [4.0, 4.0, -np.inf, np.inf]])
+    for layout in ("contiguous", "transposed", "negative-stride"):
+        t, arr = make_layout(layout, m)
+        for axis in (0, 1, None):
+            for fn, npfn in ((strided.argmax, np.argmax), (strided.argmin, np.argmin)):
+                np.testing.assert_array_equal(np.asarray(fn(t, axis=axis)), npfn(arr, axis=axis))
+
+
+def test_sum_of_inf_and_nan():
+    assert math.isnan(strided.sum(strided.asarray([np.inf, -np.inf, 1.0])).item())
+    assert strided.sum(strided.asarray([np.inf, 1.0])).item() == math.inf
+    assert math.isnan(strided.prod(strided.asarray([np.inf, 0.0])).item())
+    assert strided.any(strided.asarray([0.0, np.nan])).item() is True
+    assert strided.all(strided.asarray([np.nan, -0.0])).item() is False
+    assert strided.count_nonzero(strided.asarray([np.nan, -0.0, 0.0, 1e-300])).item() == 2
+
+
+def test_any_all_of_complex_read_either_part():
+    z = strided.asarray(np.array([0j, 1j, 1 + 0j, 0j]))
+    assert z.any().item() and not z.all().item()
+    np.testing.assert_array_equal(np.asarray(z.reshape(2, 2).any(0)), [True, True])
+    np.testing.assert_array_equal(np.asarray(z.reshape(2, 2).all(1)), [False, False])
+    w = strided.asarray(np.array([[0j, 1j], [0j, -0.0j]]))
+    np.testing.assert_array_equal(np.asarray(w.any(0)), [False, True])
+
+
+# ---------------------------------------------------------------------------------------------
+# Accuracy and thread-count independence of float32 sums
+# ---------------------------------------------------------------------------------------------
+
+F32_EPS = float(np.finfo(np.float32).eps)
+
+
+@pytest.mark.parametrize(
+    "n,values",
+    [
+        (10**6, "random"),
+        (10**6, "constant"),
+        (10**7, "random"),
+        (10**7, "constant"),
+    ],
+)
+def test_float32_sum_is_as_accurate_as_pairwise(n, values):
+    # Against a float64 sum (exact enough), strided's float32 sum is within a few ulps, as
+    # NumPy's pairwise summation is, on random values and on n copies of 0.1, where a running
+    # float32 sum (strided's own cumulative_sum, last element) drifts far off: the bound can
+    # tell pairwise from naive summation.
+    rng = np.random.default_rng(n)
+    bound = 10 * F32_EPS
+    a = rng.random(n, dtype=np.float32) if values == "random" else np.full(n, 0.1, np.float32)
+    x = strided.asarray(a)
+    for name, t, view in (
+        ("contiguous", x, a),
+        ("reversed", x[::-1], a[::-1]),
+        ("stepped", x[::3], a[::3]),
+    ):
+        exact = view.astype(np.float64).sum()
+        err = abs(float(strided.sum(t)) - exact) / exact
+        err_np = abs(float(view.sum()) - exact) / exact
+        where = f"{values} {name}: relative error {err:.2e}, NumPy's {err_np:.2e}"
+        assert err_np <= bound, where
+        assert err <= bound, where
+    if values == "constant":
+        running = float(np.asarray(strided.cumulative_sum(x))[-1])
+        assert abs(running - exact) / exact > 100 * bound
+
+
+def test_float32_sum_over_a_dim_is_accurate():
+    rng = np.random.default_rng(1)
+    a = rng.random((1000, 1000), dtype=np.float32)
+    x = strided.asarray(a)
+    for axis in (0, 1):
+        exact = a.astype(np.float64).sum(axis)
+        for t in (x, x.T):
+            ax = axis if t is x else 1 - axis
+            err = np.max(np.abs(np.asarray(t.sum(ax)) - exact) / exact)
+            err_np = np.max(np.abs(a.sum(axis) - exact) / exact)
+            assert err <= max(4 * err_np, 10 * F32_EPS), (axis, err, err_np)
+
+
+_THREAD_CASES = [
+    ("full", lambda x: x.sum()),
+    ("dim 0", lambda x: x.sum(0)),
+    ("dim 1", lambda x: x.sum(1)),
+    ("transposed full", lambda x: x.T.sum()),
+    ("transposed dim 0", lambda x: x.T.sum(0)),
+    ("transposed dim 1", lambda x: x.T.sum(1)),
+    ("stepped dim 1", lambda x: x[::-1, ::2].sum(1)),
+    ("mean dim 1", lambda x: x.mean(1)),
+    ("few long rows", lambda x: x.reshape(4, 250000).sum(1)),
+    ("few columns", lambda x: x.reshape(250000, 4).sum(0)),
+    ("stepped full", lambda x: x[:, ::3].sum()),
+]
+
+
+@pytest.mark.parametrize("name,fn", _THREAD_CASES, ids=[c[0] for c in _THREAD_CASES])
+def test_float32_sums_do_not_depend_on_the_thread_count(name, fn):
+    a = np.random.default_rng(2).random((1000, 1000), dtype=np.float32)
+    x = strided.asarray(a)
+    strided.set_num_threads(1)
+    one = np.asarray(fn(x)).copy()
+    for threads in (2, 3):
+        strided.set_num_threads(threads)
+        again = np.asarray(fn(x))
+        np.testing.assert_array_equal(
+            one.view(np.uint32), again.view(np.uint32), err_msg=f"{name}, {threads} threads"
+        )
+
+
+def test_integer_sums_wrap_like_numpy():
+    a = np.array([2**62, 2**62, 2**62, -5], dtype=np.int64)
+    assert strided.sum(strided.asarray(a)).item() == int(a.sum())
+    u = np.array([2**63, 2**63, 3], dtype=np.uint64)
+    assert strided.sum(strided.asarray(u)).item() == int(u.sum())
+    b = np.full(1000, 100, dtype=np.int8)
+    assert strided.sum(strided.asarray(b)).item() == 100_000  # int64 accumulator
+    assert strided.sum(strided.asarray(b), dtype=strided.int8).item() == int(b.sum(dtype=np.int8))
+
+
+# ---------------------------------------------------------------------------------------------
+# PyTorch's x.max(dim): (values, indices)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "negative-stride", "expanded"])
+def test_max_min_with_an_int_dim_return_values_and_indices(layout, rng):
+    a = rng.integers(-3, 4, SHAPE).astype(np.float32)
+    t, arr = make_layout(layout, a, rng)
+    for dim in (0, 2, -1):
+        for keepdim in (False, True):
+            for name, npv, npi in (("max", np.max, np.argmax), ("min", np.min, np.argmin)):
+                got = getattr(t, name)(dim, keepdim)
+                assert isinstance(got, tuple) and got._fields == ("values", "indices")
+                values, indices = got
+                np.testing.assert_array_equal(
+                    np.asarray(values), npv(arr, axis=dim, keepdims=keepdim)
+                )
+                np.testing.assert_array_equal(
+                    np.asarray(indices), npi(arr, axis=dim, keepdims=keepdim)
+                )
+                assert indices.dtype is strided.int64
+                same = getattr(t, name)(dim=dim, keepdim=keepdim)
+                np.testing.assert_array_equal(np.asarray(same.indices), np.asarray(indices))
+    # no dim, a tuple, or NumPy's axis=: the values alone
+    assert isinstance(t.max(), strided.Tensor)
+    assert isinstance(t.max((0, 1)), strided.Tensor)
+    assert isinstance(t.min(axis=1), strided.Tensor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results are fresh tensors
+# ---------------------------------------------------------------------------------------------
+
+
+def test_results_do_not_share_the_input_storage():
+    x = strided.arange(6.0).reshape(2, 3)
+    for r in (x.sum(()), x.max(axis=()), x.sum(axis=(), keepdims=True), x.mean(())):
+        assert r.untyped_storage() is not x.untyped_storage()
+        np.testing.assert_array_equal(np.asarray(r), np.asarray(x))
+
+
+def test_numpy_axis_helper():
+    assert numpy_axis(np.zeros(()), 0) is None and numpy_axis(np.zeros(3), 0) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+_X = strided.zeros((2, 3))
+
+
+@pytest.mark.parametrize(
+    "fn,kwargs,exc,match",
+    [
+        (strided.sum, {"axis": 2}, IndexError, r"sum: axis 2 is out of range .* 2 dims"),
+        (strided.prod, {"axis": -3}, IndexError, r"prod: axis -3 is out of range"),
+        (strided.mean, {"axis": (0, 5)}, IndexError, r"mean: axis 5 is out of range"),
+        (strided.max, {"axis": (0, -2)}, ValueError, r"max: axis 0 appears twice"),
+        (strided.sum, {"axis": (1, 1)}, ValueError, r"sum: axis 1 appears twice"),
+        (strided.var, {"axis": (1, -1)}, ValueError, r"var: axis 1 appears twice"),
+        (strided.sum, {"axis": 0, "dim": 0}, TypeError, r"sum: pass axis= or dim=, not both"),
+        (strided.any, {"axis": 0, "dim": 1}, TypeError, r"not both"),
+        (strided.sum, {"axis": 1.0}, TypeError, r"axis must be an int or a tuple of ints"),
+        (strided.sum, {"axis": True}, TypeError, r"axis must be an int"),
+        (strided.argmax, {"axis": (0, 1)}, TypeError, r"argmax: axis must be a single int"),
+        (strided.argmin, {"axis": 2}, IndexError, r"argmin: axis 2 is out of range"),
+        (strided.logsumexp, {"axis": 2}, IndexError, r"logsumexp: axis 2 is out of range"),
+        (strided.count_nonzero, {"axis": 3}, IndexError, r"count_nonzero: axis 3 is out"),
+        (strided.std, {"axis": (0, 0)}, ValueError, r"std|var"),
+        (strided.sum, {"out": strided.zeros(2)}, ValueError, r"out= has shape \(2,\)"),
+        (
+            strided.sum,
+            {"axis": 0, "out": strided.zeros(3, dtype="int64")},
+            TypeError,
+            r"float64 result into out= of dtype int64 .*same_kind",
+        ),
+    ],
+)
+def test_error_messages(fn, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        fn(_X, **kwargs)
+
+
+def test_unsupported_dtypes_are_named():
+    z = strided.ones(3, dtype="complex64")
+    for fn in (strided.max, strided.min, strided.argmax, strided.argmin):
+        with pytest.raises(TypeError, match=f"{fn.__name__} does not support dtype complex64"):
+            fn(z)
+
+
+def test_softmax_needs_a_valid_dim():
+    with pytest.raises(IndexError, match="softmax: axis 2 is out of range"):
+        strided.softmax(_X, 2)
+    with pytest.raises(IndexError, match="log_softmax: axis -3 is out of range"):
+        _X.log_softmax(-3)
+    with pytest.raises(TypeError):
+        strided.softmax(_X)  # PyTorch's dim is required
+
+
+# ---------------------------------------------------------------------------------------------
+# Big inputs: the parallel paths (blocks of one output, outputs per thread, the outer strategy)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped", "negative-stride"])
+def test_big_reductions_match_numpy_exactly(layout, threads, rng):
+    # integers (exact whatever the order) and extremes, over enough elements (> 2 * 32768) that
+    # every strategy of Note [Reductions] runs, with one thread and with three
+    strided.set_num_threads(threads)
+    values = rng.integers(-1000, 1000, (2, 300, 150), dtype=np.int64)
+    t, a = make_layout(layout, values, rng)
+    tf = t.astype("float64")
+    af = a.astype(np.float64)
+    for axis in (None, 0, 1, 2, (0, 1), (1, 2), (0, 2)):
+        where = f"{layout}, axis={axis}, {threads} threads"
+        for fn, npfn in ((strided.sum, np.sum), (strided.max, np.max), (strided.min, np.min)):
+            np.testing.assert_array_equal(np.asarray(fn(t, axis=axis)), npfn(a, axis=axis), where)
+        np.testing.assert_array_equal(
+            np.asarray(strided.prod(t % 3 - 1, axis=axis)), np.prod(a % 3 - 1, axis=axis), where
+        )
+        np.testing.assert_array_equal(
+            np.asarray(strided.any(t > 998, axis=axis)), np.any(a > 998, axis=axis), where
+        )
+        np.testing.assert_allclose(
+            np.asarray(strided.sum(tf, axis=axis)), np.sum(af, axis=axis), rtol=1e-15
+        )
+    for axis in (None, 0, 1, 2):
+        for fn, npfn in ((strided.argmax, np.argmax), (strided.argmin, np.argmin)):
+            np.testing.assert_array_equal(
+                np.asarray(fn(t, axis=axis)), npfn(a, axis=axis), f"{layout}, axis={axis}"
+            )
