@@ -66,5 +66,6 @@ cdef TensorBase empty_tensor(int ndim, const Py_ssize_t* sizes, DType dtype, Dev
 cdef Py_ssize_t normalize_dim(Py_ssize_t dim, int ndim, str argname=*) except? -1
 cdef bint is_contiguous_c(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides) noexcept
 cdef int memory_extent(TensorBase t, Py_ssize_t* lo, Py_ssize_t* hi) except -1
+cdef bint storage_overlap(TensorBase a, TensorBase b) except -1
 cdef bint may_have_internal_overlap(TensorBase t)
 cdef Py_ssize_t check_shape(object shape, int* ndim, Py_ssize_t* sizes, str fn) except -1

@@ -941,6 +941,19 @@ cdef int memory_extent(TensorBase t, Py_ssize_t* lo, Py_ssize_t* hi) except -1:
     return 0
 
 
+cdef bint storage_overlap(TensorBase a, TensorBase b) except -1:
+    """Whether a and b might share a memory cell: the same storage and overlapping byte ranges.
+
+    Every kernel that writes asks this before reading an input it might be overwriting.
+    """
+    cdef Py_ssize_t alo, ahi, blo, bhi
+    if a._storage is not b._storage:
+        return False
+    memory_extent(a, &alo, &ahi)
+    memory_extent(b, &blo, &bhi)
+    return alo < bhi and blo < ahi
+
+
 cdef bint may_have_internal_overlap(TensorBase t):
     """Whether two elements of ``t`` might share a memory cell (so writing through it is unsafe).
 

@@ -43,7 +43,7 @@ from strided._core cimport (
     empty_tensor,
     make_tensor,
     may_have_internal_overlap,
-    memory_extent,
+    storage_overlap,
 )
 from strided._dtype cimport (
     DType,
@@ -484,15 +484,6 @@ cdef bint _same_elements(TensorBase a, TensorBase b, const Py_ssize_t* b_strides
     return True
 
 
-cdef bint _overlaps(TensorBase a, TensorBase b):
-    cdef Py_ssize_t alo, ahi, blo, bhi
-    if a._storage is not b._storage:
-        return False
-    memory_extent(a, &alo, &ahi)
-    memory_extent(b, &blo, &bhi)
-    return alo < bhi and blo < ahi
-
-
 cdef class ElementwisePlan:
     """Everything an elementwise kernel needs, and what the iterator decided (for explain())."""
 
@@ -673,7 +664,7 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
                          "temporary, then casts it into out=")
         elif check_overlap:
             for k in range(nin):
-                if tensors[k] is not None and _overlaps(out, <TensorBase>tensors[k]):
+                if tensors[k] is not None and storage_overlap(out, <TensorBase>tensors[k]):
                     if not _same_elements(out, <TensorBase>tensors[k], in_strides[k]) or \
                             (<TensorBase>tensors[k]).dtype is not compute:
                         target = None

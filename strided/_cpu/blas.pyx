@@ -63,7 +63,7 @@ from strided._core cimport (
     cpu_device,
     empty_tensor,
     may_have_internal_overlap,
-    memory_extent,
+    storage_overlap,
 )
 from strided._dtype cimport (
     DType,
@@ -581,15 +581,6 @@ cdef inline Py_ssize_t _stride_or_zero(TensorBase t, int d) noexcept:
     return 0 if t._sizes[d] == 1 else t._strides[d]
 
 
-cdef bint _overlaps(TensorBase a, TensorBase b):
-    cdef Py_ssize_t alo, ahi, blo, bhi
-    if a._storage is not b._storage:
-        return False
-    memory_extent(a, &alo, &ahi)
-    memory_extent(b, &blo, &bhi)
-    return alo < bhi and blo < ahi
-
-
 cdef int _kernel_for(DType dtype) noexcept:
     if dtype.num == kFloat32:
         return KERNEL_SGEMM
@@ -768,7 +759,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     target = None
     if out is not None:
         target = out
-        if out.dtype is not dtype or _overlaps(out, a) or _overlaps(out, b):
+        if out.dtype is not dtype or storage_overlap(out, a) or storage_overlap(out, b):
             target = None
         elif g.kernel != KERNEL_LOOP:
             cs0 = 0 if v1 else out._strides[nb]

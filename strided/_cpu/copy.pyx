@@ -36,12 +36,13 @@ from libc.stdint cimport (
 from libc.string cimport memcpy
 
 from strided._accessor cimport Accessor2, accessor2, accessor2_raw, at2, element_t
+from strided._cpu.words cimport word128, word_t
 from strided._core cimport (
     MAX_DIMS,
     TensorBase,
     empty_tensor,
     may_have_internal_overlap,
-    memory_extent,
+    storage_overlap,
 )
 from strided._dtype cimport (
     DType,
@@ -267,16 +268,7 @@ cdef void cast_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
 # Width-only loops: same-dtype copy and fill
 # =============================================================================================
 
-ctypedef struct word128:
-    uint64_t lo
-    uint64_t hi
-
-ctypedef fused word_t:
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-    word128
+# word128 and word_t (elements by width) come from _cpu/words.pxd.
 
 
 cdef void _width_copy(word_t* out, word_t* inp, Py_ssize_t s_out, Py_ssize_t s_in,
@@ -513,16 +505,6 @@ cdef int check_writable(TensorBase dst, str what) except -1:
     return 0
 
 
-cdef bint _overlaps(TensorBase a, TensorBase b):
-    """Whether a and b might share a memory cell (same storage and overlapping byte ranges)."""
-    cdef Py_ssize_t alo, ahi, blo, bhi
-    if a._storage is not b._storage:
-        return False
-    memory_extent(a, &alo, &ahi)
-    memory_extent(b, &blo, &bhi)
-    return alo < bhi and blo < ahi
-
-
 cdef inline Py_ssize_t _absval(Py_ssize_t x) noexcept nogil:
     return x if x >= 0 else -x
 
@@ -545,7 +527,7 @@ cpdef TensorBase copy_(TensorBase dst, TensorBase src):
     check_writable(dst, "copy_")
     if dst._numel == 0:
         return dst
-    if _overlaps(dst, src):
+    if storage_overlap(dst, src):
         same_layout = src.dtype is dst.dtype and src._data() == dst._data() \
             and src._ndim == dst._ndim
         if same_layout:

@@ -73,12 +73,13 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+from strided._cpu.words cimport word128, word_t
 from strided._core cimport (
     MAX_DIMS,
     TensorBase,
     empty_tensor,
     may_have_internal_overlap,
-    memory_extent,
+    storage_overlap,
 )
 from strided._dtype cimport (
     DType,
@@ -356,16 +357,7 @@ def index_offsets(TensorBase t, tuple dims, tuple indices, tuple names=None, bin
 # the indexed tensor, restrided, data[2] = the byte offsets (int64).
 # =============================================================================================
 
-ctypedef struct word128:
-    uint64_t lo
-    uint64_t hi
-
-ctypedef fused word_t:
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-    word128
+# word128 and word_t (elements by width) come from _cpu/words.pxd.
 
 ctypedef struct IndexCtx:
     Py_ssize_t width        # itemsize: what a gather or scatter moves
@@ -606,16 +598,6 @@ cdef int _check_index_args(TensorBase t, IndexOffsets off, tuple dim_map, Py_ssi
     return 0
 
 
-cdef bint _overlaps(TensorBase a, TensorBase b):
-    """Whether a and b might share a memory cell (same storage, overlapping byte ranges)."""
-    cdef Py_ssize_t alo, ahi, blo, bhi
-    if a._storage is not b._storage:
-        return False
-    memory_extent(a, &alo, &ahi)
-    memory_extent(b, &blo, &bhi)
-    return alo < bhi and blo < ahi
-
-
 # What the last index_get / index_put did, for explain() and tests (kept in C: a few stores).
 cdef int _last_kernel = -1
 cdef bint _last_parallel = False
@@ -666,7 +648,7 @@ def index_get(TensorBase t, IndexOffsets off, tuple dim_map, Py_ssize_t pos, Ten
     cdef Py_ssize_t width = t.dtype.itemsize, nchunks, c
     cdef bint parallel, bad = False
     _check_index_args(t, off, dim_map, pos, out, data_strides, off_strides, "index_get")
-    if not out._storage.writable or may_have_internal_overlap(out) or _overlaps(out, t):
+    if not out._storage.writable or may_have_internal_overlap(out) or storage_overlap(out, t):
         raise ValueError("index_get: out must be writable, without overlapping elements, and "
                          "apart from the indexed tensor")
     if out._numel == 0:
@@ -799,12 +781,12 @@ def index_put(TensorBase t, IndexOffsets off, tuple dim_map, Py_ssize_t pos, Ten
             "ambiguous. Write into a .clone() or .contiguous() copy instead")
     if values._numel == 0:
         return t
-    if _overlaps(values, t) or _overlaps(offsets, t):
+    if storage_overlap(values, t) or storage_overlap(offsets, t):
         # read everything before writing anything (x[x] = v: the indices are x itself)
         from strided._cpu.copy import contiguous_copy
-        if _overlaps(values, t):
+        if storage_overlap(values, t):
             values = contiguous_copy(values)
-        if _overlaps(offsets, t):
+        if storage_overlap(offsets, t):
             offsets = contiguous_copy(offsets)
             for s in range(values._ndim):
                 if pos <= s < pos + offsets._ndim:
