@@ -48,12 +48,16 @@ MODULES = [
     "strided._dlpack",
     "strided._iter",
     "strided._cpu.copy",
+    "strided._cpu.mask",
     "strided._cpu.index",
+    "strided._cpu.search",
     "strided._cpu.sort",
+    "strided._cpu.unique",
     "strided._cpu.random",
     "strided._cpu.binary",
     "strided._cpu.unary",
     "strided._cpu.blas",
+    "strided._cpu.lapack",
     "strided._cpu.reduce",
     "strided._cpu.scan",
     "strided._views",
@@ -114,7 +118,10 @@ def openblas_options():
 
 
 # Modules that need more than the common options: name -> a function giving the extra ones.
-EXTRA_OPTIONS = {"strided._cpu.blas": openblas_options}
+EXTRA_OPTIONS = {
+    "strided._cpu.blas": openblas_options,
+    "strided._cpu.lapack": openblas_options,  # the same library holds LAPACK
+}
 
 
 def extension(name):

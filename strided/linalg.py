@@ -5,16 +5,20 @@ in ``_ops/views.py``); this module gathers them under the extension's names, as
 ``numpy.linalg`` and ``torch.linalg`` do. ``diagonal`` and ``trace`` here take the last two
 dims, as the extension says (``strided.diagonal`` is PyTorch's, over dims 0 and 1).
 
+``svd`` and ``svdvals`` (LAPACK's ``?gesdd``, ``_cpu/lapack.pyx``) are only here, not in the
+top-level namespace: ``torch.svd`` returns V where ``linalg.svd`` returns Vh, and a top-level
+``strided.svd`` would invite that confusion.
+
 Not here yet, because they need factorisations strided does not have (LU, QR, Cholesky,
-eigenvalues, SVD): cholesky, cross, det, eigh, eigvalsh, inv, matrix_power, matrix_rank,
-pinv, qr, slogdet, solve, svd, svdvals.
+eigenvalues): cholesky, cross, det, eigh, eigvalsh, inv, matrix_power, matrix_rank, pinv, qr,
+slogdet, solve.
 """
 
 from __future__ import annotations
 
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
-from strided._ops.linalg import matmul, outer, tensordot, vecdot
+from strided._ops.linalg import matmul, outer, svd, svdvals, tensordot, vecdot
 from strided._ops.norms import matrix_norm, vector_norm
 from strided._ops.views import matrix_transpose
 
@@ -24,6 +28,8 @@ __all__ = [
     "matrix_norm",
     "matrix_transpose",
     "outer",
+    "svd",
+    "svdvals",
     "tensordot",
     "trace",
     "vecdot",

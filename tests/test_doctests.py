@@ -18,6 +18,8 @@ MODULES = [
     "strided._views",
     "strided._cpu.copy",
     "strided._cpu.index",
+    "strided._cpu.mask",
+    "strided._cpu.search",
     "strided._cpu.random",
     "strided._dlpack",
     "strided._tensor",
@@ -34,6 +36,7 @@ MODULES = [
     "strided._ops.shape",
     "strided.linalg",
     "strided._cpu.sort",
+    "strided._cpu.unique",
     "strided._ops.sorting",
     "strided.random",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -600,3 +601,139 @@ def test_doctests(name):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE, verbose=False)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# svd and svdvals (LAPACK ?gesdd, strided/_cpu/lapack.pyx)
+# ---------------------------------------------------------------------------------------------
+
+SVD_LAYOUTS = OPERAND_LAYOUTS + ("empty",)
+SVD_SHAPES = ((5, 3), (3, 5), (4, 4), (1, 4), (2, 3, 4), (3, 1, 5, 2))
+
+
+def _svd_tol(dtype, scale):
+    """Absolute tolerance for singular values and products: a few ulps of the largest singular
+    value per element (the error of a backward-stable SVD), in the result's precision."""
+    single = np.dtype(to_numpy_dtype(dtype)) in (np.float32, np.complex64)
+    return (2e-5 if single else 1e-12) * max(1.0, scale)
+
+
+def _svd_dtype(dtype):
+    """The dtype svd computes in: ints and bool promote to float64, as NumPy's linalg."""
+    dt = np.dtype(to_numpy_dtype(dtype))
+    return np.dtype(np.float64) if dt.kind in "biu" else dt
+
+
+def _herm(f):
+    return np.conj(np.swapaxes(f, -1, -2))
+
+
+def check_svd(x, a, full_matrices):
+    """strided.linalg.svd(x) is an SVD of the NumPy array a: shapes and dtypes as NumPy's,
+    S equal to NumPy's, orthonormal factors whose product is a (the factors themselves are
+    unique only up to signs / phases)."""
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    res = strided.linalg.svd(x, full_matrices=full_matrices)
+    assert isinstance(res, tuple) and len(res) == 3
+    U, S, Vh = (np.asarray(r) for r in res)
+    assert (U.shape, S.shape, Vh.shape) == (u.shape, s.shape, vh.shape)
+    assert (U.dtype, S.dtype, Vh.dtype) == (u.dtype, s.dtype, vh.dtype)
+    atol = _svd_tol(x.dtype, float(np.abs(s).max(initial=0)))
+    np.testing.assert_allclose(S, s, rtol=0, atol=atol)
+    assert np.all(np.diff(S, axis=-1) <= 0), "S must be descending"
+    k = S.shape[-1]
+    recon = (U[..., :, :k] * S[..., None, :]) @ Vh[..., :k, :]
+    np.testing.assert_allclose(recon, a.astype(u.dtype), rtol=0, atol=atol * 4)
+    for gram in (_herm(U) @ U, Vh @ _herm(Vh)):  # orthonormal columns of U, rows of Vh
+        eye = np.broadcast_to(np.eye(gram.shape[-1]), gram.shape)
+        np.testing.assert_allclose(gram, eye, rtol=0, atol=_svd_tol(x.dtype, 1.0) * 10)
+    np.testing.assert_allclose(np.asarray(strided.linalg.svdvals(x)), s, rtol=0, atol=atol)
+    assert np.asarray(strided.linalg.svdvals(x)).dtype == s.dtype
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("layout", SVD_LAYOUTS)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_dtypes_and_layouts(dtype, layout, full_matrices, rng):
+    for shape in SVD_SHAPES:
+        made = make_layout(layout, values(shape, dtype, rng), rng)
+        if made is None:
+            continue
+        x, a = made
+        check_svd(x, a, full_matrices)
+
+
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 0), (2, 3, 0), (0, 2, 3)])
+def test_svd_of_empty_matrices_and_batches(shape, full_matrices):
+    # no singular values; with full_matrices the one non-empty factor is the identity (NumPy)
+    for dtype in (strided.float32, strided.complex128):
+        a = np.zeros(shape, to_numpy_dtype(dtype))
+        check_svd(strided.asarray(a), a, full_matrices)
+        u, _, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        U, _, Vh = strided.linalg.svd(strided.asarray(a), full_matrices=full_matrices)
+        np.testing.assert_array_equal(np.asarray(U), u)
+        np.testing.assert_array_equal(np.asarray(Vh), vh)
+
+
+def test_svd_of_column_major_input_needs_no_transposing_copy(rng):
+    # Note [SVD through LAPACK's column-major]: x.mT of a contiguous batch is copied as it lies
+    # and the factors come back column-major too; the input is left as it was
+    x, a = pair(strided.float64, (3, 6, 4), rng)
+    t = x.mT
+    before = np.asarray(t).copy()
+    U, S, Vh = strided.linalg.svd(t)
+    assert U.stride()[-2:] == (1, 4) and Vh.stride()[-2:] == (1, 6)
+    check_svd(t, np.swapaxes(a, -1, -2), True)
+    np.testing.assert_array_equal(np.asarray(t), before)
+    U, S, Vh = strided.linalg.svd(x)  # row-major input: row-major factors
+    assert U.is_contiguous() and Vh.is_contiguous()
+    np.testing.assert_array_equal(np.asarray(x), a)
+
+
+def test_svd_of_rank_deficient_and_special_matrices(rng):
+    for a in (
+        np.outer(rng.uniform(-1, 1, 5), rng.uniform(-1, 1, 4)),  # rank 1
+        np.zeros((3, 3)),
+        np.eye(4)[::-1],
+        np.diag([1e150, 1.0, 1e-150]),
+        np.array([[3.0 + 4.0j]]),
+    ):
+        check_svd(strided.asarray(a), a, True)
+
+
+def test_svd_with_nan_raises_and_svdvals_gives_nan():
+    a = np.array([[[1.0, 2.0], [3.0, 4.0]], [[np.nan, 1.0], [1.0, 1.0]]])
+    x = strided.asarray(a)
+    with pytest.raises(ValueError, match=r"svd: the SVD of matrix 1 of the batch .* NaN"):
+        strided.linalg.svd(x)
+    s = np.asarray(strided.linalg.svdvals(x))
+    np.testing.assert_allclose(s[0], np.linalg.svd(a[0], compute_uv=False))
+    assert np.isnan(s[1]).all()
+
+
+def test_svd_follows_the_default_float_dtype():
+    x = strided.asarray([[1, 2], [3, 4]], dtype=strided.int32)
+    assert strided.linalg.svdvals(x).dtype is strided.float64
+    strided.set_default_dtype(strided.float32)
+    try:
+        assert strided.linalg.svdvals(x).dtype is strided.float32
+        assert strided.linalg.svd(x).U.dtype is strided.float32
+    finally:
+        strided.set_default_dtype(strided.float64)
+
+
+def test_svd_of_array_likes_and_dispatch():
+    a = [[1.0, 2.0], [3.0, 4.0]]
+    np.testing.assert_allclose(np.asarray(strided.linalg.svdvals(a)), np.linalg.svdvals(a))
+    with strided.trace_dispatch() as trace:
+        strided.linalg.svdvals(strided.asarray(a))
+    assert [r["op"] for r in trace][:1] == ["linalg_svd"]
+
+
+@pytest.mark.parametrize("fn", ["svd", "svdvals"])
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_svd_needs_a_matrix(fn, shape):
+    pattern = rf"{fn}: x must have at least 2 dims .*got shape {re.escape(str(shape))}"
+    with pytest.raises(ValueError, match=pattern):
+        getattr(strided.linalg, fn)(strided.ones(shape))

@@ -3,9 +3,9 @@
 
 vector_norm: every ord (2, 1, inf, -inf, 0, and other p, negative ones too) over every layout
 of tests/layouts.py, on float, complex (a real result), integer and bool input, over no axis,
-each axis, negative axes and tuples, with keepdims. matrix_norm: "fro", 1, -1, inf, -inf on
-matrices and stacks of them in several layouts; "nuc", 2 and -2 raise NotImplementedError
-naming what is missing.
+each axis, negative axes and tuples, with keepdims. matrix_norm: "fro", "nuc", 1, -1, 2, -2,
+inf, -inf on matrices and stacks of them in several layouts (the singular-value norms through
+linalg.svdvals), and on matrices with a zero dim.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import strided
 SHAPE = (4, 1, 3, 5)
 INF = math.inf
 VECTOR_ORDS = (2, 1, INF, -INF, 0, 3, 0.5, -1, -2.5)
-MATRIX_ORDS = ("fro", 1, -1, INF, -INF)
+MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, INF, -INF)
+SINGULAR_VALUE_ORDS = ("nuc", 2, -2)
 DTYPES = (strided.float32, strided.float64, strided.complex64, strided.complex128, strided.int16)
 FEW = (strided.float32, strided.complex128)
 
@@ -54,12 +55,15 @@ def _np_vector_norm(a, axis, keepdims, ord):
     return np.asarray(r, dtype=dt)
 
 
-def _check(got, exp, where):
+def _check(got, exp, where, scale=0.0):
+    """got equals exp to a few ulps, relatively; ``scale``: also absolutely, to a few ulps of
+    scale (singular values are exact only relative to the largest one: the smallest singular
+    value of a rank-deficient matrix is 0 up to rounding)."""
     arr = np.asarray(got)
     assert arr.shape == exp.shape, (where, arr.shape, exp.shape)
     assert arr.dtype == exp.dtype, (where, arr.dtype, exp.dtype)
     rtol = 2e-5 if arr.dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(arr, exp, rtol=rtol, atol=0, err_msg=where)
+    np.testing.assert_allclose(arr, exp, rtol=rtol, atol=rtol * scale, err_msg=where)
 
 
 def _axes(nd):
@@ -131,7 +135,8 @@ def test_matrix_norm_matches_numpy(layout, dtype, rng):
                     np.linalg.norm(af, ord=ord, axis=(-2, -1), keepdims=keepdims),
                     dtype=_real_of(a.dtype),
                 )
-                _check(strided.matrix_norm(t, ord=ord, keepdims=keepdims), exp, where)
+                scale = np.abs(af).sum() if ord in SINGULAR_VALUE_ORDS else 0.0
+                _check(strided.matrix_norm(t, ord=ord, keepdims=keepdims), exp, where, scale)
 
 
 def test_matrix_norm_of_empty_matrices():
@@ -147,10 +152,34 @@ def test_matrix_norm_of_empty_matrices():
     assert strided.matrix_norm(strided.zeros((3, 0)), ord=INF).item() == 0.0
 
 
-@pytest.mark.parametrize("ord", ["nuc", 2, -2])
-def test_matrix_norms_of_singular_values_say_what_is_missing(ord):
-    with pytest.raises(NotImplementedError, match=r"singular value decomposition \(svd"):
-        strided.matrix_norm(strided.ones((2, 2)), ord=ord)
+def test_singular_value_norms_of_empty_matrices():
+    # no singular values: "nuc" and 2 are 0 (NumPy's 2-norm is a max starting at 0), -2 has
+    # no value, also for an empty batch, as in NumPy
+    for shape in ((0, 3), (3, 0), (0, 0), (2, 0, 0), (0, 3, 0), (0, 2, 3)):
+        a = np.zeros(shape, np.float32)
+        t = strided.asarray(a)
+        for ord in ("nuc", 2):
+            for keepdims in (False, True):
+                exp = np.asarray(np.linalg.norm(a, ord=ord, axis=(-2, -1), keepdims=keepdims))
+                _check(strided.matrix_norm(t, ord=ord, keepdims=keepdims), exp, (shape, ord))
+        if 0 in shape[-2:]:
+            with pytest.raises(ValueError, match=r"matrix_norm: ord=-2 .* has none \(x has shape"):
+                strided.matrix_norm(t, ord=-2)
+        else:
+            _check(strided.matrix_norm(t, ord=-2), np.zeros(shape[:-2], np.float32), shape)
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.complex64, strided.float64])
+def test_singular_value_norms_of_known_matrices(dtype):
+    # diag(3, -4) has singular values 4 and 3; a rank-1 matrix has one non-zero
+    t = strided.asarray([[[3.0, 0.0], [0.0, -4.0]], [[1.0, 2.0], [2.0, 4.0]]], dtype=dtype)
+    real = strided.float64 if dtype is strided.float64 else strided.float32
+    for ord, exp in (("nuc", [7.0, 5.0]), (2, [4.0, 5.0]), (-2, [3.0, 0.0]), (2.0, [4.0, 5.0])):
+        got = strided.matrix_norm(t, ord=ord)
+        assert got.dtype is real, (ord, got.dtype)
+        np.testing.assert_allclose(np.asarray(got), exp, rtol=1e-6, atol=1e-6)
+    nan = strided.matrix_norm(strided.asarray([[np.nan, 1.0], [1.0, 1.0]]), ord=2)
+    assert math.isnan(nan.item())  # NaN in, NaN out, as NumPy
 
 
 @pytest.mark.parametrize(
@@ -191,6 +220,8 @@ def test_linalg_namespace():
         "matrix_norm",
         "matrix_transpose",
         "outer",
+        "svd",
+        "svdvals",
         "tensordot",
         "trace",
         "vecdot",

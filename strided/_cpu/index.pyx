@@ -1,4 +1,4 @@
-"""Indexing kernels: gather and scatter through checked byte offsets, nonzero, searchsorted.
+"""Indexing kernels: gather and scatter through checked byte offsets.
 
 The Python half (``strided/_ops/indexing.py``) turns ``x[idx]``, ``x[idx] = v``, ``take``,
 ``gather``, ``scatter_add``, ``index_add`` and friends into three calls here: ``index_offsets``
@@ -69,10 +69,12 @@ PyTorch instead lets ``index_put_`` race on duplicates and documents the result 
 """
 
 from cython.parallel cimport prange
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+from strided._cpu.chunks cimport nchunks as _nchunks
+from strided._cpu.mask cimport nonzero_kernel
 from strided._cpu.words cimport word128, word_t
 from strided._core cimport (
     MAX_DIMS,
@@ -124,19 +126,6 @@ cdef enum:
 # =============================================================================================
 # Running a plan in chunks, one context per chunk
 # =============================================================================================
-
-cdef Py_ssize_t _nchunks(Py_ssize_t work, Py_ssize_t splittable) noexcept nogil:
-    """How many threads a job of ``work`` elements gets, when only ``splittable`` of its
-    positions may be divided among them."""
-    cdef Py_ssize_t n = num_threads()
-    if n <= 1 or work < 2 * GRAIN_SIZE:
-        return 1
-    if n > work // GRAIN_SIZE:
-        n = work // GRAIN_SIZE
-    if n > splittable:
-        n = splittable
-    return n if n > 1 else 1
-
 
 cdef void _run_chunked(const LoopPlan* plan, loop1d_fn loop, char* ctxs, Py_ssize_t ctx_size,
                        Py_ssize_t nchunks) noexcept nogil:
@@ -842,139 +831,6 @@ def index_put(TensorBase t, IndexOffsets off, tuple dim_map, Py_ssize_t pos, Ten
     return t
 
 
-# =============================================================================================
-# nonzero: count, then fill, by ranges of elements (deterministic, parallel)
-# =============================================================================================
-
-cdef Py_ssize_t _count(const uint8_t* m, Py_ssize_t e0, Py_ssize_t e1) noexcept nogil:
-    cdef Py_ssize_t i, n = 0
-    for i in range(e0, e1):
-        n += m[i] != 0
-    return n
-
-
-cdef void _fill(const uint8_t* m, int ndim, const Py_ssize_t* sizes, Py_ssize_t e0,
-                Py_ssize_t e1, int64_t* out, Py_ssize_t start, Py_ssize_t stop,
-                Py_ssize_t s_hit, Py_ssize_t s_coord, const int64_t* weights) noexcept nogil:
-    """Hits start..stop-1 are the non-zero elements among elements [e0, e1) (row-major): write
-    their coordinates, or with ``weights``, one number per hit, sum(coordinate[d] *
-    weights[d]) (a byte offset).
-
-    Branch-free, as NumPy's nonzero: every element is written to slot ``pos`` and ``pos``
-    moves on only past a hit, so a miss is overwritten by the next hit; the scan stops when
-    the last hit is in, so nothing lands past ``stop`` (another thread's first slot). The
-    coordinates of all but the last dim are worked out once per row.
-    """
-    cdef Py_ssize_t e = e0, r, j, j0, jend, rem, inner = sizes[ndim - 1], pos = start
-    cdef int64_t coords[MAX_DIMS]
-    cdef int64_t base, w_last = weights[ndim - 1] if weights != NULL else 0
-    cdef int d
-    cdef int64_t* o
-    if start >= stop:
-        return
-    while e < e1:
-        r = e // inner
-        j0 = e - r * inner
-        jend = min(inner, j0 + (e1 - e))
-        rem = r
-        base = 0
-        for d in range(ndim - 2, -1, -1):
-            coords[d] = rem % sizes[d]
-            rem = rem // sizes[d]
-            if weights != NULL:
-                base += coords[d] * weights[d]
-        if weights != NULL:
-            for j in range(j0, jend):
-                out[pos] = base + j * w_last
-                pos += m[e + j - j0] != 0
-                if pos == stop:
-                    return
-        elif ndim == 1:
-            for j in range(j0, jend):
-                out[pos * s_hit] = j
-                pos += m[j] != 0
-                if pos == stop:
-                    return
-        else:
-            for j in range(j0, jend):
-                o = out + pos * s_hit
-                for d in range(ndim - 1):
-                    o[d * s_coord] = coords[d]
-                o[(ndim - 1) * s_coord] = j
-                pos += m[e + j - j0] != 0
-                if pos == stop:
-                    return
-        e += jend - j0
-
-
-cdef TensorBase _nonzero(TensorBase mask, bint coords_last, const int64_t* weights):
-    """The kernel of nonzero and mask_offsets: count, then fill, by ranges of elements."""
-    cdef int nd = mask._ndim
-    cdef Py_ssize_t numel = mask._numel, nchunks, chunk, c, total = 0
-    cdef Py_ssize_t* counts
-    cdef Py_ssize_t sizes[2]
-    cdef TensorBase out
-    cdef const uint8_t* m
-    cdef int64_t* o
-    cdef Py_ssize_t s_hit, s_coord
-    if mask.dtype.num != kBool or nd < 1 or not mask.is_contiguous():
-        raise ValueError("nonzero: needs a contiguous bool tensor with at least one dim")
-    if not mask._storage.device.is_cpu:
-        raise NotImplementedError("nonzero on the GPU needs the CUDA backend")
-    m = <const uint8_t*>mask._data()
-    nchunks = _nchunks(numel, numel)
-    chunk = (numel + nchunks - 1) // nchunks
-    counts = <Py_ssize_t*>malloc((nchunks + 1) * sizeof(Py_ssize_t))
-    if counts == NULL:
-        raise MemoryError()
-    try:
-        if nchunks > 1:
-            with nogil:
-                for c in prange(nchunks, num_threads=nchunks, schedule="static"):
-                    counts[c] = _count(m, c * chunk, min(numel, (c + 1) * chunk))
-        else:
-            counts[0] = _count(m, 0, numel)
-        for c in range(nchunks):  # counts become start positions
-            total, counts[c] = total + counts[c], total
-        counts[nchunks] = total
-        if weights != NULL:
-            sizes[0] = total
-            out = empty_tensor(1, sizes, dtype_from_num(kInt64), mask._storage.device)
-            s_hit, s_coord = 1, 0
-        elif coords_last:
-            sizes[0], sizes[1] = total, nd
-            s_hit, s_coord = nd, 1
-        else:
-            sizes[0], sizes[1] = nd, total
-            s_hit, s_coord = 1, total
-        if weights == NULL:
-            out = empty_tensor(2, sizes, dtype_from_num(kInt64), mask._storage.device)
-        o = <int64_t*>out._data()
-        if total:
-            if nchunks > 1:
-                with nogil:
-                    for c in prange(nchunks, num_threads=nchunks, schedule="static"):
-                        _fill(m, nd, mask._sizes, c * chunk, min(numel, (c + 1) * chunk),
-                              o, counts[c], counts[c + 1], s_hit, s_coord, weights)
-            else:
-                _fill(m, nd, mask._sizes, 0, numel, o, 0, total, s_hit, s_coord, weights)
-    finally:
-        free(counts)
-    return out
-
-
-def nonzero(TensorBase mask, bint coords_last):
-    """The coordinates of the non-zero elements of a contiguous bool ``mask`` (1+ dims), in
-    row-major order, as int64: shape (n, ndim) if ``coords_last`` (PyTorch's layout), else
-    (ndim, n) (one row per dim: NumPy's tuple).
-
-    Two passes over ranges of elements: count the hits of each range, then (knowing where
-    each range's hits start) write them, every range on its own thread. The order of the hits never
-    depends on the thread count.
-    """
-    return _nonzero(mask, coords_last, NULL)
-
-
 def mask_offsets(TensorBase mask, TensorBase t, int dim):
     """``t[..., mask, ...]`` with the contiguous bool ``mask`` covering dims dim, dim+1, ... of
     ``t`` (whose sizes it must have): the byte offsets of the picked elements, in one pass
@@ -991,7 +847,7 @@ def mask_offsets(TensorBase mask, TensorBase t, int dim):
             raise IndexError(f"mask_offsets: mask of shape {mask.shape} does not match dims "
                              f"{dim}.. of a tensor of shape {t.shape}")
         weights[k] = t._strides[dim + k] * t.dtype.itemsize
-    return _make_offsets(_nonzero(mask, False, weights), 0, 1, t,
+    return _make_offsets(nonzero_kernel(mask, False, weights), 0, 1, t,
                          tuple(range(dim, dim + mask._ndim)))
 
 
@@ -1029,120 +885,3 @@ cpdef bint is_advanced(object index):
                 return True
         return False
     return _advanced_item(index)
-
-
-# =============================================================================================
-# searchsorted: one binary search per value, NaN sorting last as in NumPy
-# =============================================================================================
-
-ctypedef fused real_t:
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-    float
-    double
-
-ctypedef struct SearchCtx:
-    const char* sorted_     # the sorted 1-D tensor, contiguous
-    Py_ssize_t n
-    int num                 # its ScalarType code (the values have the same dtype)
-    bint right              # side="right": after equal elements
-
-
-cdef inline bint _less(real_t a, real_t b) noexcept nogil:
-    """a < b in NumPy's sort order: NaN after every number (and not before another NaN)."""
-    if real_t is float or real_t is double:
-        return a < b or (b != b and a == a)
-    else:
-        return a < b
-
-
-cdef inline void _search(char** data, const Py_ssize_t* s, Py_ssize_t n, const SearchCtx* c,
-                         real_t* kind) noexcept nogil:
-    cdef const real_t* x = <const real_t*>c.sorted_
-    cdef Py_ssize_t i, lo, hi, mid
-    cdef real_t v
-    for i in range(n):
-        v = (<real_t*>(data[1] + i * s[1]))[0]
-        lo = 0
-        hi = c.n
-        if c.right:   # the first element greater than v
-            while lo < hi:
-                mid = lo + (hi - lo) // 2
-                if _less(v, x[mid]):
-                    hi = mid
-                else:
-                    lo = mid + 1
-        else:         # the first element not less than v
-            while lo < hi:
-                mid = lo + (hi - lo) // 2
-                if _less(x[mid], v):
-                    lo = mid + 1
-                else:
-                    hi = mid
-        (<int64_t*>(data[0] + i * s[0]))[0] = lo
-
-
-cdef void searchsorted_loop(char** data, const Py_ssize_t* s, Py_ssize_t n,
-                            void* ctx) noexcept nogil:
-    """The 1-D loop of searchsorted: data[0] = int64 positions, data[1] = the values."""
-    cdef const SearchCtx* c = <const SearchCtx*>ctx
-    if c.num == kBool or c.num == kUInt8:
-        _search[uint8_t](data, s, n, c, NULL)
-    elif c.num == kInt8:
-        _search[int8_t](data, s, n, c, NULL)
-    elif c.num == kInt16:
-        _search[int16_t](data, s, n, c, NULL)
-    elif c.num == kInt32:
-        _search[int32_t](data, s, n, c, NULL)
-    elif c.num == kInt64:
-        _search[int64_t](data, s, n, c, NULL)
-    elif c.num == kUInt16:
-        _search[uint16_t](data, s, n, c, NULL)
-    elif c.num == kUInt32:
-        _search[uint32_t](data, s, n, c, NULL)
-    elif c.num == kUInt64:
-        _search[uint64_t](data, s, n, c, NULL)
-    elif c.num == kFloat32:
-        _search[float](data, s, n, c, NULL)
-    else:
-        _search[double](data, s, n, c, NULL)
-
-
-def searchsorted(TensorBase sorted_, TensorBase values, TensorBase out, bint right):
-    """For each of ``values``, where it would go in the contiguous 1-D ``sorted_`` (same real
-    dtype) to keep it sorted, into the int64 ``out`` (``values``' shape)."""
-    cdef LoopPlan plan
-    cdef SearchCtx ctx
-    if sorted_._ndim != 1 or not sorted_.is_contiguous() or values.dtype is not sorted_.dtype:
-        raise ValueError("searchsorted: needs a contiguous 1-D tensor and values of its dtype")
-    if sorted_.dtype.kind == "c":
-        raise TypeError("searchsorted: complex numbers have no order")
-    if out.dtype.num != kInt64 or out.shape != values.shape or may_have_internal_overlap(out):
-        raise ValueError("searchsorted: out must be int64 with the values' shape")
-    if not sorted_._storage.device.is_cpu or not values._storage.device.is_cpu:
-        raise NotImplementedError("searchsorted on the GPU needs the CUDA backend")
-    if out._numel == 0:
-        return out
-    ctx.sorted_ = sorted_._data()
-    ctx.n = sorted_._numel
-    ctx.num = sorted_.dtype.num
-    ctx.right = right
-    plan_init(&plan, 2, out._ndim, out._sizes)
-    plan_set_operand(&plan, 0, out._data(), out._strides, 8)
-    plan_set_operand(&plan, 1, values._data(), values._strides, values.dtype.itemsize)
-    plan_reorder(&plan)
-    plan_coalesce(&plan)
-    # a binary search costs ~log2(n) loads: count that as work when deciding on threads
-    if plan.numel * 8 < GRAIN_SIZE:
-        plan_run(&plan, searchsorted_loop, &ctx)
-    else:
-        with nogil:
-            plan_run(&plan, searchsorted_loop, &ctx)
-    out._storage.version += 1
-    return out

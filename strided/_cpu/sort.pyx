@@ -1,11 +1,11 @@
-"""Sorting kernels: a stable merge sort of keys (and their positions) along one axis, a heap
-selection of the first k, and the one pass that turns a sorted sequence into unique values, first
-positions, counts and inverse indices.
+"""Sorting kernels: a stable merge sort of keys (and their positions) along one axis, and a heap
+selection of the first k.
 
 ``sort_axis`` is what ``strided.sort``, ``argsort``, ``Tensor.sort`` and ``topk`` with a large k
-run; ``topk_axis`` is ``topk`` with a small k; ``unique_from_sorted`` is the second half of the
-``unique_*`` functions (the first half is ``sort_axis`` on the flattened input). The public
-functions are in ``strided/_ops/sorting.py``.
+run; ``topk_axis`` is ``topk`` with a small k. ``sort_axis`` on the flattened input is also the
+first half of the ``unique_*`` functions, whose second half is ``unique.pyx``. The dtypes that
+sort and their order (``key_t`` and the comparisons) are in ``sort.pxd``, shared with it. The
+public functions are in ``strided/_ops/sorting.py``.
 
 Note [Why merge sort]
 ~~~~~~~~~~~~~~~~~~~~~
@@ -79,16 +79,6 @@ to its place in O(log k). At the end a heap sort puts the k in order. The heap o
 (value, position), so ties are broken exactly as the stable sort breaks them, and a newcomer
 equal to the root stays out (the earlier element wins): the result is the first k of the stable
 sort, bit for bit. The worst case, a line already in the order wanted, costs O(n log k).
-
-Note [Unique from a sort]
-~~~~~~~~~~~~~~~~~~~~~~~~~
-After a stable sort of the flattened input, equal values sit next to each other, and within each
-group in their original order. One pass then finds everything ``unique_all`` returns: a new group
-starts wherever ``s[k] != s[k - 1]``; its value is ``s[start]``, its first position in the input is
-``perm[start]`` (the first of the group, by stability), its count is ``k - start``, and every member
-``perm[t]`` of the group gets the group's number as its inverse index. As ``!=`` is true between a
-NaN and anything, every NaN is its own group, which is what NumPy 2's ``unique_*`` functions do
-(``equal_nan=False``). A first pass counts the groups so the outputs are allocated at their size.
 """
 
 from cython.parallel cimport prange, threadid
@@ -107,7 +97,6 @@ from libc.string cimport memcpy
 
 from strided._core cimport MAX_DIMS, TensorBase, empty_tensor
 from strided._dtype cimport (
-    DType,
     dtype_from_num,
     kBool,
     kComplex64,
@@ -124,43 +113,8 @@ from strided._dtype cimport (
 )
 from strided._iter cimport GRAIN_SIZE, num_threads
 
-ctypedef float complex cfloat_t
-ctypedef double complex cdouble_t
-
-# Every sortable dtype. bool is read as uint8_t (it holds only 0 and 1; see _cpu/copy.pyx).
-ctypedef fused key_t:
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-    float
-    double
-    cfloat_t
-    cdouble_t
-
-
-# Tags: empty types that exist only to pick a specialisation at compile time (a NULL pointer to
-# one is passed, and ``if order_t is Ascending`` is decided by Cython, not at run time).
-cdef struct Ascending:
-    char unused
-
-cdef struct Descending:
-    char unused
-
-cdef struct NoIndex:    # "do not carry positions": see Note [Why merge sort]
-    char unused
-
-ctypedef fused order_t:
-    Ascending
-    Descending
-
-ctypedef fused index_t:
-    NoIndex
-    int64_t
+# The sortable dtypes (key_t), the compile-time tags (order_t, index_t) and the comparisons
+# that define the sort order are declared in sort.pxd, shared with unique.pyx.
 
 cdef enum:
     RUN = 16            # insertion sort makes sorted runs of this many elements
@@ -185,52 +139,6 @@ ctypedef struct SortJob:
     Py_ssize_t scratch_stride       # bytes between two threads' scratch blocks
     Py_ssize_t* bounds              # split_lines only: nthreads + 1 chunk boundaries
     Py_ssize_t k                    # topk by selection: keep the first k (0: a full sort)
-
-
-# =============================================================================================
-# Comparisons. See Note [Where NaN goes] and Note [Complex order].
-# =============================================================================================
-
-cdef inline bint _complex_less(double ar, double ai, double br, double bi) noexcept nogil:
-    """a < b in NumPy's complex order (its CFLOAT_LT): NaNs after everything else."""
-    if ar < br:
-        return ai == ai or bi != bi
-    elif ar > br:
-        return bi != bi and ai == ai
-    elif ar == br or (ar != ar and br != br):
-        return ai < bi or (bi != bi and ai == ai)
-    else:
-        return br != br
-
-
-cdef inline bint _less(key_t a, key_t b) noexcept nogil:
-    """a < b in sort order (real floats never meet a NaN here: the gather set them aside)."""
-    if key_t is cfloat_t or key_t is cdouble_t:
-        return _complex_less(a.real, a.imag, b.real, b.imag)
-    else:
-        return a < b
-
-
-cdef inline bint _before(key_t a, key_t b, order_t* order) noexcept nogil:
-    """Whether a belongs strictly before b; a stable sort moves b ahead of a only then."""
-    if order_t is Ascending:
-        return _less(a, b)
-    else:
-        return _less(b, a)
-
-
-cdef inline index_t* _at(index_t* p, Py_ssize_t k) noexcept nogil:
-    """p + k for a position array; the NoIndex "array" is NULL and stays NULL."""
-    if index_t is int64_t:
-        return p + k
-    else:
-        return p
-
-
-cdef inline int64_t _pick(int64_t x, int64_t y, bint take_y) noexcept nogil:
-    """``y if take_y else x`` as bit arithmetic, which the compiler cannot turn back into an
-    unpredictable branch (it did for the positions, making argsort twice as slow)."""
-    return x ^ ((x ^ y) & -<int64_t>take_y)
 
 
 # =============================================================================================
@@ -865,105 +773,3 @@ def topk_axis(TensorBase x, int axis, Py_ssize_t k, bint largest):
     job.nthreads = nthreads
     _run_job(&job, x.dtype.num, k * (x.dtype.itemsize + 8), x._numel)
     return values, indices
-
-
-# =============================================================================================
-# unique: one pass over a sorted sequence. See Note [Unique from a sort].
-# =============================================================================================
-
-cdef Py_ssize_t _unique_typed(const key_t* s, const int64_t* perm, Py_ssize_t n, key_t* values,
-                              int64_t* first, int64_t* counts, int64_t* inverse) noexcept nogil:
-    """Group the sorted s[0:n] into runs of equal values. With values NULL only count the runs;
-    else write each run's value and count and, when the input positions ``perm`` are given,
-    each run's first position and each element's run number at its input position. Returns
-    the number of runs."""
-    cdef Py_ssize_t k, t, g = 0, start = 0
-    if n == 0:
-        return 0
-    for k in range(1, n + 1):
-        if k == n or s[k] != s[k - 1]:
-            if values != NULL:
-                values[g] = s[start]
-                counts[g] = k - start
-                if perm != NULL:
-                    first[g] = perm[start]
-                    for t in range(start, k):
-                        inverse[perm[t]] = g
-            g += 1
-            start = k
-    return g
-
-
-cdef Py_ssize_t _unique_dispatch(int num, const char* s, const int64_t* perm, Py_ssize_t n,
-                                 char* values, int64_t* first, int64_t* counts,
-                                 int64_t* inverse) noexcept nogil:
-    if num == kBool or num == kUInt8:
-        return _unique_typed(<uint8_t*>s, perm, n, <uint8_t*>values, first, counts, inverse)
-    elif num == kInt8:
-        return _unique_typed(<int8_t*>s, perm, n, <int8_t*>values, first, counts, inverse)
-    elif num == kInt16:
-        return _unique_typed(<int16_t*>s, perm, n, <int16_t*>values, first, counts, inverse)
-    elif num == kInt32:
-        return _unique_typed(<int32_t*>s, perm, n, <int32_t*>values, first, counts, inverse)
-    elif num == kInt64:
-        return _unique_typed(<int64_t*>s, perm, n, <int64_t*>values, first, counts, inverse)
-    elif num == kUInt16:
-        return _unique_typed(<uint16_t*>s, perm, n, <uint16_t*>values, first, counts, inverse)
-    elif num == kUInt32:
-        return _unique_typed(<uint32_t*>s, perm, n, <uint32_t*>values, first, counts, inverse)
-    elif num == kUInt64:
-        return _unique_typed(<uint64_t*>s, perm, n, <uint64_t*>values, first, counts, inverse)
-    elif num == kFloat32:
-        return _unique_typed(<float*>s, perm, n, <float*>values, first, counts, inverse)
-    elif num == kFloat64:
-        return _unique_typed(<double*>s, perm, n, <double*>values, first, counts, inverse)
-    elif num == kComplex64:
-        return _unique_typed(<cfloat_t*>s, perm, n, <cfloat_t*>values, first, counts, inverse)
-    else:
-        return _unique_typed(<cdouble_t*>s, perm, n, <cdouble_t*>values, first, counts,
-                             inverse)
-
-
-def unique_from_sorted(TensorBase sorted_values, TensorBase perm=None):
-    """``(values, indices, counts, inverse)`` of a stably sorted 1-D contiguous tensor and the
-    int64 input positions of its elements (``sort_axis`` of the flattened input). Every NaN is
-    its own value. Without ``perm``, indices and inverse are None. See Note [Unique from a
-    sort].
-
-    Examples
-    --------
-    >>> import strided
-    >>> from strided._cpu.sort import sort_axis, unique_from_sorted
-    >>> s, p = sort_axis(strided.asarray([2, 1, 2, 5]), 0, False, True, True)
-    >>> unique_from_sorted(s, p)
-    (tensor([1, 2, 5]), tensor([1, 0, 3]), tensor([1, 2, 1]), tensor([1, 0, 1, 2]))
-    """
-    cdef Py_ssize_t n = sorted_values._numel, g
-    cdef int num = sorted_values.dtype.num
-    cdef DType i64 = dtype_from_num(kInt64)
-    cdef TensorBase values, counts, first = None, inverse = None
-    cdef Py_ssize_t size
-    cdef int64_t* p = NULL
-    if sorted_values._ndim != 1 or not sorted_values.is_contiguous() or (
-            perm is not None and (perm._ndim != 1 or perm._numel != n or perm.dtype is not i64
-                                  or not perm.is_contiguous())):
-        raise ValueError("unique_from_sorted: expects a contiguous 1-D tensor and its int64 "
-                         "positions, as sort_axis returns them")
-    if not sorted_values._storage.device.is_cpu:
-        raise NotImplementedError(f"unique: the tensor is on {sorted_values.device}; only the "
-                                  "CPU kernel exists yet")
-    if perm is not None:
-        p = <int64_t*>perm._data()
-    g = _unique_dispatch(num, sorted_values._data(), p, n, NULL, NULL, NULL, NULL)
-    size = g
-    values = empty_tensor(1, &size, sorted_values.dtype, sorted_values._storage.device)
-    counts = empty_tensor(1, &size, i64, sorted_values._storage.device)
-    if perm is not None:
-        first = empty_tensor(1, &size, i64, sorted_values._storage.device)
-        inverse = empty_tensor(1, &n, i64, sorted_values._storage.device)
-    if n:
-        _unique_dispatch(num, sorted_values._data(), p, n, values._data(),
-                         NULL if first is None else <int64_t*>first._data(),
-                         <int64_t*>counts._data(),
-                         NULL if inverse is None else <int64_t*>inverse._data())
-    return values, first, counts, inverse

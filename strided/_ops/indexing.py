@@ -49,6 +49,8 @@ import numpy as np
 from strided import _core, _dispatch, _views
 from strided._cpu import copy as _copy
 from strided._cpu import index as _index
+from strided._cpu import mask as _mask
+from strided._cpu import search as _search
 from strided._dtype import bool_, int64
 from strided._dtype import result_type as _result_type
 from strided._ops import elementwise as _ew
@@ -291,7 +293,7 @@ def _plan(x, index, check):
                 vdim += k
                 xdim += k
                 continue
-            coords = _index.nonzero(val, False)  # (k, n): one row of coordinates per dim
+            coords = _mask.nonzero(val, False)  # (k, n): one row of coordinates per dim
             for j in range(k):
                 basic.append(slice(None))
                 adv.append((pos, vdim, _views.getitem(coords, j), xdim))
@@ -720,7 +722,7 @@ def masked_fill(x, mask, value, *, inplace=False):
 
 def _nonzero_cpu(x, coords_last):
     m = x if x.dtype is bool_ and x.is_contiguous() else _copy.contiguous_copy(x, bool_)
-    return _index.nonzero(m, coords_last)
+    return _mask.nonzero(m, coords_last)
 
 
 _dispatch.register("nonzero", "CPU", _nonzero_cpu)
@@ -766,7 +768,7 @@ def torch_nonzero(x, *, as_tuple=False):
 
 def _searchsorted_cpu(x1, x2, right):
     out = _core._empty(x2.shape, int64, x2.device)
-    return _index.searchsorted(x1, x2, out, right)
+    return _search.searchsorted(x1, x2, out, right)
 
 
 _dispatch.register("searchsorted", "CPU", _searchsorted_cpu)

@@ -14,6 +14,7 @@ CompositeImplicitAutograd ops are: they check their own arguments, then call the
 from __future__ import annotations
 
 import operator
+from typing import NamedTuple
 
 # Loads libscipy_openblas before the kernel module needs it: see Note [Finding OpenBLAS at run
 # time] in setup.py.
@@ -21,14 +22,27 @@ import scipy_openblas32  # noqa: F401
 
 from strided import _core, _dispatch
 from strided._cpu import blas as _blas
+from strided._cpu import lapack as _lapack
 from strided._ops import elementwise as _ew
 from strided._ops import views as _vops
 from strided._ops.creation import asarray
 
-__all__ = ["addmm", "bmm", "matmul", "mm", "outer", "tensordot", "vecdot"]
+__all__ = [
+    "SVDResult",
+    "addmm",
+    "bmm",
+    "matmul",
+    "mm",
+    "outer",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "vecdot",
+]
 
 _dispatch.register("matmul", "CPU", _blas.matmul)
 _dispatch.register("addmm", "CPU", _blas.addmm)
+_dispatch.register("linalg_svd", "CPU", _lapack.svd)
 
 
 def _tensor(x):
@@ -282,3 +296,71 @@ def dot(x1, x2, /):
     _check_ndim("dot", x1, "x1", 1, "a vector")
     _check_ndim("dot", x2, "x2", 1, "a vector")
     return matmul(x1, x2)
+
+
+# ---------------------------------------------------------------------------------------------
+# The singular value decomposition (LAPACK's ?gesdd, in _cpu/lapack.pyx)
+# ---------------------------------------------------------------------------------------------
+
+
+class SVDResult(NamedTuple):
+    """What ``svd`` returns: ``x = U @ diag(S) @ Vh`` (as NumPy's ``SVDResult``)."""
+
+    U: object
+    S: object
+    Vh: object
+
+
+def _svd(name, x, full_matrices, compute_uv):
+    x = _tensor(x)
+    if _dispatch.fast[0]:
+        return _lapack.svd(x, full_matrices, compute_uv, name)
+    return _dispatch.call("linalg_svd", x, full_matrices, compute_uv, name)
+
+
+def svd(x, /, *, full_matrices=True):
+    """The singular value decomposition of each matrix in ``x`` (the last two dims; the
+    others are a batch): ``(U, S, Vh)`` with ``x == U @ diag(S) @ Vh`` (Array API, NumPy).
+
+    For an ``(..., m, n)`` input with ``k = min(m, n)``: ``S`` is ``(..., k)``, real and
+    descending; ``U`` is ``(..., m, m)`` and ``Vh`` ``(..., n, n)`` with ``full_matrices``, else
+    ``(..., m, k)`` and ``(..., k, n)``. The columns of ``U`` and rows of ``Vh`` are orthonormal;
+    each pair is unique only up to a common sign (a phase, for complex), so compare products,
+    not factors, with other libraries. float32, float64, complex64 and complex128 are computed
+    in their own precision (S of complex64 is float32); integer and bool input is cast to the
+    default float dtype first, as NumPy does. A matrix holding NaN raises ValueError
+    (``svdvals`` gives NaN instead). Computed by LAPACK's ``?gesdd``: see Note [SVD through
+    LAPACK's column-major] in ``_cpu/lapack.pyx``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.asarray([[3.0, 0.0], [0.0, -4.0], [0.0, 0.0]])
+    >>> U, S, Vh = strided.linalg.svd(x)
+    >>> S
+    tensor([4., 3.])
+    >>> U.shape, Vh.shape
+    ((3, 3), (2, 2))
+    >>> bool(strided.all(strided.abs((U[:, :2] * S) @ Vh - x) < 1e-12))
+    True
+    >>> strided.linalg.svd(x, full_matrices=False).U.shape
+    (3, 2)
+    """
+    return SVDResult(*_svd("svd", x, full_matrices, True))
+
+
+def svdvals(x, /):
+    """The singular values of each matrix in ``x`` (the last two dims), descending: ``S`` of
+    ``svd`` without computing ``U`` and ``Vh`` (Array API ``linalg.svdvals``).
+
+    The result is ``(..., min(m, n))`` and real. A matrix holding NaN gets NaN singular values.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linalg.svdvals(strided.asarray([[3.0, 0.0], [0.0, -4.0]]))
+    tensor([4., 3.])
+    >>> strided.linalg.svdvals(strided.ones((5, 2, 3), dtype=strided.complex64)).dtype
+    strided.float32
+    """
+    return _svd("svdvals", x, False, False)

@@ -12,8 +12,11 @@ about 1.8e19), where LAPACK's ``nrm2`` would first scale by the largest element.
 pairwise (Note [Reductions] in ``_cpu/reduce.pyx.tp``), so its rounding error grows with
 log(n), not n.
 
-Matrix norms of order ``"nuc"``, 2 and -2 are sums or extremes of singular values; strided has
-no SVD yet, so they raise NotImplementedError instead of computing something else.
+Matrix norms of order ``"nuc"``, 2 and -2 are the sum, the largest and the smallest of the
+singular values (``linalg.svdvals``, LAPACK's ``?gesdd``), which are real and in the precision
+of the input (float32 for float32 and complex64), as NumPy's ``norm`` computes them. A matrix
+with a zero dim has no singular values: its ``"nuc"`` and 2-norms are 0 (an empty sum; NumPy's
+2-norm is a max starting at 0), and its -2-norm raises ValueError, as in NumPy.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from strided import _core
 from strided._dtype import default_float_dtype
 from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
-from strided._ops.creation import asarray
+from strided._ops.creation import asarray, zeros
+from strided._ops.linalg import svdvals
 
 __all__ = ["vector_norm", "matrix_norm"]
 
@@ -94,17 +98,32 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return _ew.pow(total, 1.0 / ord)
 
 
-_NEEDS_SVD = ("nuc", 2, -2)
+def _singular_value_norm(x, ord, keepdims):
+    """The "nuc", 2 or -2 matrix norm: the sum, max or min of each matrix's singular values."""
+    s = svdvals(x)
+    if ord == "nuc":
+        result = _red.sum(s, axis=-1)
+    elif s.shape[-1] == 0 and ord == 2:
+        result = zeros(s.shape[:-1], dtype=s.dtype)  # see Note [Norms]: NumPy's max from 0
+    else:
+        if s.shape[-1] == 0:  # also for an empty batch, as NumPy
+            raise ValueError(
+                f"matrix_norm: ord=-2 is the smallest singular value, and a matrix of shape "
+                f"{x.shape[-2:]} has none (x has shape {x.shape}); ord='fro', 'nuc' and 2 "
+                "give 0 for matrices with a zero dim"
+            )
+        result = (_red.max if ord == 2 else _red.min)(s, axis=-1)
+    return result[..., None, None] if keepdims else result
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The matrix ``ord``-norm of each matrix in ``x`` (the last two dims; the others are a
     batch).
 
-    ``ord``: ``"fro"`` (default) ``sqrt(sum(|x|**2))``; 1 the largest column sum of ``|x|``;
-    -1 the smallest; ``inf`` the largest row sum; ``-inf`` the smallest. ``"nuc"``, 2 and -2
-    need singular values, which strided cannot compute yet: they raise NotImplementedError. With
-    ``keepdims`` the last two dims stay, with size 1. The result is real (Note [Norms]).
+    ``ord``: ``"fro"`` (default) ``sqrt(sum(|x|**2))``; ``"nuc"`` the sum of the singular
+    values; 2 the largest singular value; -2 the smallest; 1 the largest column sum of ``|x|``;
+    -1 the smallest; ``inf`` the largest row sum; ``-inf`` the smallest. With ``keepdims`` the
+    last two dims stay, with size 1. The result is real (Note [Norms]).
 
     Examples
     --------
@@ -112,6 +131,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     >>> m = strided.asarray([[1.0, -2.0], [3.0, 4.0]])
     >>> strided.matrix_norm(m, ord=1), strided.matrix_norm(m, ord=float("inf"))
     (tensor(6.), tensor(7.))
+    >>> strided.matrix_norm(strided.asarray([[3.0, 0.0], [0.0, -4.0]]), ord="nuc")
+    tensor(7.)
     >>> strided.matrix_norm(strided.ones((5, 2, 2))).shape
     (5,)
     """
@@ -121,12 +142,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
             f"matrix_norm: x must have at least 2 dims (a matrix, or a stack of them), "
             f"got shape {x.shape}"
         )
-    if ord in _NEEDS_SVD and (isinstance(ord, str) or _is_number(ord)):
-        raise NotImplementedError(
-            f"matrix_norm(ord={ord!r}) is a function of the singular values, and strided "
-            "has no singular value decomposition (svd/svdvals) yet; ord='fro', 1, -1, inf "
-            "and -inf are available"
-        )
+    if (isinstance(ord, str) and ord == "nuc") or (_is_number(ord) and ord in (2, -2)):
+        return _singular_value_norm(x, ord, keepdims)
     a = _abs(x)
     if isinstance(ord, str) and ord == "fro":
         return _ew.sqrt(_red.sum(_ew.multiply(a, a), axis=(-2, -1), keepdims=keepdims))

@@ -1,6 +1,6 @@
 """Sorting and sets: ``sort``, ``argsort`` and ``topk`` along an axis, and the Array API's
 ``unique_*`` functions, each a thin front to the stable merge sort in ``_cpu/sort.pyx`` (see
-Note [Why merge sort] there).
+Note [Why merge sort] there) and, for unique, the one pass of ``_cpu/unique.pyx``.
 
 Signatures follow the Array API 2024.12 (``sort(x, /, *, axis=-1, descending=False,
 stable=True)``), with PyTorch's ``dim=`` accepted; ``topk`` is PyTorch's. The sort is always
@@ -26,6 +26,7 @@ import operator
 from strided import _core, _dispatch, _views
 from strided._cpu import copy as _copy
 from strided._cpu import sort as _sort
+from strided._cpu import unique as _unique
 from strided._ops import elementwise as _ew
 from strided._ops.creation import asarray
 
@@ -201,11 +202,11 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
 
 def _unique_kernel(x, with_positions):
     """The CPU kernel of the unique functions: sort the flattened input, then one pass (Note
-    [Unique from a sort] in _cpu/sort.pyx). (values, indices, counts, inverse in x's shape);
+    [Unique from a sort] in _cpu/unique.pyx). (values, indices, counts, inverse in x's shape);
     indices and inverse are None without ``with_positions``."""
     flat = x.reshape(-1)
     values, perm = _sort_kernel(flat, 0, False, True, with_positions)
-    values, first, counts, inverse = _sort.unique_from_sorted(values, perm)
+    values, first, counts, inverse = _unique.unique_from_sorted(values, perm)
     if inverse is not None:
         inverse = inverse.reshape(x.shape)
     return values, first, counts, inverse

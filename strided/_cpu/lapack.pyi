@@ -1,0 +1,6 @@
+# Type stub for the compiled module strided/_cpu/lapack.pyx.
+from strided._core import TensorBase
+
+def svd(
+    x: TensorBase, full_matrices: bool = ..., compute_uv: bool = ..., name: str = ...
+) -> tuple[TensorBase, TensorBase, TensorBase] | TensorBase: ...

@@ -1,0 +1,317 @@
+"""Matrix factorisations through LAPACK: the singular value decomposition (``?gesdd``).
+
+``svd`` here is the CPU kernel behind ``strided.linalg.svd`` and ``strided.linalg.svdvals``
+(and so behind ``matrix_norm`` of orders ``"nuc"``, 2 and -2). LAPACK comes from the same
+library as BLAS (the ``scipy-openblas32`` wheel, every symbol prefixed ``scipy_``: see Note
+[Finding OpenBLAS at run time] in setup.py), called through LAPACKE's ``_work`` functions, which
+take C arguments (no Fortran hidden string lengths) and, in column-major order, go straight to
+the Fortran routine without copying or allocating anything.
+
+Note [SVD through LAPACK's column-major]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+LAPACK stores matrices column-major: element (i, j) at ``i + j * ld``. The same bytes read
+row-major are the *transpose*. So a row-major (C-contiguous) m x n matrix A is, to LAPACK, the
+n x m matrix B = A^T, and its SVD B = U_B S V_B^H gives A's by transposing (no conjugation):
+
+    A = B^T = conj(V_B) S U_B^T,   so   U_A = (V_B^H)^T = VT_B^T   and   Vh_A = U_B^T.
+
+Each of LAPACK's outputs (U_B and VT_B, column-major) read row-major *is* that transpose: we let
+LAPACK write VT_B straight into the buffer of our U, and U_B into that of our Vh, and both come
+out C-contiguous. Nothing is transposed, nothing conjugated, and S is the same.
+
+``?gesdd`` overwrites its input, so the input is always copied into a work buffer (a fresh
+copy, also when it is already contiguous: the caller's tensor must not change). Since we copy
+anyway, we copy into whichever layout is cheaper to copy into: a batch of column-major matrices
+(``x.mT`` of a contiguous batch: strides (..., 1, m)) is copied as it lies, a plain memory copy,
+and given to LAPACK as A itself; U and Vh then come back column-major, returned as ``.mT``
+views of contiguous buffers (as PyTorch's ``linalg.svd`` returns U). Every other layout
+(row-major, stepped, negative strides, expanded, ...) is copied row-major and takes the
+transposed route above. Either way LAPACK sees leading dimensions equal to its row counts.
+
+Note [SVD edge cases]
+~~~~~~~~~~~~~~~~~~~~~
+- Integer and bool input is first cast to the default float dtype (float64 unless changed), as
+  NumPy's ``linalg`` does; S is real (float32 for complex64).
+- A matrix with a zero dim has no singular values (k = min(m, n) = 0). LAPACK is not called;
+  with ``full_matrices`` the one non-empty factor is the identity, as in NumPy.
+- NaN in the input: LAPACK refuses it (``info = -4``, -5 through LAPACKE); a matrix whose
+  iteration does not converge gets ``info > 0``. ``svdvals`` (``compute_uv=False``) then gives
+  NaN singular values for that matrix, and ``svd`` raises ValueError naming the matrix, as
+  NumPy does (its LinAlgError is a ValueError; its ``svdvals`` gives NaN).
+- One matrix after another, each by LAPACK, which threads its BLAS calls through OpenBLAS's
+  pool (Note [Threads: ours and OpenBLAS's] in blas.pyx); the batch is not split across
+  threads.
+"""
+
+from libc.limits cimport INT_MAX
+from libc.math cimport NAN
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from strided._core cimport MAX_DIMS, TensorBase, cpu_device, empty_tensor, make_view
+from strided._dtype cimport (
+    DType,
+    default_float_dtype,
+    dtype_from_num,
+    kComplex64,
+    kFloat32,
+    kFloat64,
+)
+
+from strided._cpu.copy import contiguous_copy
+
+
+cdef extern from "lapacke.h" nogil:
+    ctypedef int lapack_int
+    int LAPACK_COL_MAJOR
+    # The complex routines take lapack_complex_float/double pointers: void* converts to them.
+    lapack_int scipy_LAPACKE_sgesdd_work(int layout, char jobz, lapack_int m, lapack_int n,
+                                         float* a, lapack_int lda, float* s, float* u,
+                                         lapack_int ldu, float* vt, lapack_int ldvt,
+                                         float* work, lapack_int lwork, lapack_int* iwork)
+    lapack_int scipy_LAPACKE_dgesdd_work(int layout, char jobz, lapack_int m, lapack_int n,
+                                         double* a, lapack_int lda, double* s, double* u,
+                                         lapack_int ldu, double* vt, lapack_int ldvt,
+                                         double* work, lapack_int lwork, lapack_int* iwork)
+    lapack_int scipy_LAPACKE_cgesdd_work(int layout, char jobz, lapack_int m, lapack_int n,
+                                         void* a, lapack_int lda, float* s, void* u,
+                                         lapack_int ldu, void* vt, lapack_int ldvt,
+                                         void* work, lapack_int lwork, float* rwork,
+                                         lapack_int* iwork)
+    lapack_int scipy_LAPACKE_zgesdd_work(int layout, char jobz, lapack_int m, lapack_int n,
+                                         void* a, lapack_int lda, double* s, void* u,
+                                         lapack_int ldu, void* vt, lapack_int ldvt,
+                                         void* work, lapack_int lwork, double* rwork,
+                                         lapack_int* iwork)
+
+
+# =============================================================================================
+# One gesdd call, any of the four dtypes
+# =============================================================================================
+
+ctypedef struct GesddCtx:
+    int num                     # the dtype's ScalarType code (float32/64, complex64/128)
+    char jobz                   # 'N': S only; 'A': full U and VT; 'S': the first k columns/rows
+    lapack_int m, n, k          # LAPACK's view of one matrix (m x n, column-major), k = min
+    lapack_int ldu, ldvt
+    lapack_int lwork
+    void* work                  # lwork elements of the dtype
+    void* rwork                 # complex only: real workspace
+    lapack_int* iwork           # 8 * k integers
+
+
+cdef lapack_int _gesdd(GesddCtx* g, void* a, void* s, void* u, void* vt,
+                       lapack_int lwork) noexcept nogil:
+    """One ?gesdd on the column-major m x n matrix at a (lda = m); lwork = -1 asks for the
+    optimal workspace size, written to work[0]."""
+    cdef lapack_int lda = g.m if g.m > 1 else 1
+    if g.num == kFloat32:
+        return scipy_LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, g.jobz, g.m, g.n, <float*>a, lda,
+                                         <float*>s, <float*>u, g.ldu, <float*>vt, g.ldvt,
+                                         <float*>g.work, lwork, g.iwork)
+    if g.num == kFloat64:
+        return scipy_LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, g.jobz, g.m, g.n, <double*>a, lda,
+                                         <double*>s, <double*>u, g.ldu, <double*>vt, g.ldvt,
+                                         <double*>g.work, lwork, g.iwork)
+    if g.num == kComplex64:
+        return scipy_LAPACKE_cgesdd_work(LAPACK_COL_MAJOR, g.jobz, g.m, g.n, a, lda,
+                                         <float*>s, u, g.ldu, vt, g.ldvt, g.work, lwork,
+                                         <float*>g.rwork, g.iwork)
+    return scipy_LAPACKE_zgesdd_work(LAPACK_COL_MAJOR, g.jobz, g.m, g.n, a, lda, <double*>s,
+                                     u, g.ldu, vt, g.ldvt, g.work, lwork, <double*>g.rwork,
+                                     g.iwork)
+
+
+cdef Py_ssize_t _rwork_size(GesddCtx* g) noexcept nogil:
+    """The real workspace ?gesdd needs for complex input (its documented LRWORK, LAPACK 3.7+)."""
+    cdef Py_ssize_t mn = g.k, mx = g.m if g.m > g.n else g.n
+    if g.jobz == b'N':
+        return 7 * mn
+    return max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn)
+
+
+cdef void _eye(char* p, Py_ssize_t n, Py_ssize_t itemsize, bint single) noexcept nogil:
+    """Write the n x n identity at p; ``single``: the dtype is made of floats (float32,
+    complex64), else doubles. A complex 1 is (1, 0): the real part comes first."""
+    cdef Py_ssize_t i
+    memset(p, 0, n * n * itemsize)
+    for i in range(n):
+        if single:
+            (<float*>(p + (i * n + i) * itemsize))[0] = 1
+        else:
+            (<double*>(p + (i * n + i) * itemsize))[0] = 1
+
+
+# =============================================================================================
+# svd: shapes, layouts, the batch
+# =============================================================================================
+
+cdef TensorBase _mT(TensorBase t):
+    """t with its last two dims swapped, as a view (Tensor.mT, at this layer)."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int d, nd = t._ndim
+    for d in range(nd):
+        sizes[d] = t._sizes[d]
+        strides[d] = t._strides[d]
+    sizes[nd - 2], sizes[nd - 1] = sizes[nd - 1], sizes[nd - 2]
+    strides[nd - 2], strides[nd - 1] = strides[nd - 1], strides[nd - 2]
+    return make_view(t, nd, sizes, strides, t._offset)
+
+
+cdef TensorBase _stack_of(TensorBase x, Py_ssize_t rows, Py_ssize_t cols, DType dtype,
+                          bint matrix=True):
+    """A new C-contiguous tensor of x's batch dims followed by (rows, cols), or by (rows,)
+    when not ``matrix``."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int d, nb = x._ndim - 2
+    for d in range(nb):
+        sizes[d] = x._sizes[d]
+    sizes[nb] = rows
+    sizes[nb + 1] = cols
+    return empty_tensor(nb + 2 if matrix else nb + 1, sizes, dtype, cpu_device)
+
+
+def svd(TensorBase x, bint full_matrices=True, bint compute_uv=True, str name="svd"):
+    """The singular value decomposition of each matrix in x (the last two dims): (U, S, Vh)
+    with x = U @ diag(S) @ Vh, or only S when not ``compute_uv``. S is descending and real.
+    See Note [SVD through LAPACK's column-major] and Note [SVD edge cases]; ``name`` is the
+    public function's, for messages."""
+    cdef int nd = x._ndim, d
+    cdef Py_ssize_t m, n, k, nbatch = 1, b, failed = -1, i, nwork
+    cdef Py_ssize_t a_step, s_step, u_step, vt_step, isz
+    cdef Py_ssize_t cu, rv
+    cdef lapack_int info = 0, bad_info = 0
+    cdef bint colmajor, single
+    cdef DType dtype, real
+    cdef TensorBase a, s, bu = None, bvt = None, u_res, vh_res
+    cdef GesddCtx g
+    cdef char* pa
+    cdef char* ps
+    cdef char* pu
+    cdef char* pvt
+    cdef double query[2]
+    cdef lapack_int dummy_i[1]
+    cdef double dummy[2]
+
+    # -- checks and dtypes ----------------------------------------------------------------------
+    if nd < 2:
+        raise ValueError(
+            f"{name}: x must have at least 2 dims (a matrix, or a stack of matrices in the "
+            f"last two dims), got shape {x.shape}; reshape a vector to (1, n) or (n, 1) first")
+    if not x._storage.device.is_cpu:
+        raise NotImplementedError(f"{name}: x is on {x.device}; only CPU tensors have a "
+                                  "kernel in this build")
+    dtype = x.dtype
+    if dtype.kind in "biu":
+        dtype = default_float_dtype()   # as NumPy: see Note [SVD edge cases]
+    single = dtype.num == kFloat32 or dtype.num == kComplex64
+    real = dtype_from_num(kFloat32 if single else kFloat64)
+    m = x._sizes[nd - 2]
+    n = x._sizes[nd - 1]
+    k = min(m, n)
+    if m > INT_MAX or n > INT_MAX:
+        raise ValueError(f"{name}: a {m} x {n} matrix is too large for 32-bit LAPACK (each "
+                         f"size must be below 2**31); x has shape {x.shape}")
+    for d in range(nd - 2):
+        nbatch *= x._sizes[d]
+
+    # -- the work copy: column-major matrices as they lie, everything else row-major ------------
+    colmajor = m > 1 and n > 1 and x._strides[nd - 2] == 1 and x._strides[nd - 1] == m
+    if colmajor:
+        a = contiguous_copy(_mT(x), dtype)   # (..., n, m) row-major: A, column-major
+        g.m, g.n = <lapack_int>m, <lapack_int>n
+    else:
+        a = contiguous_copy(x, dtype)        # (..., m, n) row-major: A^T, column-major
+        g.m, g.n = <lapack_int>n, <lapack_int>m
+    g.k = <lapack_int>k
+    g.num = dtype.num
+    isz = dtype.itemsize
+
+    # -- outputs: S, and LAPACK's U (g.m x cu) and VT (rv x g.n), column-major ------------------
+    s = _stack_of(x, k, 0, real, False)
+    if not compute_uv:
+        g.jobz = b'N'
+        cu = rv = 0
+        g.ldu = g.ldvt = 1
+    else:
+        g.jobz = b'A' if full_matrices else b'S'
+        cu = g.m if full_matrices else k
+        rv = g.n if full_matrices else k
+        g.ldu = max(1, g.m)
+        g.ldvt = max(1, <lapack_int>rv)
+        bu = _stack_of(x, cu, g.m, dtype)     # column j of LAPACK's U is row j here
+        bvt = _stack_of(x, g.n, rv, dtype)
+    pa = a._data()
+    ps = s._data()
+    pu = bu._data() if compute_uv else <char*>dummy
+    pvt = bvt._data() if compute_uv else <char*>dummy
+    a_step = m * n * isz
+    s_step = k * real.itemsize
+    u_step = cu * g.m * isz
+    vt_step = rv * g.n * isz
+
+    if nbatch > 0 and k == 0 and compute_uv and full_matrices:
+        # no singular values; the non-empty factor is the identity (Note [SVD edge cases])
+        for b in range(nbatch):
+            _eye(pu + b * u_step, g.m, isz, single)
+            _eye(pvt + b * vt_step, g.n, isz, single)
+    elif nbatch > 0 and k > 0:
+        # -- workspace: ask LAPACK how much (lwork = -1), once for the whole batch --------------
+        g.work = query
+        g.rwork = dummy
+        g.iwork = dummy_i
+        query[0] = query[1] = 0
+        info = _gesdd(&g, pa, ps, pu, pvt, -1)
+        if info != 0:
+            raise RuntimeError(f"{name}: LAPACK's workspace query failed (info={info})")
+        nwork = <Py_ssize_t>((<float*>query)[0] if single else query[0]) + 1
+        if nwork > INT_MAX:
+            raise ValueError(f"{name}: the workspace for a {m} x {n} matrix exceeds 32-bit "
+                             "LAPACK's limits")
+        g.lwork = <lapack_int>nwork
+        g.work = malloc(nwork * isz)
+        g.iwork = <lapack_int*>malloc(8 * k * sizeof(lapack_int))
+        g.rwork = NULL
+        if dtype.kind == "c":
+            g.rwork = malloc(max(1, _rwork_size(&g)) * real.itemsize)
+        try:
+            if g.work == NULL or g.iwork == NULL or (dtype.kind == "c" and g.rwork == NULL):
+                raise MemoryError(f"{name}: no memory for LAPACK's workspace ({nwork} "
+                                  f"elements of {dtype.name})")
+            # -- the batch, one matrix after another ------------------------------------------
+            with nogil:
+                for b in range(nbatch):
+                    info = _gesdd(&g, pa + b * a_step, ps + b * s_step, pu + b * u_step,
+                                  pvt + b * vt_step, g.lwork)
+                    if info == 0:
+                        continue
+                    if compute_uv:
+                        failed = b
+                        bad_info = info
+                        break
+                    for i in range(k):  # svdvals: NaN for this matrix, as NumPy
+                        if single:
+                            (<float*>(ps + b * s_step))[i] = NAN
+                        else:
+                            (<double*>(ps + b * s_step))[i] = NAN
+        finally:
+            free(g.work)
+            free(g.iwork)
+            free(g.rwork)
+    if failed >= 0:
+        # ?gesdd refuses NaN as its argument 4 (A): info = -4, which LAPACKE reports as -5,
+        # counting its own first argument (the layout)
+        raise ValueError(
+            f"{name}: the SVD of matrix {failed} of the batch (x has shape {x.shape}) did not "
+            + ("converge: the matrix holds NaN" if bad_info == -5 else
+               f"converge (LAPACKE ?gesdd info={bad_info}): does the matrix hold inf?")
+            + "; svdvals gives NaN singular values for such matrices instead of raising")
+    if not compute_uv:
+        return s
+    # Note [SVD through LAPACK's column-major]: which buffer is U, which is Vh
+    if colmajor:
+        u_res, vh_res = _mT(bu), _mT(bvt)
+    else:
+        u_res, vh_res = bvt, bu
+    return u_res, s, vh_res

@@ -1,0 +1,6 @@
+# Type stub for the compiled module strided/_cpu/search.pyx.
+from strided._core import TensorBase
+
+def searchsorted(
+    sorted_: TensorBase, values: TensorBase, out: TensorBase, right: bool
+) -> TensorBase: ...

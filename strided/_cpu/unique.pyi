@@ -1,0 +1,6 @@
+# Type stub for the compiled module strided/_cpu/unique.pyx.
+from strided._core import TensorBase
+
+def unique_from_sorted(
+    sorted_values: TensorBase, perm: TensorBase | None = ...
+) -> tuple[TensorBase, TensorBase | None, TensorBase, TensorBase | None]: ...
