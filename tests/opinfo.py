@@ -1029,3 +1029,12 @@ OPS = [
 
 
 OPS_BY_NAME = {o.name: o for o in OPS}
+
+# The view and copy rows autograd differentiates: tests/test_autograd_ops.py gradchecks them.
+_AUTOGRAD = {
+    "getitem", "transpose", "permute", "movedim", "T", "mT", "view", "reshape", "flatten",
+    "unflatten", "squeeze", "unsqueeze", "expand", "broadcast_to", "narrow", "select", "split",
+    "chunk", "unbind", "unfold", "diagonal", "flip", "as_strided", "contiguous", "clone",
+}  # fmt: skip
+for _row in OPS:
+    _row.supports_autograd = _row.name in _AUTOGRAD

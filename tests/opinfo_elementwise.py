@@ -494,4 +494,17 @@ _TERNARY = [
 ]
 
 EW_OPS = _BINARY + _UNARY + _TERNARY
+
+# The rows autograd differentiates (strided/autograd/derivatives.py has a formula for each, or
+# the op is a composite of such ops): tests/test_autograd_ops.py gradchecks them.
+_AUTOGRAD = {
+    "add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", "atan2", "hypot",
+    "copysign", "logaddexp", "remainder", "floor_divide", "abs", "negative", "positive",
+    "square", "sqrt", "reciprocal", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",
+    "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "erf", "sigmoid", "softplus", "relu", "ceil", "floor", "trunc", "round", "sign", "where",
+    "clip", "lerp", "conj", "real",
+}  # fmt: skip
+for _row in EW_OPS:
+    _row.supports_autograd = _row.name in _AUTOGRAD
 EW_OPS_BY_NAME = {o.name: o for o in EW_OPS}

@@ -371,3 +371,11 @@ RED_OPS = [
 ]
 
 RED_OPS_BY_NAME = {o.name: o for o in RED_OPS}
+
+# The rows autograd differentiates: tests/test_autograd_ops.py gradchecks them.
+_AUTOGRAD = {
+    "sum", "prod", "mean", "var", "var_correction1", "std", "std_correction1", "max", "min",
+    "logsumexp", "softmax", "log_softmax",
+}  # fmt: skip
+for _row in RED_OPS:
+    _row.supports_autograd = _row.name in _AUTOGRAD

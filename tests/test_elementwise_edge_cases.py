@@ -578,7 +578,9 @@ def test_trace_dispatch_records_op_key_kernel_and_plan():
     assert trace[2]["out="] is True
     assert trace[0]["inputs"] == ["float32[2, 3]", "float32[3]"]
     assert "add(float32[2, 3], float32[3]) -> key CPU" in str(trace)
-    assert strided._dispatch.fast[0], "the fast path is back on after the trace"
+    # the fast path is back on after the trace (unless autograd was activated meanwhile, by a
+    # test that made a tensor require grad: Note [The Autograd hook] in autograd/recording.py)
+    assert strided._dispatch.fast[0] or strided._dispatch._autograd_hook is not None
 
 
 def test_fast_path_and_traced_path_agree(rng):

@@ -514,7 +514,7 @@ def test_existing_array_api_view_ops():
 def test_ops_are_registered_and_run_through_the_dispatcher():
     ops = strided._dispatch.registered_ops()
     for name in ("concat", "stack", "tile", "repeat", "roll", "pad", "tril", "triu", "meshgrid"):
-        assert ops[name] == ["CPU"], name
+        assert "CPU" in ops[name], name  # and "Autograd" once autograd is active
     x = strided.arange(6).reshape(2, 3)
     calls = [
         ("concat", lambda: strided.concat([x, x])),

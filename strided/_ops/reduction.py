@@ -344,13 +344,47 @@ def logsumexp(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None, out=No
         x = x.astype(default_float_dtype())
     dims = _dims("logsumexp", x, axis, dim)
     keep = keepdims if keepdim is None else keepdim
+    if _dispatch.fast[0]:
+        return _finish(_logsumexp_kernel(x, dims, keep), out)
+    return _finish(_dispatch.call("logsumexp", x, dims, keep), out)
+
+
+# Note [Composite kernels with their own derivative]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# logsumexp, softmax and log_softmax are made of other ops, but go through the dispatcher as ops
+# of their own: autograd then records one node with a short, stable formula (derivatives.py)
+# instead of the chain of their parts (softmax writes its result in place, which a recorded
+# chain could not differentiate). The kernels use only public ops, so they serve every device.
+
+
+def _logsumexp_kernel(x, dims, keep):
     if x.numel() == 0:
-        return _finish(_ew.log(sum(_ew.exp(x), axis=dims, keepdims=keep)), out)
+        return _ew.log(sum(_ew.exp(x), axis=dims, keepdims=keep))
     m = max(x, axis=dims, keepdims=True)
     m = _ew.where(_ew.isfinite(m), m, 0.0)  # all -inf (or inf) slices: no shift
     s = sum(_ew.exp(_ew.subtract(x, m)), axis=dims, keepdims=True)
     result = _ew.add(_ew.log(s), m)
-    return _finish(result if keep or not dims else result.squeeze(dims), out)
+    return result if keep or not dims else result.squeeze(dims)
+
+
+def _softmax_kernel(x, dims):
+    if x.numel() == 0:
+        return x.clone()
+    e = _ew.exp(_ew.subtract(x, max(x, axis=dims, keepdims=True)))
+    return _ew.divide(e, sum(e, axis=dims, keepdims=True), out=e)
+
+
+def _log_softmax_kernel(x, dims):
+    return _ew.subtract(x, _logsumexp_kernel(x, dims, True))
+
+
+for _name, _kernel in (
+    ("logsumexp", _logsumexp_kernel),
+    ("softmax", _softmax_kernel),
+    ("log_softmax", _log_softmax_kernel),
+):
+    _dispatch.register(_name, "CPU", _kernel)
+    _dispatch.register(_name, "CUDA", _kernel)
 
 
 def softmax(x, /, dim, *, dtype=None):
@@ -369,10 +403,9 @@ def softmax(x, /, dim, *, dtype=None):
     elif x.dtype.kind in "biu":
         x = x.astype(default_float_dtype())
     dims = _dims("softmax", x, dim, None)
-    if x.numel() == 0:
-        return x.clone()
-    e = _ew.exp(_ew.subtract(x, max(x, axis=dims, keepdims=True)))
-    return _ew.divide(e, sum(e, axis=dims, keepdims=True), out=e)
+    if _dispatch.fast[0]:
+        return _softmax_kernel(x, dims)
+    return _dispatch.call("softmax", x, dims)
 
 
 def log_softmax(x, /, dim, *, dtype=None):
@@ -383,7 +416,9 @@ def log_softmax(x, /, dim, *, dtype=None):
     elif x.dtype.kind in "biu":
         x = x.astype(default_float_dtype())
     dims = _dims("log_softmax", x, dim, None)
-    return _ew.subtract(x, logsumexp(x, axis=dims, keepdims=True))
+    if _dispatch.fast[0]:
+        return _log_softmax_kernel(x, dims)
+    return _dispatch.call("log_softmax", x, dims)
 
 
 def builtins_max(a, b):

@@ -1,0 +1,515 @@
+"""The Autograd dispatch key: record the graph while ops run forward.
+
+Note [The Autograd kernel]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+For every op the dispatcher knows, this module registers a kernel under the ``Autograd`` key
+(Note [Two dispatches] in _dispatch.py). When a call involves a tensor that requires grad, the
+dispatcher picks it, and it:
+
+1. runs the op's device kernel with ``redispatch(name, "Autograd", ...)``, with grad mode off
+   meanwhile (``below_autograd``), so that a kernel that calls other public ops does not record
+   an inner graph of its own;
+2. makes a ``FormulaNode`` (graph.py) holding the op's row of the derivatives table, the saved
+   tensors the row asks for, and one edge per argument (``gradient_edge``);
+3. makes the outputs that can carry a gradient (floating dtypes) outputs of that node.
+
+Note [The Autograd hook]
+~~~~~~~~~~~~~~~~~~~~~~~~
+The dispatcher asks ``needs_autograd(name, args, kwargs)`` on every call, so it must be cheap:
+one thread-local read (grad mode) and a scan of the positional arguments for a tensor with
+``_requires_grad`` set (a C slot). Writes are the one case that costs more: for ``out=`` calls
+and in-place ops (names ending in ``_``) the hook records the op and the user's source line for
+the version-counter message (graph.record_inplace), and asks whether the written tensor, or
+the tensor it is a view of, requires grad (then history must be rebased: Note [In-place ops]).
+
+Autograd is *activated* the first time any tensor is made to require grad (``activate``): until
+then the dispatcher's fast path (Note [The fast path] in _dispatch.py) stays on and a program
+that never uses autograd pays nothing for it. Once active it stays active.
+
+Note [In-place ops]
+~~~~~~~~~~~~~~~~~~~
+``a.mul_(b)`` is ``multiply(a, b, out=a)``. Its node is the ``multiply`` node, with the edge of
+argument 0 leading to ``a``'s *old* history; afterwards ``a.grad_fn`` is the new node. If the
+formula needs the old value of the written argument, it is cloned before the write. Three
+cases refuse or need more:
+
+* ``a`` is a leaf that requires grad: its ``.grad`` would belong to values that no longer exist,
+  so we raise (use ``no_grad()`` for parameter updates, or ``clone()`` first).
+* ``out=`` names a tensor that is none of the inputs while an input requires grad: not
+  differentiable (as PyTorch); we raise and suggest the functional form.
+* ``a`` is a view of ``base`` (``a = base[0]``): the write changes ``base`` too, so ``base``'s
+  history is rebased onto a ``CopySlices`` node (PyTorch's name): in backward it takes base's
+  gradient, sends the part outside the view to base's old history, runs the op's formula on the
+  part inside it, and sends the op's input gradients on. ``a`` itself becomes a view of the new
+  base. Other views of ``base`` made *before* the write keep their old history (PyTorch
+  regenerates them lazily; strided does not yet).
+
+Note [Ops outside the dispatcher]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Views (``_views.pyx``) and the copy kernels (``_cpu/copy.pyx``) are called directly, not through
+the dispatcher, because they are the cheapest ops there are. At activation, their module
+functions are wrapped (``_wrap_module``): the wrapper calls the original and, when its input
+requires grad, records a ``ViewNode`` (views) or a FormulaNode (clone, copy_, fill_). Compiled
+callers inside those modules call the originals directly and are not affected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from strided import _core, _dispatch, _views
+from strided._cpu import copy as _copy
+from strided.autograd import derivatives as _d
+from strided.autograd.grad_mode import state
+from strided.autograd.graph import (
+    FormulaNode,
+    Node,
+    SavedTensor,
+    gradient_edge,
+    record_inplace,
+    set_history,
+    user_line,
+)
+
+__all__ = ["activate", "below_autograd", "needs_autograd", "ViewNode", "CopySlices"]
+
+_TensorBase = _core.TensorBase
+_activated = False
+_activation_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def below_autograd():
+    """Grad mode off for the kernels below the Autograd key (see Note [The Autograd kernel])."""
+    prev = state.enabled
+    state.enabled = False
+    try:
+        yield
+    finally:
+        state.enabled = prev
+
+
+def _requires_grad_through(t):
+    """Whether writing into ``t`` touches history: it, or the tensor it views, requires grad."""
+    if t._requires_grad:
+        return True
+    base = t._base
+    return base is not None and base._requires_grad
+
+
+def needs_autograd(name, args, kwargs):
+    """The dispatcher's question: does this call need the Autograd kernel?"""
+    out = kwargs.get("out") if kwargs else None
+    if out is None and name[-1] == "_" and args:
+        out = args[0]  # index_put_, scatter_, ...: they write into their first argument
+    if out is not None and isinstance(out, _TensorBase):
+        if name[-1] == "_":
+            record_inplace(name, out)
+        else:  # a.add_(b) is add(a, b, out=a): name it as the user wrote it
+            record_inplace(name + "_" if args and args[0] is out else name + "(out=)", out)
+        if state.enabled and _requires_grad_through(out):
+            return True
+    if not state.enabled:
+        return False
+    for a in args:
+        if isinstance(a, _TensorBase) and a._requires_grad:
+            return True
+    return False
+
+
+def _edges(args):
+    """One edge per argument (None for non-tensors and tensors that need no gradient), the
+    (shape, dtype) of each tensor argument, and which arguments need a gradient."""
+    edges, metas, needs = [], [], []
+    for a in args:
+        if isinstance(a, _TensorBase):
+            e = gradient_edge(a) if a._requires_grad else None
+            edges.append(e)
+            metas.append((a.shape, a.dtype))
+            needs.append(e is not None)
+        else:
+            edges.append(None)
+            metas.append(None)
+            needs.append(False)
+    return edges, metas, needs
+
+
+def _differentiable(t):
+    return isinstance(t, _TensorBase) and t.dtype.kind in "fc"
+
+
+def _make_node(name, entry, args, kwargs, edges, metas, needs, saved_args):
+    stored = tuple(None if isinstance(a, _TensorBase) else a for a in args)
+    node = FormulaNode(name, entry.formula, stored, kwargs, edges, metas, tuple(needs))
+    for i in entry.save:
+        a = saved_args[i]
+        if isinstance(a, _TensorBase):
+            node.saved[i] = SavedTensor(a, what=f"argument {i}")
+    node.source = user_line(3)
+    if state.anomaly:
+        from strided.autograd.anomaly_mode import record_trace
+
+        record_trace(node)
+    return node
+
+
+def _finish(node, entry, result):
+    """Make the differentiable outputs of ``result`` outputs of ``node``; save what the row
+    asks of the result."""
+    outputs = result if isinstance(result, tuple) else (result,)
+    keep = entry.outputs
+    metas = []
+    for nr, o in enumerate(outputs):
+        if o is not None and _differentiable(o) and (keep is None or nr in keep):
+            set_history(o, node, nr)
+            metas.append((o.shape, o.dtype))
+        else:
+            metas.append(None)
+    node.out_meta = tuple(metas)
+    if entry.result:
+        node.saved["result"] = SavedTensor(outputs[0], is_output=True, what="result")
+    if keep is not None and len(outputs) > 1 and isinstance(outputs[1], _TensorBase):
+        node.saved["indices"] = SavedTensor(outputs[1], what="indices")  # sort, topk
+    return result
+
+
+def _not_differentiable(name):
+    return RuntimeError(
+        f"{name}: autograd has no derivative formula for this op, and an input requires grad; "
+        "call it under strided.no_grad() (or on x.detach()) if no gradient is needed through it"
+    )
+
+
+def record_call(name, entry, run, args, kwargs, out):
+    """Run ``run(*args, **kwargs)`` below autograd and record it (the body of every Autograd
+    kernel; ``out``: the tensor the call writes into, or None)."""
+    if out is not None:
+        return _inplace(name, entry, run, args, kwargs, out)
+    if entry is None:
+        if name in _d.NOT_DIFFERENTIABLE:
+            with below_autograd():
+                return run(*args, **kwargs)
+        raise _not_differentiable(name)
+    edges, metas, needs = _edges(args)
+    call_args = entry.prepare(args) if entry.prepare is not None else args
+    with below_autograd():
+        result = run(*call_args, **kwargs)
+    node = _make_node(name, entry, args, kwargs, edges, metas, needs, args)
+    return _finish(node, entry, result)
+
+
+def _autograd_kernel(name):
+    entry = _d.TABLE.get(name)
+    mutates = name.endswith("_")
+
+    def run(*args, **kwargs):
+        return _dispatch.redispatch(name, "Autograd", *args, **kwargs)
+
+    def kernel(*args, **kwargs):
+        out = args[0] if mutates else kwargs.get("out")
+        return record_call(name, entry, run, args, kwargs, out)
+
+    kernel.__qualname__ = f"autograd[{name}]"
+    return kernel
+
+
+# -- in-place ------------------------------------------------------------------------------------
+
+
+def _check_writable(name, t):
+    if t._requires_grad and t.grad_fn is None and t._base is None:
+        raise RuntimeError(
+            f"{name}: a leaf tensor that requires grad ({t.dtype.name}{list(t.shape)}) is being "
+            "used in an in-place operation; its .grad would belong to values that no longer "
+            "exist. Update parameters under strided.no_grad(), or write into a .clone()."
+        )
+    base = t._base
+    if base is not None and base._requires_grad and base.grad_fn is None:
+        raise RuntimeError(
+            f"{name}: a view of a leaf tensor that requires grad "
+            f"({base.dtype.name}{list(base.shape)}) is being used in an in-place operation. "
+            "Write into the leaf under strided.no_grad(), or into a .clone() of it."
+        )
+
+
+def _inplace(name, entry, run, args, kwargs, out):
+    """See Note [In-place ops]."""
+    pos = next((i for i, a in enumerate(args) if a is out), None)
+    edges, metas, needs = _edges(args)
+    if not any(needs) and not _requires_grad_through(out):
+        with below_autograd():
+            return run(*args, **kwargs)
+    if pos is None and any(needs):
+        raise RuntimeError(
+            f"{name}(..., out=): out= is not differentiable while an input requires grad; "
+            f"use the functional form (y = {name}(...)) instead"
+        )
+    if entry is None:
+        raise _not_differentiable(name)
+    _check_writable(name, out)
+    saved_args = list(args)
+    if pos is not None and pos in entry.save:
+        # the formula needs the value before the write: keep a copy of it
+        saved_args[pos] = _copy_original(out)
+    with below_autograd():
+        result = run(*args, **kwargs)
+    node = _make_node(name, entry, args, kwargs, edges, metas, needs, saved_args)
+    if out._base is not None:
+        _rebase_view(node, out, pos)
+        if entry.result:
+            node.saved["result"] = SavedTensor(out, what="result")
+        node.out_meta = ((out.shape, out.dtype),)
+        return result
+    if _differentiable(out):
+        set_history(out, node, 0)
+        node.out_meta = ((out.shape, out.dtype),)
+    if entry.result:
+        node.saved["result"] = SavedTensor(out, is_output=True, what="result")
+    return result
+
+
+class CopySlices(Node):
+    """The history of a base tensor after an in-place op on one of its views (Note [In-place
+    ops]). Edge 0 leads to the base's old history; the others are the op's inputs but the one
+    it wrote into."""
+
+    __slots__ = ("fn", "pos", "base_geometry", "view_geometry", "cells", "dtype")
+
+    def __init__(self, base, view, fn, pos):
+        others = [i for i in range(len(fn.next_functions)) if i != pos]
+        super().__init__(
+            [gradient_edge(base)] + [fn.next_functions[i] for i in others],
+            [(base.shape, base.dtype)] + [fn.input_meta[i] for i in others],
+        )
+        self.fn = fn
+        self.pos = pos
+        self.base_geometry = _geometry(base)
+        self.view_geometry = _geometry(view)
+        self.cells = view.untyped_storage().nbytes // view.itemsize
+        self.dtype = base.dtype
+        self.source = fn.source
+
+    def name(self):
+        return f"CopySlices({self.fn.name()})"
+
+    def apply(self, grad_outputs):
+        from strided.autograd.derivatives import sum_to
+
+        (g,) = grad_outputs
+        storage = _core.Storage(self.cells * g.itemsize)
+        result = _core._from_parts(storage, *_reorder(self.base_geometry), g.dtype)
+        _copy.copy_(result, g)
+        region = _core._from_parts(storage, *_reorder(self.view_geometry), g.dtype)
+        grads = self.fn.apply([_copy.contiguous_copy(region)])
+        if self.pos is not None and grads[self.pos] is not None:
+            _copy.copy_(region, sum_to(grads[self.pos], region.shape))
+        else:
+            _copy.fill_(region, 0)
+        return [result] + [g for i, g in enumerate(grads) if i != self.pos]
+
+    def release(self):
+        self.fn.release()
+
+
+def _geometry(t):
+    return (t.shape, t.stride(), t.storage_offset())
+
+
+def _reorder(geometry):
+    shape, strides, offset = geometry
+    return offset, shape, strides
+
+
+def _copy_original(t):
+    with below_autograd():
+        return _ORIGINALS["contiguous_copy"](t)
+
+
+def _rebase_view(node, view, pos):
+    base = view._base
+    copy_slices = CopySlices(base, view, node, pos)
+    set_history(base, copy_slices, 0)
+    view_node = ViewNode("as_strided", _d._strided_backward, base, view)
+    view_node.next_functions = ((copy_slices, 0),)
+    set_history(view, view_node, 0)
+
+
+# -- views and copies (Note [Ops outside the dispatcher]) ---------------------------------------
+
+
+class ViewNode(Node):
+    """The node of a view op: the input's and the output's geometry over the same storage."""
+
+    __slots__ = (
+        "op",
+        "formula",
+        "in_geometry",
+        "out_geometry",
+        "storage_cells",
+        "permutation",
+        "flip_dims",
+    )
+
+    def __init__(self, op, formula, src, view):
+        super().__init__((gradient_edge(src),), ((src.shape, src.dtype),))
+        self.op = op
+        self.formula = formula
+        self.in_geometry = _geometry(src)
+        self.out_geometry = _geometry(view)
+        self.storage_cells = src.untyped_storage().nbytes // max(src.itemsize, 1)
+        self.permutation = None
+        self.flip_dims = None
+
+    def name(self):
+        return "".join(p.capitalize() for p in self.op.split("_")) + "Backward"
+
+    def apply(self, grad_outputs):
+        return (self.formula(self, grad_outputs[0]),)
+
+
+def _norm_dim(d, n):
+    n = max(n, 1)
+    return d % n
+
+
+def _permutation(op, src, args):
+    n = src.ndim
+    if op == "permute":
+        dims = args[0]
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = dims[0]
+        return [_norm_dim(d, n) for d in dims]
+    perm = list(range(n))
+    if op == "transpose":
+        a, b = _norm_dim(args[0], n), _norm_dim(args[1], n)
+        perm[a], perm[b] = perm[b], perm[a]
+    elif op == "reverse_dims":
+        perm.reverse()
+    elif op == "matrix_transpose":
+        perm[-1], perm[-2] = perm[-2], perm[-1]
+    elif op == "movedim":  # NumPy's moveaxis: the other dims keep their order
+        src, dst = args[0], args[1]
+        src = [_norm_dim(d, n) for d in (src if isinstance(src, (tuple, list)) else (src,))]
+        dst = [_norm_dim(d, n) for d in (dst if isinstance(dst, (tuple, list)) else (dst,))]
+        perm = [d for d in range(n) if d not in src]
+        for d, s in sorted(zip(dst, src, strict=True)):
+            perm.insert(d, s)
+    return perm
+
+
+def _record_view(op, src, view, args, kwargs):
+    formula = _d.VIEW_TABLE.get(op, _d._strided_backward)
+    node = ViewNode(op, formula, src, view)
+    if formula is _d._permute_back:
+        node.permutation = _permutation(op, src, args)
+    elif formula is _d._flip_back:
+        dims = args[0] if args else kwargs.get("dims")
+        node.flip_dims = (
+            tuple(range(src.ndim))
+            if dims is None
+            else tuple(
+                _norm_dim(d, src.ndim)
+                for d in (dims if isinstance(dims, (tuple, list)) else (dims,))
+            )
+        )
+    node.source = user_line(3)
+    set_history(view, node, 0)
+
+
+def _view_wrapper(op, original):
+    def wrapper(t, *args, **kwargs):
+        result = original(t, *args, **kwargs)
+        if t._requires_grad and state.enabled and isinstance(t, _TensorBase):
+            if op == "getitem":
+                # an advanced index made a copy, recorded by the "index" Autograd kernel
+                if result.untyped_storage() is not t.untyped_storage() or result.grad_fn:
+                    return result
+            if op == "reshape_view":
+                if result[0] is not None:
+                    _record_view(op, t, result[0], args, kwargs)
+                return result
+            if isinstance(result, (tuple, list)):  # split, chunk, unbind: one node per piece
+                for piece in result:
+                    _record_view(op, t, piece, args, kwargs)
+            elif result is not None and result is not t:
+                _record_view(op, t, result, args, kwargs)
+        return result
+
+    wrapper.__name__ = wrapper.__qualname__ = getattr(original, "__name__", op)
+    wrapper.__doc__ = getattr(original, "__doc__", None)
+    wrapper.__wrapped__ = original
+    return wrapper
+
+
+_VIEW_FUNCTIONS = (
+    "getitem",
+    "permute",
+    "transpose",
+    "reverse_dims",
+    "matrix_transpose",
+    "movedim",
+    "view",
+    "try_view",
+    "reshape_view",
+    "unflatten",
+    "squeeze",
+    "unsqueeze",
+    "expand",
+    "broadcast_to",
+    "narrow",
+    "select",
+    "split",
+    "chunk",
+    "unbind",
+    "unfold",
+    "diagonal",
+    "flip",
+    "as_strided",
+)
+
+_ORIGINALS = {}
+
+
+def _copy_wrapper(op, original):
+    entry = _d.TABLE[op]
+    inplace = op.endswith("_")
+
+    def wrapper(dst, *args, **kwargs):
+        if inplace:
+            if not isinstance(dst, _TensorBase):
+                return original(dst, *args, **kwargs)
+            call = (dst,) + args
+            if needs_autograd(op, call, kwargs):
+                return record_call(op, entry, original, call, kwargs, dst)
+            return original(dst, *args, **kwargs)
+        if state.enabled and dst._requires_grad:
+            return record_call(op, entry, original, (dst,) + args, kwargs, None)
+        return original(dst, *args, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = op
+    wrapper.__doc__ = getattr(original, "__doc__", None)
+    wrapper.__wrapped__ = original
+    return wrapper
+
+
+def activate():
+    """Turn autograd on for this process (idempotent; see Note [The Autograd hook])."""
+    global _activated
+    if _activated:
+        return
+    with _activation_lock:
+        if _activated:
+            return
+        for name in list(_dispatch.registered_ops()):
+            _dispatch.register(name, "Autograd", _autograd_kernel(name))
+        for name in _VIEW_FUNCTIONS:
+            original = getattr(_views, name)
+            _ORIGINALS[name] = original
+            setattr(_views, name, _view_wrapper(name, original))
+        for name in ("contiguous_copy", "copy_", "fill_"):
+            original = getattr(_copy, name)
+            _ORIGINALS[name] = original
+            setattr(_copy, name, _copy_wrapper(name, original))
+        _dispatch.set_autograd_hook(needs_autograd)
+        _activated = True
