@@ -7,6 +7,8 @@ This file only re-exports.
 
 from strided import (
     _tensor,  # noqa: F401  (registers Tensor with _core before anything is made)
+    autograd,  # reverse-mode autodiff: adds requires_grad, backward() & co to Tensor
+    cuda,  # the CUDA backend (registers its allocator; needs no CuPy or GPU to import)
     linalg,  # the Array API linalg extension, as numpy.linalg / torch.linalg
     random,  # the strided.random module, as torch.random / numpy.random
 )
@@ -132,6 +134,13 @@ from strided._ops.views import (
     view,
 )
 from strided._tensor import Tensor
+from strided.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from strided.random import manual_seed, seed
 
 __version__ = "0.1.0"
@@ -155,6 +164,7 @@ __all__ = [
     "arange",
     "as_strided",
     "asarray",
+    "autograd",
     "astype",
     "bmm",
     "bool",
@@ -163,6 +173,7 @@ __all__ = [
     "broadcast_to",
     "can_cast",
     "cat",
+    "cuda",
     "chunk",
     "clone",
     "complex64",
@@ -177,6 +188,7 @@ __all__ = [
     "diagonal",
     "e",
     "empty",
+    "enable_grad",
     "empty_like",
     "expand",
     "expand_dims",
@@ -194,6 +206,7 @@ __all__ = [
     "get_default_dtype",
     "get_num_threads",
     "iinfo",
+    "inference_mode",
     "index_add",
     "index_select",
     "inf",
@@ -201,6 +214,7 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "is_grad_enabled",
     "isdtype",
     "last_copy_plan",
     "last_matmul_plan",
@@ -218,6 +232,7 @@ __all__ = [
     "nan",
     "narrow",
     "newaxis",
+    "no_grad",
     "nonzero",
     "ones",
     "ones_like",
@@ -239,6 +254,7 @@ __all__ = [
     "seed",
     "select",
     "set_default_dtype",
+    "set_grad_enabled",
     "set_num_threads",
     "split",
     "squeeze",

@@ -10,9 +10,10 @@ cdef enum:
 
 
 cdef class Device:
-    cdef readonly str type      # "cpu" or "cuda"
+    cdef readonly str type      # "cpu", "cuda" or "cuda-emulated" (Note [Device kinds])
     cdef readonly object index  # None for the CPU, an int for a GPU
     cdef readonly bint is_cpu
+    cdef readonly bint is_cuda  # "cuda" or "cuda-emulated": the CUDA dispatch key
 
 
 cdef class Storage:
@@ -61,6 +62,7 @@ cdef TensorBase make_view(TensorBase base, int ndim, const Py_ssize_t* sizes,
                           const Py_ssize_t* strides, Py_ssize_t offset)
 cdef TensorBase make_view_dtype(TensorBase base, int ndim, const Py_ssize_t* sizes,
                                 const Py_ssize_t* strides, Py_ssize_t offset, DType dtype)
+cdef Storage alloc_storage(Py_ssize_t nbytes, Device device, bint zero)
 cdef TensorBase empty_tensor(int ndim, const Py_ssize_t* sizes, DType dtype, Device device,
                              bint zero=*)
 cdef Py_ssize_t normalize_dim(Py_ssize_t dim, int ndim, str argname=*) except? -1

@@ -191,7 +191,8 @@ cdef class Device:
     """
 
     def __init__(self, *args):
-        raise TypeError("use strided.device('cpu') or strided.device('cuda:0')")
+        raise TypeError("use strided.device('cpu'), strided.device('cuda:0') or "
+                        "strided.device('cuda-emulated')")
 
     def __repr__(self):
         if self.index is None:
@@ -219,7 +220,8 @@ cdef class Device:
 
 
 cpdef Device as_device(object obj):
-    """Turn ``obj`` (a Device, ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or None) into a Device."""
+    """Turn ``obj`` (a Device, ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"cuda-emulated"`` or None)
+    into a Device. See Note [Device kinds]."""
     if obj is None:
         return cpu_device
     if isinstance(obj, Device):
@@ -230,18 +232,32 @@ cpdef Device as_device(object obj):
     if d is not None:
         return d
     kind, _, idx = obj.partition(":")
-    if kind not in ("cpu", "cuda") or (idx and not idx.isdigit()) or (kind == "cpu" and idx):
-        raise ValueError(f"unknown device {obj!r}: use 'cpu', 'cuda' or 'cuda:N'")
+    if kind not in ("cpu", "cuda", "cuda-emulated") or (idx and not idx.isdigit()) or \
+            (kind == "cpu" and idx):
+        raise ValueError(
+            f"unknown device {obj!r}: use 'cpu', 'cuda', 'cuda:N' or 'cuda-emulated'")
     d = Device.__new__(Device)
     d.type = kind
     d.index = None if kind == "cpu" else int(idx or 0)
     d.is_cpu = kind == "cpu"
+    d.is_cuda = not d.is_cpu
     canonical = str(d)
     if canonical in _DEVICES:
         d = _DEVICES[canonical]
     _DEVICES[canonical] = d
     _DEVICES[obj] = d
     return d
+
+
+# Note [Device kinds]
+# ~~~~~~~~~~~~~~~~~~~
+# Three kinds of device: "cpu"; "cuda:N", a real GPU reached through CuPy; and "cuda-emulated:N",
+# the CUDA backend's kernels compiled for the CPU and run by the emulator in strided/cuda/_emulator
+# (threads as fibers). The two CUDA kinds share everything above the kernel launch: the same CUDA
+# sources, the same launch code, the same dispatch key (CUDA). Their memory is different (GPU
+# memory from CuPy's pool; host memory with guard bytes for the emulator) and the core does not
+# care: a Storage on a CUDA device is allocated by the allocator that strided.cuda registers
+# here (``set_device_allocator``), and its bytes are never touched by CPU code.
 
 
 cpu_device = as_device("cpu")
@@ -280,6 +296,12 @@ cdef class Storage:
         if nbytes < 0:
             raise ValueError(f"Storage: nbytes must be >= 0, got {nbytes}")
         self._allocate(nbytes, zero)
+
+    @staticmethod
+    def _new(Py_ssize_t nbytes, device=None, bint zero=False):
+        """A fresh storage of ``nbytes`` on ``device`` (on a GPU, through the registered
+        allocator: see Note [Device kinds])."""
+        return alloc_storage(nbytes, as_device(device), zero)
 
     cdef int _allocate(self, Py_ssize_t nbytes, bint zero) except -1:
         # Even an empty storage gets a real, aligned pointer: DLPack and the buffer protocol
@@ -597,7 +619,8 @@ cdef class TensorBase:
 
     @property
     def is_cuda(self):
-        return self._storage.device.type == "cuda"
+        """Whether the tensor lives on a CUDA device (a GPU, or the emulated one)."""
+        return self._storage.device.is_cuda
 
     @property
     def is_cpu(self):
@@ -871,10 +894,6 @@ cdef TensorBase empty_tensor(int ndim, const Py_ssize_t* sizes, DType dtype, Dev
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef Py_ssize_t numel = 1, acc = 1
     cdef int i
-    if not device.is_cpu:
-        raise NotImplementedError(
-            f"allocating on {device} needs the CUDA backend, which this build of strided does "
-            "not have yet; use device='cpu'")
     for i in range(ndim - 1, -1, -1):
         strides[i] = acc
         if sizes[i] != 0:
@@ -888,9 +907,32 @@ cdef TensorBase empty_tensor(int ndim, const Py_ssize_t* sizes, DType dtype, Dev
         raise ValueError(
             f"a tensor of shape {tuple([sizes[j] for j in range(ndim)])} and dtype {dtype.name} "
             "would need more than 2**63-1 bytes")
-    cdef Storage storage = Storage.__new__(Storage)
-    storage._allocate(numel * dtype.itemsize, zero)
+    cdef Storage storage = alloc_storage(numel * dtype.itemsize, device, zero)
     return make_tensor(storage, 0, ndim, sizes, strides, dtype)
+
+
+cdef object _device_allocator = None
+
+
+def set_device_allocator(fn):
+    """Called once by strided.cuda: ``fn(device, nbytes, zero)`` returns a Storage on a CUDA
+    device. A low layer reaching a higher one through a registered function (DESIGN.md)."""
+    global _device_allocator
+    _device_allocator = fn
+
+
+cdef Storage alloc_storage(Py_ssize_t nbytes, Device device, bint zero):
+    """A fresh storage of ``nbytes`` on ``device``: CPU memory here, device memory through the
+    allocator strided.cuda registered."""
+    cdef Storage storage
+    if device.is_cpu:
+        storage = Storage.__new__(Storage)
+        storage._allocate(nbytes, zero)
+        return storage
+    if _device_allocator is None:
+        raise RuntimeError(f"allocating on {device} needs strided.cuda, which is not loaded")
+    storage = _device_allocator(device, nbytes, zero)
+    return storage
 
 
 def _empty(shape, dtype, device=None, bint zero=False):

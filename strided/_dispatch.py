@@ -40,7 +40,7 @@ __all__ = [
 KEYS = ("Autograd", "CUDA", "CPU")  # highest priority first
 
 _kernels: dict[str, dict[str, object]] = {}
-_autograd_hook = None  # set by strided.autograd: args -> bool (does this call need autograd?)
+_autograd_hook = None  # set by strided.autograd: (name, args, kwargs) -> does this call need it?
 _trace = threading.local()
 
 # Note [The fast path]
@@ -51,10 +51,22 @@ _trace = threading.local()
 # The kernel still refuses tensors on other devices, so the shortcut changes speed, not
 # behaviour. Anything that activates another key (set_autograd_hook, trace_dispatch) clears it.
 fast = [True]
+_cuda_active = False  # set once a CUDA storage exists: see activate_cuda
 
 
 def _update_fast():
-    fast[0] = _autograd_hook is None and getattr(_trace, "records", None) is None
+    fast[0] = (
+        _autograd_hook is None and getattr(_trace, "records", None) is None and not _cuda_active
+    )
+
+
+def activate_cuda():
+    """Called by strided.cuda when the first CUDA storage is made: from then on every op goes
+    through the dispatcher, which sends CUDA tensors to CUDA kernels (Note [The fast path])."""
+    global _cuda_active
+    if not _cuda_active:
+        _cuda_active = True
+        _update_fast()
 
 
 def register(name, key, kernel=None):
@@ -75,16 +87,24 @@ def registered_ops():
 
 
 def set_autograd_hook(hook):
-    """Called once by strided.autograd: ``hook(args)`` says whether a call needs autograd."""
+    """Called once by strided.autograd: ``hook(name, args, kwargs)`` says whether a call needs
+    autograd (the op's name and ``out=`` tell it about in-place writes)."""
     global _autograd_hook
     _autograd_hook = hook
     _update_fast()
 
 
 def _device_key(args, kwargs):
+    if not _cuda_active:
+        return "CPU"
     for a in args:
-        if isinstance(a, _core.TensorBase) and a.is_cuda:
-            return "CUDA"
+        if isinstance(a, _core.TensorBase):
+            if a.is_cuda:
+                return "CUDA"
+        elif type(a) in (list, tuple):  # concat([a, b]), index tuples
+            for b in a:
+                if isinstance(b, _core.TensorBase) and b.is_cuda:
+                    return "CUDA"
     out = kwargs.get("out")
     if isinstance(out, _core.TensorBase) and out.is_cuda:
         return "CUDA"
@@ -99,7 +119,7 @@ def _pick(name, args, kwargs, below=None):
         below is None
         and _autograd_hook is not None
         and "Autograd" in table
-        and _autograd_hook(args)
+        and _autograd_hook(name, args, kwargs)
     ):
         key = "Autograd"
     else:
@@ -107,8 +127,9 @@ def _pick(name, args, kwargs, below=None):
     kernel = table.get(key)
     if kernel is None:
         have = [k for k in KEYS if k in table]
+        hint = "; move the tensors to the CPU with .cpu() first" if key == "CUDA" else ""
         raise NotImplementedError(
-            f"{name}: no kernel for the {key} dispatch key (it has kernels for {have})"
+            f"{name}: no kernel for the {key} dispatch key (it has kernels for {have}){hint}"
         )
     return key, kernel
 

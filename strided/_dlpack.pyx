@@ -492,11 +492,12 @@ cdef TensorBase _import_dltensor(object capsule, const char* used_name, _DLPackO
 
     # Everything is checked before the capsule is renamed: if we raise, the capsule is still
     # unconsumed and its own destructor frees the producer's memory.
-    if dl.device.device_type not in (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged):
+    if dl.device.device_type not in (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged,
+                                     kDLCUDA):
         raise BufferError(
             f"from_dlpack: the tensor lives on {_dl_device_name(dl.device)}, and strided can "
-            "import only CPU memory so far (CUDA support is planned); copy it to the host in "
-            "the producing library first")
+            "import CPU and CUDA memory only; copy it to the host in the producing library "
+            "first")
     cdef DType dtype = _dtype_from_dl(dl.dtype)
     if ndim < 0 or ndim > MAX_DIMS:
         raise BufferError(f"from_dlpack: ndim={ndim} is outside strided's range [0, {MAX_DIMS}]")
@@ -536,8 +537,15 @@ cdef TensorBase _import_dltensor(object capsule, const char* used_name, _DLPackO
         return make_tensor(base._storage, base._offset + (data - base._data()) // dtype.itemsize,
                            ndim, sizes, strides, dtype)
 
+    # GPU memory becomes a storage on "cuda:N" (Note [Device kinds] in _core.pyx); the CUDA
+    # backend is told, so that ops on it reach the CUDA kernels
+    device = as_device("cpu")
+    if dl.device.device_type == kDLCUDA:
+        device = as_device(f"cuda:{dl.device.device_id}")
+        from strided import _dispatch
+        _dispatch.activate_cuda()
     storage = Storage._wrap(<uintptr_t>(data + lo * dtype.itemsize), nbytes, owner,
-                            as_device("cpu"), writable)
+                            device, writable)
     return make_tensor(storage, -lo, ndim, sizes, strides, dtype)
 
 

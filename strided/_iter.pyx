@@ -36,6 +36,7 @@ from libc.stdint cimport int64_t
 from libc.string cimport memcpy
 
 from strided._core cimport (
+    alloc_storage,
     MAX_DIMS,
     Device,
     Storage,
@@ -373,6 +374,14 @@ def _plan_for(shape, operands):
 # Nothing is written before every check has passed, so a failing call leaves out= untouched.
 
 cdef loop1d_fn _cast_loop = NULL
+cdef object _device_copy = None
+
+
+def set_device_copy(fn):
+    """Called once by strided.cuda: ``fn(dst, src)`` copies (and casts) between tensors on one
+    CUDA device. The iterator uses it for input casts and for temporaries on such devices."""
+    global _device_copy
+    _device_copy = fn
 
 
 cdef object register_cast(loop1d_fn cast):
@@ -492,6 +501,9 @@ cdef class ElementwisePlan:
         cdef LoopPlan cplan
         cdef int codes[2]
         cdef TensorBase dst, src
+        if not self._write_to._storage.device.is_cpu:
+            raise RuntimeError(f"{self.name}: this plan's tensors live on {self.out.device}; a "
+                               "CPU loop cannot run over them (the CUDA kernel launches it)")
         if self.loop.numel < GRAIN_SIZE:
             # a small loop keeps the GIL: releasing and taking it back would cost more
             self.parallel = plan_run(&self.loop, loop, ctx)
@@ -518,6 +530,42 @@ cdef class ElementwisePlan:
     def shape(self):
         """The broadcast shape: the result's shape."""
         return tuple([self.shape_[d] for d in range(self.ndim)])
+
+    @property
+    def write_to(self):
+        """Where the kernel writes: ``out``, or a temporary that ``finish_device`` copies over."""
+        return self._write_to
+
+    def geometry(self):
+        """The loop as plain numbers, for a kernel on another device (see Note [The CUDA
+        launch] in strided/cuda/_launch.py): ``(shape, stride_bytes, data, scalars)``.
+
+        ``shape`` is the reordered, coalesced loop shape, innermost dim first; ``stride_bytes[k]``
+        operand k's byte strides in the same order (operand 0 is the output); ``data[k]`` its
+        address, and ``scalars[k]`` the bytes of a Python scalar operand (else None).
+        """
+        cdef int d, k
+        shape = [self.loop.shape[d] for d in range(self.loop.ndim)]
+        strides = [[self.loop.stride_bytes[d][k] for d in range(self.loop.ndim)]
+                   for k in range(self.loop.noperands)]
+        data = []
+        scalars = []
+        for k in range(self.loop.noperands):
+            if k > 0 and self.loop.data[k] == <char*>&self._scalars[k - 1]:
+                data.append(0)
+                scalars.append((<char*>&self._scalars[k - 1])[:self.dtype.itemsize])
+            else:
+                data.append(<Py_ssize_t>self.loop.data[k])
+                scalars.append(None)
+        return shape, strides, data, scalars
+
+    def finish_device(self):
+        """After a device kernel ran: copy a temporary into out (with a cast), bump the
+        version. The device twin of the end of ``run``."""
+        if self._write_to is not self.out:
+            _device_copy(self.out, self._write_to)
+        self.out._storage.version += 1
+        return self.out
 
     def explain(self):
         """What the iterator did: shapes, dtypes, the loop after reordering and coalescing."""
@@ -600,8 +648,6 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
                     f"{name}: shapes {' and '.join(str(sh) for sh in shapes)} cannot be "
                     f"broadcast together: at dim {j} of the result, size {s} meets size "
                     f"{shape[j]} (sizes must be equal, or one of them 1)")
-    if not device.is_cpu:
-        raise NotImplementedError(f"{name}: tensors on {device} need the CUDA backend")
     p.name = name
     p.ndim = ndim
     for d in range(ndim):
@@ -686,8 +732,7 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
         for d in range(p.loop.ndim):
             out_strides[p.loop.perm[d]] = acc
             acc *= shape[p.loop.perm[d]]
-        storage = Storage.__new__(Storage)
-        (<Storage>storage)._allocate(acc * written.itemsize, False)
+        storage = alloc_storage(acc * written.itemsize, device, False)
         target = make_tensor(<Storage>storage, 0, ndim, shape, out_strides, written)
         for d in range(p.loop.ndim):
             p.loop.stride_bytes[d][0] = out_strides[p.loop.perm[d]] * written.itemsize
@@ -705,6 +750,9 @@ cdef TensorBase _cast_copy(TensorBase t, DType dtype):
     cdef TensorBase out = empty_tensor(t._ndim, t._sizes, dtype, t._storage.device)
     cdef LoopPlan plan
     cdef int codes[2]
+    if not t._storage.device.is_cpu:
+        _device_copy(out, t)
+        return out
     plan_init(&plan, 2, t._ndim, t._sizes)
     plan_set_operand(&plan, 0, out._data(), out._strides, dtype.itemsize)
     plan_set_operand(&plan, 1, t._data(), t._strides, t.dtype.itemsize)

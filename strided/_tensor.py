@@ -19,8 +19,8 @@ import operator
 import numpy as np
 
 from strided import _core, _views
-from strided._cpu import copy as _copy
 from strided._dtype import as_dtype
+from strided._ops import copying as _copying
 from strided._ops import creation as _creation
 from strided._ops import elementwise as _ew
 from strided._ops import indexing as _ix
@@ -271,20 +271,20 @@ class Tensor(_core.TensorBase):
 
     def clone(self):
         """A row-major copy sharing nothing with this tensor."""
-        return _copy.contiguous_copy(self)
+        return _copying.contiguous_copy(self)
 
     def copy_(self, src):
         """Copy ``src`` (broadcast, cast to this dtype) into this tensor, in place."""
         if not isinstance(src, _core.TensorBase):
             src = _creation.asarray(src)
-        return _copy.copy_(self, src)
+        return _copying.copy_(self, src)
 
     def fill_(self, value):
         """Set every element to ``value``, in place."""
-        return _copy.fill_(self, value)
+        return _copying.fill_(self, value)
 
     def zero_(self):
-        return _copy.fill_(self, 0)
+        return _copying.fill_(self, 0)
 
     def astype(self, dtype, copy=True):
         """A copy converted to ``dtype`` (``copy=False`` returns self when nothing changes)."""
@@ -297,18 +297,45 @@ class Tensor(_core.TensorBase):
                 device = a
             else:
                 dtype = a
-        if device is not None and _core.as_device(device) != self.device:
-            raise NotImplementedError(
-                f"to({str(_core.as_device(device))!r}): moving between devices needs the "
-                "CUDA backend, which this build does not have yet"
-            )
         d = self.dtype if dtype is None else as_dtype(dtype)
+        if device is not None and _core.as_device(device) is not self.device:
+            # across devices: Note [Copies across devices] in strided/cuda/_copy.py
+            out = _creation.empty(self.shape, dtype=d, device=device)
+            return _copying.copy_(out, self)
         if d is self.dtype and not copy:
             return self
-        return _copy.contiguous_copy(self, d)
+        return _copying.contiguous_copy(self, d)
 
     def cpu(self):
+        """This tensor on the CPU (itself if it is there already)."""
         return self.to("cpu")
+
+    def cuda(self, device=None):
+        """This tensor on a GPU (``device``: "cuda", "cuda:N" or "cuda-emulated")."""
+        if isinstance(device, int):
+            device = f"cuda:{device}"
+        d = _core.as_device("cuda" if device is None else device)
+        if not d.is_cuda:
+            raise ValueError(f"cuda(): {d} is not a CUDA device")
+        return self.to(d)
+
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3 of the CUDA Array Interface, for a tensor on a real GPU (CuPy, Numba and
+        PyTorch read it to share the memory without a copy)."""
+        if self.device.type != "cuda":
+            raise AttributeError(
+                f"__cuda_array_interface__: the tensor is on {self.device}, not a GPU"
+            )
+        item = self.itemsize
+        return {
+            "shape": self.shape,
+            "typestr": self.dtype.numpy.str,
+            "data": (self.data_ptr(), not self.untyped_storage().writable),
+            "strides": tuple(s * item for s in self.stride()),
+            "version": 3,
+            "stream": None,  # strided launches on CuPy's current stream (Note in cuda/_launch)
+        }
 
     def numpy(self):
         """A NumPy array sharing this tensor's memory (CPU only)."""
@@ -330,8 +357,8 @@ class Tensor(_core.TensorBase):
         return arr
 
     def tolist(self):
-        """Nested Python lists of Python numbers."""
-        return self.numpy().tolist()
+        """Nested Python lists of Python numbers (a CUDA tensor is copied to the host)."""
+        return self.cpu().numpy().tolist()
 
     def item(self):
         """The one element as a Python number."""
@@ -340,7 +367,7 @@ class Tensor(_core.TensorBase):
                 f"item(): only a tensor with one element can be converted to a "
                 f"Python number; this one has shape {self.shape}"
             )
-        return self.numpy().reshape(()).item()
+        return self.cpu().numpy().reshape(()).item()
 
     # -- Python protocols ---------------------------------------------------------------------
 
@@ -393,11 +420,11 @@ class Tensor(_core.TensorBase):
             return
         target = _views.getitem(self, index)
         if isinstance(value, _core.TensorBase):
-            _copy.copy_(target, value)
+            _copying.copy_(target, value)
         elif isinstance(value, (bool, int, float, complex, np.generic)):
-            _copy.fill_(target, value)
+            _copying.fill_(target, value)
         else:
-            _copy.copy_(target, _creation.asarray(value))
+            _copying.copy_(target, _creation.asarray(value))
 
     def __array_namespace__(self, *, api_version=None):
         if api_version not in (None, "2023.12", "2024.12"):

@@ -294,8 +294,10 @@ def test_asarray_object_with_array_interface():
 
 def test_asarray_device():
     assert strided.asarray([1], device="cpu").device == "cpu"
-    with pytest.raises(NotImplementedError, match="CUDA backend"):
-        strided.asarray([1], device="cuda")
+    if not strided.cuda.is_available():
+        with pytest.raises(strided.cuda.CudaUnavailableError, match="cuda-emulated"):
+            strided.asarray([1], device="cuda")
+    assert strided.asarray([1], device="cuda-emulated").device == "cuda-emulated:0"
     with pytest.raises(ValueError, match="unknown device"):
         strided.asarray([1], device="tpu")
 

@@ -600,8 +600,8 @@ def test_crafted_read_only_flag():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        (dict(device=(2, 0)), BufferError, "kDLCUDA:0.*only CPU"),
-        (dict(device=(99, 1)), BufferError, "device type 99.*only CPU"),
+        (dict(device=(10, 0)), BufferError, "kDLROCM:0.*CPU and CUDA memory only"),
+        (dict(device=(99, 1)), BufferError, "device type 99.*CPU and CUDA memory only"),
         (dict(code=4, bits=16), TypeError, "bfloat16"),
         (dict(code=2, bits=16), TypeError, "float16"),
         (dict(code=2, bits=32, lanes=4), TypeError, "float32x4"),
@@ -609,7 +609,7 @@ def test_crafted_read_only_flag():
         (dict(code=3, bits=64), TypeError, "type code 3"),
         (dict(versioned=True, version=(2, 0)), BufferError, "DLPack 2.0"),
     ],
-    ids=["cuda", "unknown-device", "bfloat16", "float16", "lanes", "bool1", "opaque", "v2"],
+    ids=["rocm", "unknown-device", "bfloat16", "float16", "lanes", "bool1", "opaque", "v2"],
 )
 def test_crafted_refused_and_not_consumed(kwargs, error, match):
     arr = np.arange(3.0)

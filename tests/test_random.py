@@ -452,8 +452,7 @@ ERRORS = [
     (lambda: R.randint(-129, 0, dtype="int8"), ValueError, r"outside the range of int8"),
     (lambda: R.randint(0, 3, dtype="bool"), ValueError, r"outside the range of bool"),
     (lambda: R.randint(0, 2**63 + 1), ValueError, r"outside the range of int64"),
-    (lambda: R.rand(2, device="cuda"), NotImplementedError, "CUDA backend"),
-    (lambda: R.randint(2, size=2, device="cuda"), NotImplementedError, "CUDA backend"),
+    (lambda: R.rand(2, device="tpu"), ValueError, "unknown device"),
     (lambda: R.rand(2, generator=object()), TypeError, "strided.random.Generator"),
     (lambda: R.permutation(-1), ValueError, "n must be >= 0"),
     (lambda: R.permutation(2.0), TypeError, "an int or a tensor"),
@@ -485,3 +484,20 @@ def test_kernels_check_their_output():
         kernels.normal_fill(strided.zeros(2, dtype="int32"), 0, 0, 0.0, 1.0)
     with pytest.raises(TypeError, match="not an integer dtype"):
         kernels.integers_fill(strided.zeros(2), 0, 0, 0, 3)
+
+
+def test_same_numbers_on_every_device():
+    # Note [Random numbers on CUDA devices] in strided/random.py
+    for fn in (
+        lambda d: R.rand(3, 4, device=d),
+        lambda d: R.randn(5, dtype="complex64", device=d),
+        lambda d: R.randint(0, 100, size=(7,), device=d),
+        lambda d: R.normal(1.0, 2.0, size=3, device=d),
+        lambda d: R.permutation(6, device=d),
+    ):
+        R.manual_seed(1234)
+        cpu = np.asarray(fn(None))
+        R.manual_seed(1234)
+        dev = fn("cuda-emulated")
+        assert dev.device == "cuda-emulated:0"
+        np.testing.assert_array_equal(np.asarray(dev.cpu()), cpu)

@@ -509,6 +509,15 @@ cdef inline Py_ssize_t _absval(Py_ssize_t x) noexcept nogil:
     return x if x >= 0 else -x
 
 
+def copy_checks(TensorBase dst, TensorBase src, str what="copy_"):
+    """The checks ``copy_`` makes, for a copy on another device: raise if dst is not writable
+    or src does not broadcast to dst; return src's strides stretched to dst's shape."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    broadcast_strides(src, dst, strides)
+    check_writable(dst, what)
+    return tuple([strides[i] for i in range(dst._ndim)])
+
+
 cpdef TensorBase copy_(TensorBase dst, TensorBase src):
     """Copy ``src`` into ``dst`` elementwise, broadcasting src and casting to dst's dtype.
 

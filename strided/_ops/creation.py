@@ -30,6 +30,7 @@ from strided._dtype import complex128 as _complex128
 from strided._dtype import float64 as _float64
 from strided._dtype import int64 as _int64
 from strided._dtype import uint64 as _uint64
+from strided._ops import copying as _copying
 
 __all__ = [
     "asarray",
@@ -62,12 +63,22 @@ def _shape_arg(shape):
 
 
 def _check_device(device):
+    """The Device for ``device=``; for a CUDA device, also check now that it can be used (CuPy
+    and a GPU for "cuda", g++ for "cuda-emulated"), so the error names what is missing."""
     d = _core.as_device(device)
-    if d.type != "cpu":
-        raise NotImplementedError(
-            f"device={str(d)!r}: the CUDA backend is not part of this build yet; use device='cpu'"
-        )
+    if d.is_cuda:
+        from strided.cuda import backend_for  # the backend below; loaded only when asked for
+
+        backend_for(d)
     return d
+
+
+def _on(t, device):
+    """``t`` moved to ``device`` when one is given (creation functions build some tensors on the
+    CPU, then copy them over in one transfer)."""
+    if device is None or _core.as_device(device).is_cpu:
+        return t
+    return t.to(device)
 
 
 # =============================================================================================
@@ -126,6 +137,43 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if copy:
         t = t.clone()
     return t
+
+
+def _from_cuda_array_interface(obj):
+    """A tensor sharing the GPU memory that ``obj`` describes with ``__cuda_array_interface__``
+    (version 2 or 3: shape, typestr, data pointer, strides in bytes or None)."""
+    cai = obj.__cuda_array_interface__
+    shape = tuple(cai["shape"])
+    d = as_dtype(np.dtype(cai["typestr"]))
+    ptr, readonly = cai["data"]
+    item = d.itemsize
+    if cai.get("strides") is None:
+        strides, acc = [], 1
+        for n in reversed(shape):
+            strides.append(acc)
+            acc *= n
+        strides = tuple(reversed(strides))
+    else:
+        if any(s % item for s in cai["strides"]):
+            raise ValueError(
+                f"__cuda_array_interface__: strides {cai['strides']} are not "
+                f"multiples of the itemsize {item}"
+            )
+        strides = tuple(s // item for s in cai["strides"])
+    lo = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0 and n > 0)
+    hi = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0 and n > 0)
+    numel = math.prod(shape)
+    nbytes = (hi - lo + 1) * item if numel else 0
+    dev_index = 0
+    try:
+        dev_index = obj.device.id  # CuPy
+    except AttributeError:
+        pass
+    storage = _core.Storage._wrap(ptr + lo * item, nbytes, obj, f"cuda:{dev_index}", not readonly)
+    from strided import _dispatch
+
+    _dispatch.activate_cuda()
+    return _core._from_parts(storage, -lo, shape, strides, d)
 
 
 # =============================================================================================
@@ -222,7 +270,7 @@ def _copy_numpy(arr, dtype):
         # Strides or address not a multiple of the itemsize (a bytes object's payload, a
         # view at an odd offset): NumPy's fresh allocation is aligned.
         src = from_numpy(np.array(arr, order="C", copy=True))
-    return _copy.contiguous_copy(src, dtype if dtype is not None else src.dtype)
+    return _copying.contiguous_copy(src, dtype if dtype is not None else src.dtype)
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
@@ -246,10 +294,19 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             return _core.from_numpy_array(obj)
         except (TypeError, ValueError):
             pass  # an unsupported dtype or odd strides: the general path explains or copies
-    _check_device(device)
+    dev = _check_device(device)
     want = None if dtype is None else as_dtype(dtype)
     if copy not in (None, True, False):
         raise ValueError(f"asarray: copy must be True, False or None, got {copy!r}")
+    if hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, _core.TensorBase):
+        obj = _from_cuda_array_interface(obj)  # a CuPy (or Numba, PyTorch) array: zero-copy
+    if device is not None and (not isinstance(obj, _core.TensorBase) or obj.device is not dev):
+        if copy is False:
+            raise ValueError(
+                f"asarray: putting the data on {dev} needs a copy, and copy=False forbids it"
+            )
+        src = obj if isinstance(obj, _core.TensorBase) else asarray(obj, dtype=want)
+        return src.to(dev, dtype=want, copy=True)
 
     if isinstance(obj, _core.TensorBase):
         if want is None or want is obj.dtype:
@@ -259,14 +316,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                 f"asarray: converting {obj.dtype.name} to {want.name} needs a copy, and "
                 "copy=False forbids it"
             )
-        return _copy.contiguous_copy(obj, want)
+        return _copying.contiguous_copy(obj, want)
 
     if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
         if copy is False:
             raise ValueError("asarray: a Python scalar cannot be viewed without a copy")
         d = want if want is not None else _scalar_dtype(obj)
         out = _core._empty((), d)
-        _copy.fill_(out, obj)
+        _copying.fill_(out, obj)
         return out
 
     if isinstance(obj, (np.ndarray, np.generic)):
@@ -421,7 +478,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     out = _core._empty(shape, d, device)
-    _copy.fill_(out, fill_value)
+    _copying.fill_(out, fill_value)
     return out
 
 
@@ -485,7 +542,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     >>> strided.arange(1.0, 2.0, 0.25)
     tensor([1.  , 1.25, 1.5 , 1.75])
     """
-    _check_device(device)
+    dev = _check_device(device)
     start = _number(start, "start")
     step = _number(step, "step")
     if stop is None:
@@ -505,13 +562,18 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         n = max(0, -((start - stop) // step))  # ceil((stop - start) / step) in exact ints
     else:
         n = max(0, math.ceil((stop - start) / step))
-    out = _core._empty((n,), d)
+    out = _core._empty((n,), d, dev)
     if n:
         if all_int and d.kind in "iu":
             lo, hi = (start, start + (n - 1) * step)
             if not (_INT64_MIN <= min(lo, hi) and max(lo, hi) <= _INT64_MAX):
                 raise OverflowError("arange: values exceed the int64 range")
-        _copy.arange_fill(out, start, step)
+        if dev.is_cpu:
+            _copy.arange_fill(out, start, step)
+        else:
+            from strided.cuda import _copy as cuda_copy
+
+            cuda_copy.arange_fill(out, start, step)
     return out
 
 
@@ -548,13 +610,13 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
             # NumPy 2 rounds toward -inf for integer dtypes (a cast alone truncates toward 0);
             # floored in place through a NumPy view until strided has its own floor kernel.
             np.floor(work.numpy(), out=work.numpy())
-    return work if work.dtype is d else _copy.contiguous_copy(work, d)
+    return _on(work if work.dtype is d else _copying.contiguous_copy(work, d), device)
 
 
 def _linspace_into(view, start, stop, endpoint):
     tmp = _core._empty(view.shape, _float64)
     _copy.linspace_fill(tmp, start, stop, endpoint)
-    _copy.copy_(view, tmp)
+    _copying.copy_(view, tmp)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
@@ -569,6 +631,6 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     """
     _check_device(device)
     n_cols = n_rows if n_cols is None else n_cols
-    out = _core._empty((n_rows, n_cols), _dtype_or(dtype, get_default_dtype()), device, True)
+    out = _core._empty((n_rows, n_cols), _dtype_or(dtype, get_default_dtype()), None, True)
     _copy.eye_fill(out, operator.index(k))
-    return out
+    return _on(out, device)

@@ -49,6 +49,25 @@ class _Kernel:
         return self._plan(self.name, *args, out)
 
 
+class _CudaKernel:
+    """The CUDA kernel of one elementwise op (strided/cuda/_elementwise.py), loaded on first
+    use so that ``import strided`` loads nothing of the CUDA backend's kernels."""
+
+    __slots__ = ("name", "family", "__qualname__")
+
+    def __init__(self, name, family):
+        self.name = name
+        self.family = family
+        self.__qualname__ = f"strided.cuda._elementwise.{family}[{name}]"
+
+    def __call__(self, *args, out=None):
+        from strided.cuda import _elementwise
+
+        if self.family == "where":
+            return _elementwise.where(*args, out)
+        return getattr(_elementwise, self.family)(self.name, *args, out)
+
+
 _binary.set_front_end(_dispatch.fast, asarray, _dispatch.call)
 reflected = {}  # op name -> its function with the arguments swapped (for Tensor.__radd__ ...)
 
@@ -57,6 +76,7 @@ def _make_binary(name, doc):
     """Register the CPU kernel of ``name`` and make its public function: compiled, see Note
     [Compiled front ends] in _cpu/binary.pyx.tp. Also makes the reflected twin."""
     _dispatch.register(name, "CPU", _Kernel(name, _binary.binary, _binary.binary_plan))
+    _dispatch.register(name, "CUDA", _CudaKernel(name, "binary"))
     op = _binary.make_binary(name)
     op.__doc__ = doc
     reflected[name] = _binary.make_binary(name, reflected=True)
@@ -66,6 +86,7 @@ def _make_binary(name, doc):
 
 def _make_unary(name, doc):
     _dispatch.register(name, "CPU", _Kernel(name, _unary.unary, _unary.unary_plan))
+    _dispatch.register(name, "CUDA", _CudaKernel(name, "unary"))
     run = _unary.unary
     fast = _dispatch.fast
 
@@ -217,6 +238,7 @@ _dispatch.register(
     "CPU",
     _Kernel("where", lambda name, *a: _binary.where(*a), lambda name, *a: _binary.where_plan(*a)),
 )
+_dispatch.register("where", "CUDA", _CudaKernel("where", "where"))
 
 
 def where(condition, x1=None, x2=None, /, *, out=None):

@@ -8,8 +8,8 @@ Each is thin: it checks and names its arguments, then calls the metadata arithme
 from __future__ import annotations
 
 from strided import _core, _views
-from strided._cpu import copy as _copy
 from strided._dtype import as_dtype
+from strided._ops import copying as _copying
 
 __all__ = [
     "reshape",
@@ -92,7 +92,7 @@ def reshape(x, /, shape, *, copy=None):
     if isinstance(shape, int):
         shape = (shape,)
     if copy:
-        return _views.view(_copy.contiguous_copy(x), tuple(shape))
+        return _views.view(_copying.contiguous_copy(x), tuple(shape))
     out, reason, resolved = _views.reshape_view(x, tuple(shape))
     if out is not None:
         return out
@@ -102,7 +102,7 @@ def reshape(x, /, shape, *, copy=None):
             f"{x.shape} and strides {x.stride()} ({reason}), and copy=False "
             "forbids it"
         )
-    out = _views.view(_copy.contiguous_copy(x), resolved)
+    out = _views.view(_copying.contiguous_copy(x), resolved)
     out._provenance = (
         f"reshape{resolved} of a tensor with shape {x.shape} and strides "
         f"{x.stride()} had to copy: {reason}"
@@ -276,12 +276,12 @@ def as_strided(x, size, stride, storage_offset=None):
 def contiguous(x):
     """``x`` itself if it is row-major contiguous, else a row-major copy."""
     x = _tensor(x, "contiguous")
-    return x if x.is_contiguous() else _copy.contiguous_copy(x)
+    return x if x.is_contiguous() else _copying.contiguous_copy(x)
 
 
 def clone(x):
     """A row-major copy of ``x`` that shares nothing with it."""
-    return _copy.contiguous_copy(_tensor(x, "clone"))
+    return _copying.contiguous_copy(_tensor(x, "clone"))
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -299,4 +299,4 @@ def astype(x, dtype, /, *, copy=True, device=None):
         raise NotImplementedError("astype: moving between devices needs the CUDA backend")
     if not copy and d is x.dtype:
         return x
-    return _copy.contiguous_copy(x, d)
+    return _copying.contiguous_copy(x, d)

@@ -1,0 +1,182 @@
+"""GPU benchmarks of the CUDA backend, against CuPy and PyTorch CUDA in the same process.
+
+Run on a machine with a GPU: ``python benchmarks/bench_cuda.py``. Times are from CUDA events
+around batches of calls (each batch synchronised), medians of 7 batches; every case first
+checks that strided, CuPy and PyTorch agree on the answer. Bandwidth counts bytes read plus
+bytes written, and is compared with a device-to-device copy (CuPy's ``copy()``), the practical
+peak of the memory system.
+
+Targets (issue 6): elementwise add/exp on 1e8 float32 at >= 85% of copy bandwidth; a 1-element
+op's launch overhead reported next to CuPy's and PyTorch's.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+
+import numpy as np
+
+import strided
+
+
+def _timer(cp):
+    def timeit(fn, reps=None):
+        fn()
+        cp.cuda.runtime.deviceSynchronize()
+        if reps is None:  # batches of ~20 ms
+            reps = 1
+            while True:
+                s, e = cp.cuda.Event(), cp.cuda.Event()
+                s.record()
+                for _ in range(reps):
+                    fn()
+                e.record()
+                e.synchronize()
+                if cp.cuda.get_elapsed_time(s, e) > 20 or reps >= 1 << 14:
+                    break
+                reps *= 2
+        samples = []
+        for _ in range(7):
+            s, e = cp.cuda.Event(), cp.cuda.Event()
+            s.record()
+            for _ in range(reps):
+                fn()
+            e.record()
+            e.synchronize()
+            samples.append(cp.cuda.get_elapsed_time(s, e) / 1e3 / reps)
+        return statistics.median(samples)
+
+    return timeit
+
+
+def main():
+    import cupy as cp
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    timeit = _timer(cp)
+    dev = "cuda"
+    print(
+        f"GPU: {strided.cuda.get_device_name()}; strided {strided.__version__}, cupy "
+        f"{cp.__version__}, torch {torch.__version__ if torch else '-'}"
+    )
+    n = 10**8
+    a_np = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
+    b_np = np.random.default_rng(1).standard_normal(n, dtype=np.float32)
+    ca, cb = cp.asarray(a_np), cp.asarray(b_np)
+    sa, sb = strided.asarray(a_np, device=dev), strided.asarray(b_np, device=dev)
+    ta = tb = None
+    if torch is not None:
+        ta, tb = torch.as_tensor(a_np, device="cuda"), torch.as_tensor(b_np, device="cuda")
+    dst = cp.empty_like(ca)
+    copy_t = timeit(
+        lambda: cp.cuda.runtime.memcpyAsync(
+            dst.data.ptr,
+            ca.data.ptr,
+            4 * n,
+            cp.cuda.runtime.memcpyDeviceToDevice,
+            cp.cuda.get_current_stream().ptr,
+        )
+    )
+    copy_bw = 2 * 4 * n / copy_t
+    print(
+        f"device copy of 1e8 float32: {copy_t * 1e3:.3f} ms = {copy_bw / 1e9:.0f} GB/s "
+        "(read + write)\n"
+    )
+    rows = []
+
+    def case(name, nbytes, s_fn, c_fn, t_fn, check=True):
+        if check:
+            got = np.asarray(s_fn().cpu()) if nbytes > 0 else None
+            if got is not None:
+                np.testing.assert_allclose(
+                    got, cp.asnumpy(c_fn()), rtol=2e-6, atol=1e-6, err_msg=name
+                )
+        ts = timeit(s_fn)
+        tc = timeit(c_fn)
+        tt = timeit(t_fn) if t_fn is not None else None
+        bw = nbytes / ts if nbytes else None
+        rows.append((name, ts, tc, tt, bw))
+
+    out_s = strided.empty(n, dtype="float32", device=dev)
+    out_c = cp.empty(n, dtype=cp.float32)
+    out_t = torch.empty(n, device="cuda") if torch is not None else None
+    case(
+        "add 1e8 f32 (out=)",
+        12 * n,
+        lambda: strided.add(sa, sb, out=out_s),
+        lambda: cp.add(ca, cb, out=out_c),
+        (lambda: torch.add(ta, tb, out=out_t)) if torch is not None else None,
+    )
+    case(
+        "add 1e8 f32 (new)",
+        12 * n,
+        lambda: sa + sb,
+        lambda: ca + cb,
+        (lambda: ta + tb) if torch is not None else None,
+    )
+    case(
+        "exp 1e8 f32 (out=)",
+        8 * n,
+        lambda: strided.exp(sa, out=out_s),
+        lambda: cp.exp(ca, out=out_c),
+        (lambda: torch.exp(ta, out=out_t)) if torch is not None else None,
+    )
+    m = 10**4
+    sm, cm = sa.reshape(m, m), ca.reshape(m, m)
+    tm = ta.reshape(m, m) if torch is not None else None
+    row_s, row_c = sm[0], cm[0]
+    row_t = tm[0] if torch is not None else None
+    case(
+        "add broadcast row 1e4x1e4",
+        8 * n,
+        lambda: sm + row_s,
+        lambda: cm + row_c,
+        (lambda: tm + row_t) if torch is not None else None,
+    )
+    case(
+        "add transposed 1e4x1e4",
+        12 * n,
+        lambda: sm.T + sm,
+        lambda: cm.T + cm,
+        (lambda: tm.T + tm) if torch is not None else None,
+    )
+    case(
+        "T.contiguous() 1e4x1e4",
+        8 * n,
+        lambda: sm.T.contiguous(),
+        lambda: cp.ascontiguousarray(cm.T),
+        (lambda: tm.T.contiguous()) if torch is not None else None,
+    )
+    one_s = strided.ones(1, device=dev)
+    one_c = cp.ones(1, dtype=cp.float32)
+    one_t = torch.ones(1, device="cuda") if torch is not None else None
+    case(
+        "add of 1 element (launch overhead)",
+        0,
+        lambda: one_s + one_s,
+        lambda: one_c + one_c,
+        (lambda: one_t + one_t) if torch is not None else None,
+    )
+
+    print(
+        "| case | strided | CuPy | PyTorch | strided GB/s (% of copy) | CuPy/strided | "
+        "torch/strided |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, ts, tc, tt, bw in rows:
+        bwtxt = f"{bw / 1e9:.0f} ({100 * bw / copy_bw:.0f}%)" if bw else "-"
+        ttxt = f"{tt * 1e6:.1f} us" if tt else "-"
+        rt = f"{tt / ts:.2f}" if tt else "-"
+        print(
+            f"| {name} | {ts * 1e6:.1f} us | {tc * 1e6:.1f} us | {ttxt} | {bwtxt} | "
+            f"{tc / ts:.2f} | {rt} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""The two ways strided reaches a CUDA device: CuPy on a real GPU, or the CPU emulator.
+
+Note [Two CUDA backends]
+~~~~~~~~~~~~~~~~~~~~~~~~
+Everything the CUDA side of strided does to a device goes through one small object, a backend:
+allocate and free memory, copy bytes between host and device, compile a CUDA source into a
+module, launch a kernel of that module, wait for the device. There are two:
+
+- ``CupyBackend`` ("cuda:N"): memory from CuPy's memory pool (the caching allocator, PyTorch's
+  CUDACachingAllocator's twin: freed blocks are kept for reuse, so an op's output costs no
+  cudaMalloc), kernels compiled by NVRTC through ``cupy.RawModule`` and cached on disk by CuPy,
+  launched on CuPy's current stream.
+- ``EmulatorBackend`` ("cuda-emulated:N"): host memory with guard bytes, kernels compiled by g++
+  against the emulator's shim and run on the CPU (strided/cuda/_emulator).
+
+The kernel sources, the choice of instantiation, the loop geometry and the launch arguments are
+the same for both (strided/cuda/_launch.py), so a test on the emulator tests the launch code a
+GPU runs. Neither backend is created before a tensor asks for its device, so ``import strided``
+needs neither CuPy nor a GPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+__all__ = ["backend_for", "CudaUnavailableError"]
+
+
+class CudaUnavailableError(RuntimeError):
+    """A CUDA device was asked for on a machine (or install) that cannot provide it."""
+
+
+_lock = threading.Lock()
+_backends: dict = {}
+
+
+def backend_for(device):
+    """The backend object of a CUDA ``device`` (a strided Device), created on first use."""
+    key = (device.type, device.index)
+    b = _backends.get(key)
+    if b is None:
+        with _lock:
+            b = _backends.get(key)
+            if b is None:
+                if device.type == "cuda":
+                    b = CupyBackend(device.index)
+                else:
+                    b = EmulatorBackend(device.index)
+                _backends[key] = b
+    return b
+
+
+def _import_cupy():
+    try:
+        import cupy
+    except ImportError as e:
+        raise CudaUnavailableError(
+            "device 'cuda' needs CuPy, which is not installed: pip install 'strided[cuda]' "
+            "(or run the same kernels on the CPU with device='cuda-emulated')"
+        ) from e
+    return cupy
+
+
+def cupy_usable():
+    """Whether CuPy is installed and sees a GPU with a working driver (never raises)."""
+    try:
+        cupy = _import_cupy()
+        return bool(cupy.is_available())
+    except Exception:
+        return False
+
+
+class CupyBackend:
+    """A real GPU through CuPy. See Note [Two CUDA backends]."""
+
+    emulated = False
+
+    def __init__(self, index):
+        cupy = _import_cupy()
+        if not cupy.is_available():
+            raise CudaUnavailableError(
+                "device 'cuda' needs a GPU and its driver, and CuPy finds none here "
+                "(cupy.is_available() is False); use device='cuda-emulated' to run strided's "
+                "CUDA kernels on the CPU emulator"
+            )
+        count = cupy.cuda.runtime.getDeviceCount()
+        if index >= count:
+            raise CudaUnavailableError(f"device 'cuda:{index}' does not exist: {count} GPU(s)")
+        self.cupy = cupy
+        self.index = index
+        self.runtime = cupy.cuda.runtime
+        with cupy.cuda.Device(index):
+            props = self.runtime.getDeviceProperties(index)
+        self.properties = {
+            "name": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
+            "multiProcessorCount": props["multiProcessorCount"],
+            "maxThreadsPerBlock": props["maxThreadsPerBlock"],
+            "warpSize": props["warpSize"],
+            "sharedMemPerBlock": props["sharedMemPerBlock"],
+            "major": props["major"],
+            "minor": props["minor"],
+        }
+
+    def _stream(self):
+        return self.cupy.cuda.get_current_stream().ptr
+
+    def allocate(self, nbytes):
+        """(address, owner): ``nbytes`` of device memory from CuPy's pool, freed with owner."""
+        with self.cupy.cuda.Device(self.index):
+            mem = self.cupy.cuda.alloc(max(nbytes, 1))
+        return mem.ptr, mem
+
+    def memset(self, ptr, value, nbytes):
+        if nbytes:
+            self.runtime.memsetAsync(ptr, value, nbytes, self._stream())
+
+    def copy_from_host(self, dst, src, nbytes):
+        if nbytes:
+            # pageable host memory: returns once the bytes are staged, so src may go right after
+            self.runtime.memcpyAsync(
+                dst, src, nbytes, self.runtime.memcpyHostToDevice, self._stream()
+            )
+
+    def copy_to_host(self, dst, src, nbytes):
+        if nbytes:
+            self.runtime.memcpyAsync(
+                dst, src, nbytes, self.runtime.memcpyDeviceToHost, self._stream()
+            )
+            self.synchronize()
+
+    def copy_device(self, dst, src, nbytes):
+        if nbytes:
+            self.runtime.memcpyAsync(
+                dst, src, nbytes, self.runtime.memcpyDeviceToDevice, self._stream()
+            )
+
+    def compile(self, source, name_expressions, options):
+        with self.cupy.cuda.Device(self.index):
+            return self.cupy.RawModule(
+                code=source, options=tuple(options), name_expressions=list(name_expressions)
+            )
+
+    def launch(self, function, grid, block, args, shared_mem=0):
+        function(grid, block, args, shared_mem=shared_mem)
+
+    def synchronize(self):
+        with self.cupy.cuda.Device(self.index):
+            self.runtime.deviceSynchronize()
+
+    def memory_allocated(self):
+        return self.cupy.get_default_memory_pool().used_bytes()
+
+    def memory_reserved(self):
+        return self.cupy.get_default_memory_pool().total_bytes()
+
+    def empty_cache(self):
+        self.cupy.get_default_memory_pool().free_all_blocks()
+
+
+class EmulatorBackend:
+    """strided's CUDA kernels on the CPU. See Note [Two CUDA backends]."""
+
+    emulated = True
+
+    def __init__(self, index):
+        if index != 0:
+            raise CudaUnavailableError("there is one emulated CUDA device: 'cuda-emulated:0'")
+        from strided.cuda import _emulator
+
+        self.emu = _emulator
+        self.index = index
+        self.properties = dict(_emulator.DEVICE_PROPERTIES)
+
+    def allocate(self, nbytes):
+        mem = self.emu.malloc(max(nbytes, 1))
+        return mem.ptr, mem
+
+    def memset(self, ptr, value, nbytes):
+        if nbytes:
+            ctypes.memset(ptr, value, nbytes)
+
+    def copy_from_host(self, dst, src, nbytes):
+        if nbytes:
+            ctypes.memmove(dst, src, nbytes)
+
+    def copy_to_host(self, dst, src, nbytes):
+        if nbytes:
+            ctypes.memmove(dst, src, nbytes)
+
+    def copy_device(self, dst, src, nbytes):
+        if nbytes:
+            ctypes.memmove(dst, src, nbytes)
+
+    def compile(self, source, name_expressions, options):
+        opts = [o for o in options if not o.startswith(("-arch", "--gpu-architecture"))]
+        return self.emu.compile_module(source, list(name_expressions), options=opts)
+
+    def launch(self, function, grid, block, args, shared_mem=0):
+        function(grid, block, args, shared_mem)
+
+    def synchronize(self):
+        pass  # kernels run to completion inside the launch
+
+    def memory_allocated(self):
+        return self.emu.memory_allocated()
+
+    def memory_reserved(self):
+        return self.emu.memory_reserved()
+
+    def empty_cache(self):
+        self.emu.empty_cache()

@@ -1,0 +1,233 @@
+"""Copies that involve a CUDA device: device to device (any strides, with casts), host to
+device, device to host; fill and arange on the device. The CUDA twins of strided/_cpu/copy.pyx.
+
+Note [Copies across devices]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The bus between host and GPU moves contiguous bytes well and anything else badly, so a copy
+between devices is three steps: make the source one contiguous run *on its own device* (a
+strided copy kernel there, if it is not already), move the bytes in one transfer, then scatter
+them into the destination's strides *on the destination's device*. Casts happen on whichever side
+does the strided step; broadcasting likewise. A device-to-host copy waits for the GPU (the
+values must be there to be read); a host-to-device copy does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from strided import _core, _iter
+from strided._cpu import copy as _cpu_copy
+from strided._dtype import as_dtype
+from strided.cuda import _launch
+from strided.cuda._backend import backend_for
+
+__all__ = ["copy_", "contiguous_copy", "fill_", "arange_fill", "all_modules"]
+
+_ALL = tuple(_launch.C_TYPES)
+
+
+def _variants():
+    for index in ("int32_t", "int64_t"):
+        for contig in ("true", "false"):
+            yield index, contig
+
+
+def _copy_instantiations(to):
+    c = _launch.C_TYPES
+    return [f"strided_copy<{c[to]}, {c[src]}, {i}, {k}>" for src in _ALL for i, k in _variants()]
+
+
+def _fill_instantiations():
+    return [f"strided_fill<{_launch.C_TYPES[d]}, {i}, {k}>" for d in _ALL for i, k in _variants()]
+
+
+_ARANGE = [(d, "int64_t") for d in _ALL if as_dtype(d).kind in "iu"] + [
+    (d, "double") for d in _ALL if as_dtype(d).kind in "iuf"
+]
+
+
+def _arange_instantiations():
+    return [
+        f"strided_arange<{_launch.C_TYPES[d]}, {acc}, {i}>"
+        for d, acc in _ARANGE
+        for i in ("int32_t", "int64_t")
+    ]
+
+
+def all_modules():
+    """Every (module key, source, instantiations) of this file: what CI compiles."""
+    mods = [(("copy", to), "copy.cu", _copy_instantiations(to)) for to in _ALL]
+    mods.append((("fill",), "copy.cu", _fill_instantiations()))
+    mods.append((("arange",), "copy.cu", _arange_instantiations()))
+    return mods
+
+
+def _loop(dst, src_strides, src):
+    """The iterator's reordered, coalesced 2-operand loop, innermost first (Note [The CUDA
+    launch], step 1)."""
+    p = _iter._plan_for(dst.shape, [(dst.stride(), dst.itemsize), (src_strides, src.itemsize)])
+    shape = list(p["loop_shape"])[::-1]
+    strides = [list(s)[::-1] for s in p["stride_bytes"]]
+    return shape, strides
+
+
+def _device_copy(dst, src, src_strides):
+    """dst <- src on one CUDA device, src's strides already stretched to dst's shape."""
+    backend = backend_for(dst.device)
+    shape, strides = _loop(dst, src_strides, src)
+    n = dst.numel()
+    itemsizes = [dst.itemsize, src.itemsize]
+    data = [dst.data_ptr(), src.data_ptr()]
+    contig = _launch.is_contiguous_loop(shape, strides, itemsizes, data)
+    if contig and src.dtype is dst.dtype:
+        backend.copy_device(dst.data_ptr(), src.data_ptr(), n * dst.itemsize)
+        return
+    idx32 = _launch.use_int32(shape, strides, itemsizes)
+    c = _launch.C_TYPES
+    fname = (
+        f"strided_copy<{c[dst.dtype.name]}, {c[src.dtype.name]}, "
+        f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
+    )
+    fn = _launch.get_function(
+        backend,
+        ("copy", dst.dtype.name),
+        "copy.cu",
+        lambda: _copy_instantiations(dst.dtype.name),
+        fname,
+    )
+    args = (_launch.geometry_struct(shape, strides, data), np.int32(n) if idx32 else np.int64(n))
+    _launch.launch_1d(backend, fn, n, args, unroll=1)
+
+
+def _overlaps(a, b):
+    if a.untyped_storage() is not b.untyped_storage():
+        return False
+    alo, ahi = _core._storage_range(a)
+    blo, bhi = _core._storage_range(b)
+    return alo < bhi and blo < ahi
+
+
+def copy_(dst, src):
+    """Copy ``src`` into ``dst`` (broadcast, cast), where at least one is on a CUDA device."""
+    src_strides = _cpu_copy.copy_checks(dst, src)
+    if dst.numel() == 0:
+        return dst
+    if dst.device is src.device:
+        if _overlaps(dst, src):
+            if (
+                src.data_ptr() == dst.data_ptr()
+                and src.dtype is dst.dtype
+                and tuple(src_strides) == tuple(dst.stride())
+            ):
+                return dst
+            src = contiguous_copy(src)  # read everything before writing anything
+            src_strides = _cpu_copy.copy_checks(dst, src)
+        _device_copy(dst, src, src_strides)
+    elif src.device.is_cpu:
+        _host_to_device(dst, src)
+    elif dst.device.is_cpu:
+        _device_to_host(dst, src)
+    else:  # two CUDA devices: through the host
+        _host_to_device(dst, _to_host(src))
+    dst._bump_version()
+    return dst
+
+
+def _to_host(src):
+    """src's values in a fresh contiguous CPU tensor (waits for the device)."""
+    backend = backend_for(src.device)
+    if not src.is_contiguous():
+        src = contiguous_copy(src)
+    host = _core._empty(src.shape, src.dtype, "cpu")
+    backend.copy_to_host(host.data_ptr(), src.data_ptr(), src.numel() * src.itemsize)
+    return host
+
+
+def _host_to_device(dst, src):
+    backend = backend_for(dst.device)
+    if src.shape != dst.shape or src.dtype is not dst.dtype or not src.is_contiguous():
+        host = _core._empty(dst.shape, dst.dtype, "cpu")
+        _cpu_copy.copy_(host, src)  # broadcast and cast on the CPU
+        src = host
+    if dst.is_contiguous():
+        backend.copy_from_host(dst.data_ptr(), src.data_ptr(), dst.numel() * dst.itemsize)
+        return
+    staged = _core._empty(dst.shape, dst.dtype, dst.device)
+    backend.copy_from_host(staged.data_ptr(), src.data_ptr(), dst.numel() * dst.itemsize)
+    _device_copy(dst, staged, staged.stride())
+
+
+def _device_to_host(dst, src):
+    _cpu_copy.copy_(dst, _to_host(src))  # broadcast and cast on the CPU
+
+
+def contiguous_copy(src, dtype=None):
+    """A fresh row-major tensor on src's device with src's values (cast to ``dtype``)."""
+    d = src.dtype if dtype is None else as_dtype(dtype)
+    out = _core._empty(src.shape, d, src.device)
+    if src.numel():
+        _device_copy(out, src, _cpu_copy.copy_checks(out, src))
+    return out
+
+
+def _scalar_bytes(dtype, value):
+    """``value`` as one element of ``dtype``, with the CPU's conversion rules and errors."""
+    if isinstance(value, _core.TensorBase) and value.device.is_cuda:
+        value = value.item()
+    cell = _core._empty((), dtype, "cpu")
+    _cpu_copy.fill_(cell, value)
+    return bytes(memoryview(cell).cast("B"))
+
+
+def fill_(dst, value):
+    """Set every element of a CUDA tensor to ``value``."""
+    _cpu_copy.copy_checks(dst, dst, "fill_")
+    raw = _scalar_bytes(dst.dtype, value)
+    n = dst.numel()
+    if n:
+        backend = backend_for(dst.device)
+        if dst.is_contiguous() and raw.count(raw[0]) == len(raw):
+            backend.memset(dst.data_ptr(), raw[0], n * dst.itemsize)
+        else:
+            shape, strides = _loop(dst, dst.stride(), dst)
+            strides = [strides[0], [0] * len(shape)]
+            data = [dst.data_ptr(), 0]
+            itemsizes = [dst.itemsize, dst.itemsize]
+            idx32 = _launch.use_int32(shape, strides, itemsizes)
+            contig = _launch.is_contiguous_loop(shape, strides, itemsizes, data)
+            fname = (
+                f"strided_fill<{_launch.C_TYPES[dst.dtype.name]}, "
+                f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
+            )
+            fn = _launch.get_function(backend, ("fill",), "copy.cu", _fill_instantiations, fname)
+            g = _launch.geometry_struct(shape, strides, data, [None, raw])
+            _launch.launch_1d(backend, fn, n, (g, np.int32(n) if idx32 else np.int64(n)), unroll=1)
+    dst._bump_version()
+    return dst
+
+
+def arange_fill(out, start, step):
+    """out[i] = start + i * step for a fresh contiguous 1-D CUDA tensor (as the CPU's
+    arange_fill: integer arithmetic for integer arguments and dtypes, else double)."""
+    d = out.dtype
+    if d.kind not in "iuf":
+        raise TypeError(
+            f"arange: dtype {d.name} is not supported; use an integer or real floating dtype"
+        )
+    as_int = isinstance(start, int) and isinstance(step, int) and d.kind in "iu"
+    acc = "int64_t" if as_int else "double"
+    n = out.numel()
+    idx32 = n < 2**31
+    backend = backend_for(out.device)
+    fname = f"strided_arange<{_launch.C_TYPES[d.name]}, {acc}, {'int32_t' if idx32 else 'int64_t'}>"
+    fn = _launch.get_function(backend, ("arange",), "copy.cu", _arange_instantiations, fname)
+    conv = np.int64 if as_int else np.float64
+    args = (
+        np.uint64(out.data_ptr()),
+        conv(start),
+        conv(step),
+        np.int32(n) if idx32 else np.int64(n),
+    )
+    _launch.launch_1d(backend, fn, n, args, unroll=1)
+    out._bump_version()
+    return out

@@ -1,0 +1,253 @@
+"""The CUDA kernels of the elementwise ops: unary, binary and where.
+
+The CPU iterator plans the call (strided/_iter.pyx), these functions pick and launch the
+instantiation of kernels/elementwise.cu (Note [The CUDA launch] in _launch.py). Each function
+has the CPU kernel's signature and meaning, so the dispatcher can put it under the CUDA key.
+
+Note [CUDA complex functions]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The CPU's complex functions are the C library's (csin, cexp, ...), which follow the special
+cases of C99's Annex G at infinities and NaNs. The CUDA ones (kernels/ops.cuh) are the textbook
+formulas (sin z = sin x cosh y + i cos x sinh y, asinh z = log(z + sqrt(z^2 + 1)), ...) written
+to avoid cancellation: they agree with NumPy on finite inputs off the axes. Two differences
+remain: at infinities and NaNs they may give NaN where Annex G gives an infinity, and on a
+branch cut (asin of a real x > 1, say) they do not use the sign of a zero imaginary part to pick
+the side, so the result may be the conjugate of NumPy's. Writing Annex G out in CUDA is possible
+work; it is not done yet (tests/test_cuda.py compares these functions on finite values off the
+axes).
+
+Note [Flags from the GPU]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+NumPy warns on an integer division by zero and refuses an integer to a negative power. The
+kernel learns of it element by element; it sets a 4-byte flag in device memory, and the host
+reads it back after the launch. That read waits for the GPU, so it is only done for the ops
+that can set it (integer floor_divide, remainder, pow): every other op stays asynchronous.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from strided import _core
+from strided._cpu import binary as _binary
+from strided._cpu import unary as _unary
+from strided._dtype import as_dtype
+from strided.cuda import _launch
+from strided.cuda._backend import backend_for
+
+__all__ = ["binary", "unary", "where"]
+
+_KIND_NAMES = {
+    "b": "bool",
+    "i": "signed integer",
+    "u": "unsigned integer",
+    "f": "real floating",
+    "c": "complex floating",
+}
+_REAL = {"complex64": "float32", "complex128": "float64"}
+_ALL = tuple(_launch.C_TYPES)
+_KIND = {n: as_dtype(n).kind for n in _ALL}
+_FLAGGING = ("floor_divide", "remainder", "pow")
+
+
+def _functor(name, dtype_name):
+    """The functor of kernels/ops.cuh for op ``name`` on ``dtype_name`` (bool has a few of its
+    own, as in the CPU table: add is or, multiply is and, invert is not)."""
+    if dtype_name == "bool":
+        special = {
+            "add": "op_add_bool",
+            "multiply": "op_multiply_bool",
+            "bitwise_invert": "op_logical_not",
+        }
+        if name in special:
+            return special[name]
+    return f"op_{name}"
+
+
+def _written(result_kind, dtype_name):
+    if result_kind == "RESULT_BOOL":
+        return "bool"
+    if result_kind in ("RESULT_REAL", "RESULT_FLOAT_REAL"):
+        return _REAL.get(dtype_name, dtype_name)
+    return dtype_name
+
+
+def _variants():
+    for index in ("int32_t", "int64_t"):
+        for contig in ("true", "false"):
+            yield index, contig
+
+
+def _computed_dtypes(kinds, result_kind):
+    # the iterator casts integer inputs of a float op to a float first: only the dtypes of
+    # the op's kinds ever reach the kernel
+    return [d for d in _ALL if _KIND[d] in kinds]
+
+
+def _instantiations(family, name):
+    table = _binary if family == "binary" else _unary
+    kinds = table.OPS[name][1]
+    result_kind = table.RESULT_KINDS[name]
+    names = []
+    for d in _computed_dtypes(kinds, result_kind):
+        out = _written(result_kind, d)
+        for index, contig in _variants():
+            names.append(
+                f"strided_{family}<{_functor(name, d)}, {_launch.C_TYPES[d]}, "
+                f"{_launch.C_TYPES[out]}, {index}, {contig}>"
+            )
+    return names
+
+
+def _where_instantiations():
+    return [f"strided_where<{_launch.C_TYPES[d]}, {i}, {c}>" for d in _ALL for i, c in _variants()]
+
+
+def all_modules():
+    """Every (module key, source, instantiations) of this file: what CI compiles."""
+    mods = [(("binary", n), "elementwise.cu", _instantiations("binary", n)) for n in _binary.OPS]
+    mods += [(("unary", n), "elementwise.cu", _instantiations("unary", n)) for n in _unary.OPS]
+    mods.append((("where",), "elementwise.cu", _where_instantiations()))
+    return mods
+
+
+def _launch_plan(plan, family, kernel, module_key, instantiations, itemsizes, extra=()):
+    shape, strides, data, scalars = plan.geometry()
+    idx32 = _launch.use_int32(shape, strides, itemsizes)
+    contig = _launch.is_contiguous_loop(shape, strides, itemsizes, data)
+    fname = (
+        f"strided_{family}<{kernel}{', ' if kernel else ''}"
+        f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
+    )
+    backend = backend_for(plan.out.device)
+    fn = _launch.get_function(backend, module_key, "elementwise.cu", instantiations, fname)
+    n = 1
+    for s in shape:
+        n *= s
+    args = (
+        _launch.geometry_struct(shape, strides, data, scalars),
+        np.int32(n) if idx32 else np.int64(n),
+    ) + tuple(extra)
+    _launch.launch_1d(backend, fn, n, args)
+
+
+def _unsupported(name, dtype, kinds):
+    raise TypeError(
+        f"{name} does not support dtype {dtype.name}; it supports "
+        + ", ".join(_KIND_NAMES[k] for k in kinds)
+        + " dtypes"
+    )
+
+
+def binary(name, a, b, out=None):
+    """The CUDA kernel of binary op ``name`` (same meaning as _cpu/binary.pyx.tp's binary)."""
+    kinds = _binary.OPS[name][1]
+    try:
+        plan = _binary.binary_plan(name, a, b, out)
+    except OverflowError:
+        if name in _binary._COMPARISONS:
+            return _compare_out_of_range(name, a, b, out)
+        raise
+    d = plan.dtype
+    if d.kind not in kinds:
+        _unsupported(name, d, kinds)
+    if name == "pow" and out is not None and d.kind in "iu":
+        # a negative exponent fails after the kernel ran: compute aside (out= stays untouched)
+        result = binary(name, a, b, None)
+        return _copy_into(out, result)
+    backend = backend_for(plan.out.device)
+    flag = None
+    if name in _FLAGGING and d.kind in "iu":
+        flag = _core.Storage._new(4, plan.out.device, zero=True)
+    o = plan.out_dtype.name
+    kernel = f"{_functor(name, d.name)}, {_launch.C_TYPES[d.name]}, {_launch.C_TYPES[o]}"
+    _launch_plan(
+        plan,
+        "binary",
+        kernel,
+        ("binary", name),
+        lambda: _instantiations("binary", name),
+        [plan.out_dtype.itemsize, d.itemsize, d.itemsize],
+        extra=(np.uint64(flag.data_ptr() if flag is not None else 0),),
+    )
+    if flag is not None:  # Note [Flags from the GPU]
+        host = np.zeros(1, dtype=np.int32)
+        backend.copy_to_host(host.ctypes.data, flag.data_ptr(), 4)
+        if host[0] == 1:
+            warnings.warn(
+                f"{name}: integer division by zero (the result there is 0, as NumPy gives)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        elif host[0] == 2:
+            raise ValueError(
+                f"{name}: integers to negative integer powers are not allowed; use a float dtype"
+            )
+    return plan.finish_device()
+
+
+def _copy_into(out, result):
+    from strided.cuda._copy import copy_
+
+    return copy_(out, result)
+
+
+def _compare_out_of_range(name, a, b, out):
+    """A Python int outside an integer tensor's range compares by value (see the CPU twin in
+    _cpu/binary.pyx.tp): every element gets the same answer."""
+    if not isinstance(b, int):
+        a, b, name = b, a, _binary._MIRROR[name]
+    if not isinstance(a, _core.TensorBase) or not isinstance(b, int) or isinstance(b, bool):
+        raise OverflowError(f"{name}: a scalar does not fit the tensor's dtype")
+    info = np.iinfo(a.dtype.numpy) if a.dtype.kind in "iu" else None
+    if info is None or info.min <= b <= info.max:
+        raise OverflowError(f"{name}: the value {b} does not fit in dtype {a.dtype.name}")
+    below, above = _binary._COMPARISONS[name]
+    from strided.cuda._copy import fill_
+
+    result = binary("equal", a, a, out)
+    return fill_(result, below if b < info.min else above)
+
+
+def unary(name, x, out=None):
+    """The CUDA kernel of unary op ``name`` (same meaning as _cpu/unary.pyx.tp's unary)."""
+    kinds = _unary.OPS[name][1]
+    result_kind = _unary.RESULT_KINDS[name]
+    if (
+        isinstance(x, _core.TensorBase)
+        and x.dtype.kind not in kinds
+        and not (result_kind == "RESULT_FLOAT" and x.dtype.kind in "biu")
+    ):
+        _unsupported(name, x.dtype, kinds)
+    plan = _unary.unary_plan(name, x, out)
+    d = plan.dtype
+    if d.kind not in kinds:
+        _unsupported(name, d, kinds)
+    o = plan.out_dtype.name
+    kernel = f"{_functor(name, d.name)}, {_launch.C_TYPES[d.name]}, {_launch.C_TYPES[o]}"
+    _launch_plan(
+        plan,
+        "unary",
+        kernel,
+        ("unary", name),
+        lambda: _instantiations("unary", name),
+        [plan.out_dtype.itemsize, d.itemsize],
+    )
+    return plan.finish_device()
+
+
+def where(cond, a, b, out=None):
+    """The CUDA kernel of where(cond, a, b)."""
+    plan = _binary.where_plan(cond, a, b, out)
+    d = plan.dtype
+    _launch_plan(
+        plan,
+        "where",
+        _launch.C_TYPES[d.name],
+        ("where",),
+        _where_instantiations,
+        [d.itemsize, 1, d.itemsize, d.itemsize],
+    )
+    return plan.finish_device()

@@ -1,0 +1,204 @@
+"""From an op call to a kernel launch: sources, instantiations, the geometry struct, the grid.
+
+Note [The CUDA launch]
+~~~~~~~~~~~~~~~~~~~~~~
+A CUDA op in strided runs in four steps, the same on a GPU and on the emulator:
+
+1. **Plan.** The CPU's elementwise iterator (``prepare_elementwise`` in strided/_iter.pyx) does
+   all the shape and dtype work, exactly as for a CPU op: broadcast, promote, allocate the
+   output on the device in the inputs' memory order, reorder and coalesce the dims. It never
+   touches the device's bytes; it hands back ``plan.geometry()``: the loop shape, each operand's
+   byte strides, addresses and scalar values.
+2. **Instantiation.** The kernel source is a C++ template (``strided_binary<Op, T, Out, index_t,
+   CONTIG>``); the host picks the template arguments: the op's functor, the C types of the
+   dtypes, 32- or 64-bit index math (32 when every byte offset fits: see
+   Note [CUDA loop geometry] in kernels/common.cuh) and whether the loop is one contiguous run
+   (no index arithmetic at all). That name expression is the cache key.
+3. **Module.** All instantiations of one op live in one module, compiled on the op's first use
+   (NVRTC through ``cupy.RawModule(name_expressions=...)``, or g++ for the emulator) and cached
+   for the process (CuPy also caches the binary on disk; the emulator does the same). The list of
+   instantiations is a function of the op alone, so the compile test in CI compiles exactly what
+   the runtime would (``all_modules()``).
+4. **Launch.** The geometry is packed into the ``Geometry<N>`` struct (a NumPy structured scalar,
+   passed by value), the grid is sized to the work, and the kernel is launched on the current
+   stream. Nothing waits for it: the host goes on while the GPU works, and only reading values
+   back (``.cpu()``, ``item()``, ``print``) synchronises.
+
+Kernels use grid-stride loops, so any grid size is correct; the grid is ceil(n / (block * 4))
+blocks (4 elements per thread, Note in kernels/elementwise.cu), capped at 32 blocks per
+multiprocessor, beyond which more blocks add scheduling work and no parallelism.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from functools import cache
+
+import numpy as np
+
+__all__ = [
+    "C_TYPES",
+    "MAX_DIMS",
+    "geometry_struct",
+    "get_function",
+    "launch_1d",
+    "source",
+    "use_int32",
+]
+
+MAX_DIMS = 25  # STRIDED_MAX_DIMS in kernels/common.cuh
+BLOCK = 256
+UNROLL = 4
+
+# dtype name -> the C type the kernels spell it with (kernels/common.cuh)
+C_TYPES = {
+    "bool": "bool_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "uint8": "uint8_t",
+    "uint16": "uint16_t",
+    "uint32": "uint32_t",
+    "uint64": "uint64_t",
+    "float32": "float",
+    "float64": "double",
+    "complex64": "complex64_t",
+    "complex128": "complex128_t",
+}
+
+KERNEL_DIR = os.path.join(os.path.dirname(__file__), "kernels")
+# The options CuPy would use, plus C++17 for ``if constexpr``.
+NVRTC_OPTIONS = ("--std=c++17",)
+
+_INCLUDE = re.compile(r'^#include "([^"]+)"\s*$', re.M)
+
+
+@cache
+def source(name):
+    """The text of kernels/``name`` with our own ``#include "..."`` files pasted in.
+
+    One self-contained string per module: the cache keys of CuPy and of the emulator hash the
+    source text, so a change to a header must change the text they see.
+    """
+    seen = set()
+
+    def expand(fname):
+        if fname in seen:
+            return ""
+        seen.add(fname)
+        with open(os.path.join(KERNEL_DIR, fname)) as f:
+            text = f.read()
+        text = text.replace("#pragma once\n", "")
+        return _INCLUDE.sub(lambda m: expand(m.group(1)), text)
+
+    return expand(name)
+
+
+@cache
+def _geometry_dtype(n):
+    return np.dtype(
+        [
+            ("sizes", "<i8", (MAX_DIMS,)),
+            ("strides", "<i8", (n, MAX_DIMS)),
+            ("data", "<i8", (n,)),
+            ("scalars", "<i8", (n, 2)),
+            ("ndim", "<i4"),
+        ],
+        align=True,
+    )
+
+
+def geometry_struct(shape, strides, data, scalars=None):
+    """The ``Geometry<N>`` struct of kernels/common.cuh as a NumPy structured scalar.
+
+    ``shape`` innermost first, ``strides[k]`` operand k's byte strides, ``data[k]`` its address
+    (0 for a scalar operand, whose bytes are ``scalars[k]``).
+    """
+    n = len(data)
+    if len(shape) > MAX_DIMS:
+        raise NotImplementedError(
+            f"CUDA kernels take at most {MAX_DIMS} dims after coalescing; this loop has "
+            f"{len(shape)} (shape {tuple(shape)}); make the tensors contiguous on the CPU first"
+        )
+    g = np.zeros((), dtype=_geometry_dtype(n))
+    nd = len(shape)
+    g["ndim"] = nd
+    if nd:
+        g["sizes"][:nd] = shape
+        for k in range(n):
+            g["strides"][k, :nd] = strides[k]
+    g["data"][:] = data
+    if scalars is not None:
+        for k, b in enumerate(scalars):
+            if b is not None:
+                g["scalars"][k] = np.frombuffer(b.ljust(16, b"\0"), dtype="<i8")
+    return g[()]
+
+
+def use_int32(shape, strides, itemsizes):
+    """Whether every element count and byte offset of the loop fits in int32."""
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel >= 2**31:
+        return False
+    for st, item in zip(strides, itemsizes, strict=True):
+        extent = item + sum((s - 1) * abs(b) for s, b in zip(shape, st, strict=True) if s > 0)
+        if extent >= 2**31:
+            return False
+    return True
+
+
+def is_contiguous_loop(shape, strides, itemsizes, data):
+    """Whether the loop is one run with every tensor operand at unit (itemsize) steps."""
+    if len(shape) > 1:
+        return False
+    if not shape:
+        return True
+    return all(
+        d == 0 or st[0] == item for st, item, d in zip(strides, itemsizes, data, strict=True)
+    )
+
+
+# -- modules and functions --------------------------------------------------------------------
+
+_modules: dict = {}
+_functions: dict = {}
+_lock = threading.Lock()
+
+
+def get_function(backend, module_key, source_name, name_expressions, name):
+    """The compiled kernel ``name`` of module ``module_key`` on ``backend``.
+
+    The module (every instantiation in ``name_expressions()``, a callable) is compiled on first
+    use, once per backend; see Note [The CUDA launch], step 3.
+    """
+    fkey = (id(backend), name)
+    fn = _functions.get(fkey)
+    if fn is not None:
+        return fn
+    with _lock:
+        mkey = (id(backend), module_key)
+        mod = _modules.get(mkey)
+        if mod is None:
+            names = name_expressions()
+            if name not in names:
+                raise KeyError(f"{name} is not an instantiation of module {module_key}")
+            mod = backend.compile(source(source_name), names, NVRTC_OPTIONS)
+            _modules[mkey] = mod
+        fn = mod.get_function(name)
+        _functions[fkey] = fn
+    return fn
+
+
+def launch_1d(backend, function, n, args, unroll=UNROLL):
+    """Launch a grid-stride kernel over ``n`` elements (see Note [The CUDA launch], step 4)."""
+    if n == 0:
+        return
+    per_block = BLOCK * unroll
+    blocks = (n + per_block - 1) // per_block
+    cap = 32 * backend.properties["multiProcessorCount"]
+    backend.launch(function, (min(blocks, cap),), (BLOCK,), args)

@@ -1,0 +1,159 @@
+// The header every strided CUDA source includes: scalar types, a complex type, and the loop
+// geometry the host hands to a kernel. See Note [The CUDA launch] in strided/cuda/_launch.py.
+//
+// The same text is compiled two ways: by NVRTC (through CuPy) for a real GPU, and by g++ against
+// the emulator's shim (strided/cuda/_emulator/shim.h, which defines STRIDED_EMULATOR) for the CPU.
+// Everything here must mean the same in both.
+#pragma once
+
+#ifndef STRIDED_EMULATOR
+// NVRTC compiles without the C library headers: the fixed-width types are spelled out here.
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define STRIDED_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif
+
+// A bool element is one byte holding 0 or 1, as on the CPU. C++'s bool is that byte (on
+// every CUDA target and on x86-64), and a type of its own: uint8 is another type.
+typedef bool bool_t;
+
+// Note [CUDA loop geometry]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// The CPU iterator (strided/_iter.pyx) broadcasts, reorders and coalesces the operands of an op
+// and ends with a loop shape and, per operand, byte strides. A kernel gets exactly that, as one
+// struct passed by value (it lands in the GPU's constant bank, so reading it costs no memory
+// traffic): ``sizes`` innermost dim first, ``strides[k]`` operand k's byte steps (operand 0 is
+// the output), ``data[k]`` its address, or 0 when operand k is a Python scalar whose value
+// sits in ``scalars[k]``. A thread turns its linear index into one byte offset per operand by
+// peeling dims off with / and % (PyTorch's OffsetCalculator does the same), in 32-bit
+// arithmetic when every offset fits (``index_t``: a 64-bit division costs several times a
+// 32-bit one).
+#define STRIDED_MAX_DIMS 25
+
+template <int N>
+struct Geometry {
+    int64_t sizes[STRIDED_MAX_DIMS];
+    int64_t strides[N][STRIDED_MAX_DIMS];
+    int64_t data[N];
+    int64_t scalars[N][2];  // 16 bytes: room for one element of any dtype
+    int32_t ndim;
+};
+
+template <int N, typename index_t>
+__device__ __forceinline__ void operand_offsets(const Geometry<N>& g, index_t i, index_t* off) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] = 0;
+    for (int d = 0; d < g.ndim; ++d) {  // a runtime loop: 1 to 3 trips after coalescing, mostly
+        index_t size = (index_t)g.sizes[d];
+        index_t q = i / size;
+        index_t r = i - q * size;
+        i = q;
+#pragma unroll
+        for (int k = 0; k < N; ++k) off[k] += r * (index_t)g.strides[k][d];
+    }
+}
+
+// Operand k at byte offset ``off``: an element of memory, or the scalar the host passed.
+template <typename T, int N, typename index_t>
+__device__ __forceinline__ T load_operand(const Geometry<N>& g, int k, index_t off) {
+    if (g.data[k] == 0) return *reinterpret_cast<const T*>(&g.scalars[k][0]);
+    return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(g.data[k]) + off);
+}
+
+template <typename T, int N, typename index_t>
+__device__ __forceinline__ T* operand_ptr(const Geometry<N>& g, int k, index_t off) {
+    return reinterpret_cast<T*>(reinterpret_cast<char*>(g.data[k]) + off);
+}
+
+// ---- complex numbers -----------------------------------------------------------------------
+// Two floats (or doubles) side by side, laid out as NumPy's complex64/complex128. The functions
+// follow the textbook formulas on finite values; see Note [CUDA complex functions] in
+// strided/cuda/_elementwise.py for what that means at infinities and NaNs.
+template <typename T>
+struct alignas(2 * sizeof(T)) cplx {
+    T re, im;
+};
+typedef cplx<float> complex64_t;
+typedef cplx<double> complex128_t;
+
+template <typename T> struct is_complex { static const bool value = false; };
+template <typename T> struct is_complex<cplx<T> > { static const bool value = true; };
+template <typename T> struct real_of { typedef T type; };
+template <typename T> struct real_of<cplx<T> > { typedef T type; };
+template <typename T> struct is_float { static const bool value = false; };
+template <> struct is_float<float> { static const bool value = true; };
+template <> struct is_float<double> { static const bool value = true; };
+template <typename T> struct is_signed_int { static const bool value = false; };
+template <> struct is_signed_int<int8_t> { static const bool value = true; };
+template <> struct is_signed_int<int16_t> { static const bool value = true; };
+template <> struct is_signed_int<int32_t> { static const bool value = true; };
+template <> struct is_signed_int<int64_t> { static const bool value = true; };
+
+template <typename T>
+__device__ __forceinline__ cplx<T> mkc(T re, T im) {
+    cplx<T> z;
+    z.re = re;
+    z.im = im;
+    return z;
+}
+template <typename T>
+__device__ __forceinline__ cplx<T> operator+(cplx<T> a, cplx<T> b) { return mkc(a.re + b.re, a.im + b.im); }
+template <typename T>
+__device__ __forceinline__ cplx<T> operator-(cplx<T> a, cplx<T> b) { return mkc(a.re - b.re, a.im - b.im); }
+template <typename T>
+__device__ __forceinline__ cplx<T> operator-(cplx<T> a) { return mkc(-a.re, -a.im); }
+template <typename T>
+__device__ __forceinline__ cplx<T> operator*(cplx<T> a, cplx<T> b) {
+    return mkc(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+template <typename T>
+__device__ __forceinline__ cplx<T> operator/(cplx<T> a, cplx<T> b) {
+    // Smith's algorithm (as NumPy): scale by the larger part of b to avoid overflow
+    T abr = fabs(b.re), abi = fabs(b.im);
+    if (abr >= abi) {
+        if (abr == 0 && abi == 0) return mkc(a.re / abr, a.im / abi);
+        T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
+        return mkc((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    T rat = b.re / b.im, scl = (T)1 / (b.im + b.re * rat);
+    return mkc((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+template <typename T>
+__device__ __forceinline__ bool operator==(cplx<T> a, cplx<T> b) { return a.re == b.re && a.im == b.im; }
+template <typename T>
+__device__ __forceinline__ bool operator!=(cplx<T> a, cplx<T> b) { return !(a == b); }
+
+// Conversions between element types, including complex (real -> (x, 0); complex -> its real
+// part, as NumPy's astype does with a ComplexWarning).
+template <typename To, typename From>
+struct convert {
+    __device__ __forceinline__ static To run(From x) { return (To)x; }
+};
+template <typename From>
+struct convert<bool_t, From> {
+    __device__ __forceinline__ static bool_t run(From x) { return x != (From)0; }
+};
+template <typename T, typename From>
+struct convert<cplx<T>, From> {
+    __device__ __forceinline__ static cplx<T> run(From x) { return mkc((T)x, (T)0); }
+};
+template <typename To, typename T>
+struct convert<To, cplx<T> > {
+    __device__ __forceinline__ static To run(cplx<T> x) { return (To)x.re; }
+};
+template <typename T>
+struct convert<bool_t, cplx<T> > {
+    __device__ __forceinline__ static bool_t run(cplx<T> x) { return x.re != 0 || x.im != 0; }
+};
+template <typename T, typename U>
+struct convert<cplx<T>, cplx<U> > {
+    __device__ __forceinline__ static cplx<T> run(cplx<U> x) { return mkc((T)x.re, (T)x.im); }
+};
+template <typename To, typename From>
+__device__ __forceinline__ To cast(From x) { return convert<To, From>::run(x); }

@@ -1,0 +1,384 @@
+"""The CUDA backend against NumPy, on every CUDA device this machine can use.
+
+``cuda-emulated`` (strided's kernels compiled by g++ and run by the CPU emulator) is always
+tested; ``cuda`` (a real GPU through CuPy) when ``cupy.is_available()``, else skipped with the
+reason. ``STRIDED_REQUIRE_GPU=1`` turns that skip into a failure (for runs on a GPU machine).
+
+Every elementwise row of the OpInfo table runs on each device: every dtype on contiguous inputs,
+every layout (transposed, stepped, negative-stride, expanded, 0-d, empty) on one dtype of each
+kind, with out= and in-place variants; the answer is compared with NumPy's, as on the CPU.
+Then: copies between devices with casts and broadcasting, creation functions with ``device=``,
+errors (mixed devices, missing backends, ops without a CUDA kernel), the memory pool.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values
+from opinfo_elementwise import EW_OPS, check, dtype_of, quiet, ranged, reference
+
+import strided
+from strided import _core
+from strided.cuda import _backend
+
+GPU = _backend.cupy_usable()
+REQUIRE_GPU = os.environ.get("STRIDED_REQUIRE_GPU") == "1"
+DEVICES = [
+    "cuda-emulated",
+    pytest.param(
+        "cuda",
+        marks=pytest.mark.skipif(
+            not GPU and not REQUIRE_GPU, reason="no usable GPU (cupy.is_available() is False)"
+        ),
+    ),
+]
+SHAPE = (4, 1, 3, 5)
+FEW_DTYPES = (strided.bool, strided.int8, strided.float32, strided.complex128)
+# complex functions on CUDA follow the formulas, not C99's Annex G at inf/NaN (Note [CUDA
+# complex functions] in strided/cuda/_elementwise.py): they are compared on finite values
+COMPLEX_FORMULAS = {
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "pow",
+    "divide",
+    "reciprocal",
+    "sign",
+    "abs",
+    "multiply",
+    "square",
+    "lerp",
+}
+
+
+def check_on_device(op, got, exp, where, dtype, tol_dtype=None):
+    """``check`` of the CPU tests; for the complex formulas, on the finite answers only."""
+    got = got.cpu()
+    if dtype.kind == "c" and op.name in COMPLEX_FORMULAS and exp.dtype.kind == "c":
+        finite = np.isfinite(exp)
+        assert got.shape == exp.shape and got.dtype.numpy == exp.dtype, where
+        rtol, atol = op.tolerances.get(tol_dtype or got.dtype, (1e-5, 1e-6))
+        np.testing.assert_allclose(
+            np.asarray(got)[finite], exp[finite], rtol=rtol, atol=atol, err_msg=where
+        )
+        return
+    check(op, got, exp, where, tol_dtype=tol_dtype)
+
+
+def on(device, t):
+    """``t`` on ``device`` with the same layout: the same storage size, offset and strides."""
+    storage = _core.Storage._new(t.untyped_storage().nbytes, device)
+    _backend.backend_for(storage.device).copy_from_host(
+        storage.data_ptr(), t.untyped_storage().data_ptr(), storage.nbytes
+    )
+    return _core._from_parts(storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
+
+
+def host(t):
+    return t.cpu() if isinstance(t, strided.Tensor) else t
+
+
+class _Host:
+    """Wraps a device result so the CPU-side ``check`` reads it as a CPU tensor."""
+
+
+def _cases():
+    for op in EW_OPS:
+        for layout in LAYOUTS:
+            for dtype in ALL_DTYPES if layout == "contiguous" else FEW_DTYPES:
+                if dtype in op.dtypes:
+                    yield pytest.param(op, layout, dtype, id=f"{op.name}-{layout}-{dtype.name}")
+
+
+# finite complex values off the axes: the CUDA formulas do not honour the sign of a zero part
+# on a branch cut (Note [CUDA complex functions])
+FINITE_C = ranged(complex_zeros=False)
+
+
+def _domain(op, k, dtype):
+    make = op.domains[k]
+    if dtype.kind == "c" and op.name in COMPLEX_FORMULAS:
+        return FINITE_C
+    return make
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op,layout,dtype", list(_cases()))
+def test_op_matches_numpy(device, op, layout, dtype, rng):
+    values = [_domain(op, k, dtype)(SHAPE, dtype, rng) for k in range(op.nargs)]
+    pairs = [make_layout(layout, v, rng) for v in values]
+    if any(p is None for p in pairs):
+        pytest.skip(f"layout {layout} does not apply")
+    ts = [on(device, p[0]) for p in pairs]
+    arrs = [p[1] for p in pairs]
+    where = f"{op.name} on {layout} {dtype.name} inputs on {device}"
+    exp = reference(op, *arrs)
+    with quiet():
+        got = op.op(*ts)
+    assert got.device == strided.device(device), where
+    check_on_device(op, got, exp, where, dtype)
+    if op.supports_out:
+        out = (
+            strided.empty(exp.shape[::-1], dtype=dtype_of(exp.dtype), device=device).T
+            if exp.ndim >= 2
+            else strided.empty(exp.shape, dtype=dtype_of(exp.dtype), device=device)
+        )
+        with quiet():
+            res = op.op(*ts, out=out)
+        assert res is out, where
+        check_on_device(op, out, exp, f"{where}, into out=", dtype)
+    if op.supports_inplace and layout in ("contiguous", "transposed", "negative-stride"):
+        k = op.inplace_arg
+        if np.can_cast(exp.dtype, arrs[k].dtype, "same_kind"):
+            target = on(device, pairs[k][0])
+            args = list(ts)
+            args[k] = target
+            with quiet():
+                op.op(*args, out=target)
+            check_on_device(
+                op,
+                target,
+                exp.astype(arrs[k].dtype),
+                f"{where}, in place",
+                dtype,
+                tol_dtype=dtype_of(exp.dtype),
+            )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_broadcasting_and_weak_scalars(device, rng):
+    a = rng.standard_normal((3, 1, 4)).astype(np.float32)
+    b = rng.standard_normal((5, 1)).astype(np.float32)
+    ta, tb = strided.asarray(a, device=device), strided.asarray(b, device=device)
+    np.testing.assert_allclose((ta * tb + 1.5).cpu(), a * b + np.float32(1.5), rtol=1e-6)
+    i8 = strided.asarray(np.arange(-3, 3, dtype=np.int8), device=device)
+    r = i8 * 2
+    assert r.dtype is strided.int8 and r.device == strided.device(device)
+    np.testing.assert_array_equal(r.cpu(), np.arange(-3, 3, dtype=np.int8) * 2)
+    np.testing.assert_array_equal((i8 < 1000).cpu(), np.ones(6, bool))  # out-of-range int
+    np.testing.assert_array_equal((1 - i8).cpu(), 1 - np.arange(-3, 3, dtype=np.int8))
+    w = strided.where(i8 > 0, i8, -1)
+    np.testing.assert_array_equal(w.cpu(), np.where(np.arange(-3, 3) > 0, np.arange(-3, 3), -1))
+    np.testing.assert_array_equal(strided.clip(i8, -1, 1).cpu(), np.clip(np.arange(-3, 3), -1, 1))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_integer_division_flags(device):
+    a = strided.asarray([5, -7, 3], dtype="int32", device=device)
+    b = strided.asarray([2, 0, -2], dtype="int32", device=device)
+    with pytest.warns(RuntimeWarning, match="division by zero"):
+        q = a // b
+    np.testing.assert_array_equal(q.cpu(), [2, 0, -2])
+    with pytest.raises(ValueError, match="negative integer powers"):
+        a**b
+    out = strided.zeros(3, dtype="int32", device=device)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        strided.pow(a, b, out=out)
+    np.testing.assert_array_equal(out.cpu(), [0, 0, 0])  # untouched
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", FEW_DTYPES + (strided.float64, strided.uint16))
+def test_transfers_keep_values(device, layout, dtype, rng):
+    pair = make_layout(layout, make_values(SHAPE, dtype, rng), rng)
+    if pair is None:
+        pytest.skip("layout does not apply")
+    t, a = pair
+    d = t.to(device)
+    assert d.device == strided.device(device) and d.is_cuda and d.dtype is dtype
+    np.testing.assert_array_equal(d.cpu(), a, strict=True)
+    dl = on(device, t)  # a device tensor in the same layout, copied back
+    np.testing.assert_array_equal(dl.cpu(), a, strict=True)
+    np.testing.assert_array_equal(dl.contiguous().cpu(), a, strict=True)
+    np.testing.assert_array_equal(dl.clone().cpu(), a, strict=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "src", ["bool", "int8", "uint8", "int64", "float32", "float64", "complex64"]
+)
+@pytest.mark.parametrize("dst", ["bool", "int16", "uint32", "float32", "float64", "complex128"])
+def test_casts_on_device(device, src, dst, rng):
+    a = (rng.integers(0, 100, (3, 4)) * 1.0).astype(src)  # in range for every pair
+    t = strided.asarray(a, device=device)
+    want = (
+        a.astype(dst)
+        if not (np.dtype(src).kind == "c" and np.dtype(dst).kind != "c")
+        else a.real.astype(dst)
+    )
+    np.testing.assert_array_equal(t.T.astype(dst).cpu(), want.T)
+    out = strided.empty((4, 3), dtype=dst, device=device)
+    out.copy_(t.T)
+    np.testing.assert_array_equal(out.cpu(), want.T)
+    back = strided.empty((3, 4), dtype=dst)
+    back.copy_(t)  # device -> host with a cast
+    np.testing.assert_array_equal(np.asarray(back), want)
+    up = strided.empty((3, 4), dtype=dst, device=device)[:, ::-1]
+    up.copy_(strided.asarray(a))  # host -> a non-contiguous device tensor with a cast
+    np.testing.assert_array_equal(up.cpu(), want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_copy_broadcast_and_overlap(device):
+    d = strided.zeros((3, 4), dtype="float64", device=device)
+    d.copy_(strided.arange(4.0, device=device))
+    np.testing.assert_array_equal(d.cpu(), np.broadcast_to(np.arange(4.0), (3, 4)))
+    d[1:].copy_(d[:-1] * 0 + d[:-1] + 1)
+    x = strided.arange(10, device=device)
+    x[1:].copy_(x[:-1])  # overlapping: read everything first
+    np.testing.assert_array_equal(x.cpu(), [0, 0, 1, 2, 3, 4, 5, 6, 7, 8])
+    with pytest.raises(RuntimeError, match="share memory"):
+        strided.zeros(3, device=device).expand(2, 3).copy_(strided.ones(3))
+    with pytest.raises(ValueError, match="broadcast"):
+        strided.zeros(3, device=device).copy_(strided.ones(4, device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_creation_on_device(device):
+    dev = strided.device(device)
+    cases = [
+        (strided.zeros((2, 3), device=device), np.zeros((2, 3))),
+        (strided.ones(4, dtype="int8", device=device), np.ones(4, np.int8)),
+        (strided.full((2, 2), 1.5 + 2j, device=device), np.full((2, 2), 1.5 + 2j)),
+        (strided.full((2, 2), 7, dtype="uint16", device=device), np.full((2, 2), 7, np.uint16)),
+        (strided.arange(10, device=device), np.arange(10)),
+        (strided.arange(1.0, 2.0, 0.25, device=device), np.arange(1.0, 2.0, 0.25)),
+        (strided.arange(3, 30, 4, dtype="uint8", device=device), np.arange(3, 30, 4, np.uint8)),
+        # computed in double and rounded once, as strided does on the CPU (NumPy's float32
+        # arange steps in float32 and can differ in the last bit)
+        (
+            strided.arange(0, 1, 0.1, dtype="float32", device=device),
+            np.asarray(strided.arange(0, 1, 0.1, dtype="float32")),
+        ),
+        (strided.linspace(0, 1, 5, device=device), np.linspace(0, 1, 5)),
+        (strided.eye(3, k=1, device=device), np.eye(3, k=1)),
+        (strided.asarray([[1, 2], [3, 4]], device=device), np.array([[1, 2], [3, 4]])),
+        (
+            strided.tensor([1.5, 2.5], dtype="float32", device=device),
+            np.array([1.5, 2.5], np.float32),
+        ),
+    ]
+    for t, a in cases:
+        assert t.device is dev
+        np.testing.assert_array_equal(t.cpu(), a, strict=True)
+    x = strided.arange(6.0, device=device).reshape(2, 3)
+    for like, a in [
+        (strided.zeros_like(x), np.zeros((2, 3))),
+        (strided.ones_like(x), np.ones((2, 3))),
+        (strided.full_like(x, 3), np.full((2, 3), 3.0)),
+    ]:
+        assert like.device is dev
+        np.testing.assert_array_equal(like.cpu(), a, strict=True)
+    assert strided.empty_like(x).device is dev
+    assert x[1, 2].item() == 5.0 and x.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert "device='" in repr(x) or str(dev) in repr(x)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_views_stay_on_device(device):
+    x = strided.arange(24, device=device).reshape(2, 3, 4)
+    for v, a in [
+        (x.T, np.arange(24).reshape(2, 3, 4).T),
+        (x[:, ::-1, 1::2], np.arange(24).reshape(2, 3, 4)[:, ::-1, 1::2]),
+        (x.flip(0), np.arange(24).reshape(2, 3, 4)[::-1]),
+    ]:
+        assert v.device == x.device and v.untyped_storage() is x.untyped_storage()
+        np.testing.assert_array_equal(v.cpu(), a)
+        np.testing.assert_array_equal((v + 0).cpu(), a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_errors_name_devices_and_missing_kernels(device):
+    x = strided.ones(3, device=device)
+    with pytest.raises(RuntimeError, match=f"cpu and {device}|{device}.* and cpu"):
+        x + strided.ones(3)
+    with pytest.raises(NotImplementedError, match="CUDA dispatch key.*cpu"):
+        strided.sum(x)
+    with pytest.raises(TypeError, match="cpu"):
+        np.asarray(x)
+    with pytest.raises(TypeError, match="does not support dtype"):
+        strided.bitwise_and(x, x)
+
+
+def test_device_names_and_errors():
+    assert str(strided.device("cuda-emulated")) == "cuda-emulated:0"
+    assert strided.device("cuda-emulated") == "cuda-emulated:0"
+    assert strided.ones(2, device="cuda-emulated").is_cuda
+    assert not strided.ones(2).is_cuda
+    with pytest.raises(ValueError, match="cuda-emulated"):
+        strided.device("gpu")
+    with pytest.raises(_backend.CudaUnavailableError, match="one emulated CUDA device"):
+        strided.zeros(2, device="cuda-emulated:1")
+    assert strided.cuda.get_device_name("cuda-emulated") == "strided CPU emulator"
+
+
+@pytest.mark.skipif(GPU, reason="this machine has a GPU")
+def test_cuda_without_gpu_says_what_is_missing():
+    with pytest.raises(_backend.CudaUnavailableError, match="cuda-emulated"):
+        strided.zeros(3, device="cuda")
+    assert strided.cuda.is_available() is False
+    assert strided.cuda.device_count() == 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_memory_pool_counts(device):
+    strided.cuda.synchronize(device)
+    before = strided.cuda.memory_allocated(device)
+    x = strided.empty(1 << 20, dtype="uint8", device=device)
+    assert strided.cuda.memory_allocated(device) >= before + (1 << 20)
+    assert strided.cuda.memory_reserved(device) >= strided.cuda.memory_allocated(device)
+    del x
+    assert strided.cuda.memory_allocated(device) <= before + 4096
+    strided.cuda.empty_cache(device)
+
+
+@pytest.mark.skipif(not GPU, reason="needs a GPU and CuPy")
+def test_interop_with_cupy_zero_copy():
+    import cupy
+
+    c = cupy.arange(12, dtype=cupy.float32).reshape(3, 4)[:, ::2]
+    t = strided.asarray(c)
+    assert t.device == strided.device("cuda:0") and t.stride() == (4, 2)
+    c[0, 0] = 42
+    assert t[0, 0].item() == 42.0
+    back = cupy.asarray(t)
+    assert back.data.ptr == c.data.ptr
+    cupy.testing.assert_array_equal(back, c)
+    d = strided.from_dlpack(c)
+    assert d.data_ptr() == c.data.ptr
+    e = cupy.from_dlpack(t)
+    assert e.data.ptr == c.data.ptr
+
+
+@pytest.mark.skipif(
+    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
+    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
+    reason="NVRTC is not installed (pip install 'strided[cuda]')",
+)
+def test_every_kernel_compiles_for_sm80_and_sm90_without_spills(capsys):
+    from strided.cuda import compile_check
+
+    assert compile_check.nvrtc_available(), "STRIDED_REQUIRE_NVRTC=1 but NVRTC cannot be loaded"
+    rc = compile_check.main([])
+    out = capsys.readouterr().out
+    assert rc == 0, out
