@@ -162,6 +162,63 @@ def main():
         (lambda: one_t + one_t) if torch is not None else None,
     )
 
+    # reductions (Note [CUDA reductions]): bandwidth counts the bytes read
+    case(
+        "sum 1e8 f32",
+        4 * n,
+        lambda: strided.sum(sa),
+        lambda: cp.sum(ca),
+        (lambda: torch.sum(ta)) if torch is not None else None,
+        check=False,
+    )
+    k = 8192
+    sq = sa[: k * k].reshape(k, k)
+    cq = ca[: k * k].reshape(k, k)
+    tq = ta[: k * k].reshape(k, k) if torch is not None else None
+    for axis in (0, 1):
+        case(
+            f"sum over dim {axis} of 8192x8192",
+            4 * k * k,
+            lambda axis=axis: strided.sum(sq, axis=axis),
+            lambda axis=axis: cp.sum(cq, axis=axis),
+            (lambda axis=axis: torch.sum(tq, dim=axis)) if torch is not None else None,
+            check=False,
+        )
+    case(
+        "argmax over dim 1 of 8192x8192",
+        4 * k * k,
+        lambda: strided.argmax(sq, axis=1),
+        lambda: cp.argmax(cq, axis=1),
+        (lambda: torch.argmax(tq, dim=1)) if torch is not None else None,
+        check=False,
+    )
+    # matmul through cuBLAS (Note [CUDA matmul])
+    m4 = 4096
+    sm4 = sa[: m4 * m4].reshape(m4, m4)
+    cm4 = ca[: m4 * m4].reshape(m4, m4)
+    tm4 = ta[: m4 * m4].reshape(m4, m4) if torch is not None else None
+    case(
+        "matmul 4096 f32",
+        0,
+        lambda: sm4 @ sm4,
+        lambda: cm4 @ cm4,
+        (lambda: tm4 @ tm4) if torch is not None else None,
+        check=False,
+    )
+    flops = 2 * m4**3
+    mm = rows[-1]
+    print(
+        f"matmul 4096 f32: strided {flops / mm[1] / 1e12:.1f} TFLOP/s, CuPy "
+        f"{flops / mm[2] / 1e12:.1f}" + (f", torch {flops / mm[3] / 1e12:.1f}" if mm[3] else "")
+    )
+    for axis in (0, 1):
+        got = np.asarray(strided.sum(sq, axis=axis).cpu())
+        np.testing.assert_allclose(got, cp.asnumpy(cp.sum(cq, axis=axis)), rtol=1e-3, atol=1e-2)
+    np.testing.assert_array_equal(
+        np.asarray(strided.argmax(sq, axis=1).cpu()), cp.asnumpy(cp.argmax(cq, axis=1))
+    )
+    np.testing.assert_allclose(strided.sum(sa).item(), float(cp.sum(ca)), rtol=1e-3, atol=1)
+
     print(
         "| case | strided | CuPy | PyTorch | strided GB/s (% of copy) | CuPy/strided | "
         "torch/strided |"

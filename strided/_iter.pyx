@@ -32,11 +32,12 @@ import numpy as np
 
 cimport openmp
 from cython.parallel cimport prange
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 
 from strided._core cimport (
     alloc_storage,
+    cpu_device,
     MAX_DIMS,
     Device,
     Storage,
@@ -559,6 +560,46 @@ cdef class ElementwisePlan:
                 scalars.append(None)
         return shape, strides, data, scalars
 
+    def launch_args(self, int max_dims=25):
+        """The loop packed for a CUDA kernel, in C: ``(geometry, numel, fits_int32, contiguous)``.
+
+        ``geometry`` is the bytes of the ``Geometry<N>`` struct of strided/cuda/kernels/
+        common.cuh (N operands; per dim innermost first: sizes, then each operand's byte
+        strides, addresses, scalar values, ndim), built here because doing it with NumPy in
+        Python costs more than the launch itself (Note [The CUDA launch]).
+        """
+        cdef int nd = self.loop.ndim, nop = self.loop.noperands, d, k
+        cdef Py_ssize_t item, extent, numel = self.loop.numel
+        cdef bint fits = numel < 2147483648, contig = nd <= 1
+        cdef Py_ssize_t nbytes = 8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8
+        if nd > max_dims:
+            raise NotImplementedError(
+                f"{self.name}: CUDA kernels take at most {max_dims} dims after coalescing; this "
+                f"loop has {nd}; make the tensors contiguous first")
+        buf = bytearray(nbytes)
+        cdef char* b = buf
+        cdef int64_t* q = <int64_t*>b
+        for d in range(nd):
+            q[d] = self.loop.shape[d]
+        for k in range(nop):
+            item = self.out_dtype.itemsize if k == 0 else (
+                1 if (k == 1 and self.name == "where") else self.dtype.itemsize)
+            extent = item
+            for d in range(nd):
+                q[max_dims + k * max_dims + d] = self.loop.stride_bytes[d][k]
+                extent += (self.loop.shape[d] - 1) * _absval(self.loop.stride_bytes[d][k])
+            if extent >= 2147483648:
+                fits = False
+            if k > 0 and self.loop.data[k] == <char*>&self._scalars[k - 1]:
+                q[max_dims + nop * max_dims + k] = 0
+                memcpy(&q[max_dims + nop * max_dims + nop + 2 * k], self.loop.data[k], item)
+            else:
+                q[max_dims + nop * max_dims + k] = <int64_t>self.loop.data[k]
+                if nd == 1 and self.loop.stride_bytes[0][k] != item:
+                    contig = False
+        (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = nd
+        return bytes(buf), numel, fits, contig
+
     def finish_device(self):
         """After a device kernel ran: copy a temporary into out (with a cast), bump the
         version. The device twin of the end of ``run``."""
@@ -619,11 +660,16 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     p.out_dtype = written
 
     # -- 2. the broadcast shape (NumPy's rule: align trailing dims; 1 stretches) ----------------
+    # Note [CPU scalars on a GPU]: as in PyTorch, a 0-d CPU tensor may join an op on another
+    # device; it counts as a tensor for the dtype (strong, unlike a Python scalar), and its one
+    # value travels to the kernel by value, as a Python scalar's does.
     tensors = [None] * nin
     for k in range(nin):
         if isinstance(inputs[k], TensorBase):
             t = <TensorBase>inputs[k]
             tensors[k] = t
+            if t._ndim == 0 and t._storage.device.is_cpu:
+                continue
             if device is None:
                 device = t._storage.device
             elif t._storage.device is not device:
@@ -631,6 +677,13 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
                                    f"and {t._storage.device}")
             if t._ndim > ndim:
                 ndim = t._ndim
+    if device is None:
+        device = cpu_device
+    elif not device.is_cpu:
+        for k in range(nin):
+            if tensors[k] is not None and (<TensorBase>tensors[k])._ndim == 0 and \
+                    (<TensorBase>tensors[k])._storage.device.is_cpu:
+                tensors[k] = None  # a CPU scalar: passed by value below
     for d in range(ndim):
         shape[d] = 1
     for k in range(nin):

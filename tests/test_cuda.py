@@ -313,7 +313,7 @@ def test_errors_name_devices_and_missing_kernels(device):
     with pytest.raises(RuntimeError, match=f"cpu and {device}|{device}.* and cpu"):
         x + strided.ones(3)
     with pytest.raises(NotImplementedError, match="CUDA dispatch key.*cpu"):
-        strided.sum(x)
+        strided.cumulative_sum(x)  # issue 7: scans have no CUDA kernel yet
     with pytest.raises(TypeError, match="cpu"):
         np.asarray(x)
     with pytest.raises(TypeError, match="does not support dtype"):
@@ -382,3 +382,204 @@ def test_every_kernel_compiles_for_sm80_and_sm90_without_spills(capsys):
     rc = compile_check.main([])
     out = capsys.readouterr().out
     assert rc == 0, out
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions (Note [CUDA reductions]): the same answers as the CPU kernels, which are tested
+# against NumPy in test_reduction.py; floats within rounding (another summation order)
+# ---------------------------------------------------------------------------------------------
+
+REDUCTIONS = [
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "any",
+    "all",
+    "argmax",
+    "argmin",
+    "mean",
+    "var",
+    "std",
+    "count_nonzero",
+    "logsumexp",
+]
+RED_SHAPES = [
+    ((6, 7, 5), None),
+    ((6, 7, 5), 1),
+    ((6, 7, 5), (0, 2)),
+    ((6, 7, 5), 2),
+    ((6, 7, 5), 0),
+    ((3000, 5), 0),
+    ((5, 3000), 1),
+    ((20000,), None),
+    ((0, 4), 1),
+    ((4, 0), 1),
+    ((), None),
+]
+
+
+def _red_call(name, x, axis, keep):
+    fn = getattr(strided, name)
+    if name in ("argmax", "argmin"):
+        if isinstance(axis, tuple):
+            axis = axis[0]
+        return fn(x, axis=axis, keepdims=keep)
+    return fn(x, axis=axis, keepdims=keep)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        strided.float32,
+        strided.float64,
+        strided.int32,
+        strided.bool,
+        strided.uint8,
+        strided.complex64,
+    ],
+)
+def test_reductions_match_the_cpu(device, name, dtype, rng):
+    if dtype.kind == "c" and name in ("max", "min", "argmax", "argmin", "logsumexp"):
+        pytest.skip("no ordering of complex numbers")
+    if dtype.kind in "biu" and name in ("logsumexp",):
+        pytest.skip("float only")
+    for shape, axis in RED_SHAPES:
+        for layout in ("contiguous", "transposed", "negative-stride"):
+            vals = make_values(shape, dtype, rng)
+            if dtype.kind in "fc":  # moderate values: extremes make the result order-dependent
+                lo, hi = (0.8, 1.25) if name == "prod" else (-2.0, 2.0)
+                vals = rng.uniform(lo, hi, shape).astype(dtype.numpy)
+                if dtype.kind == "c":
+                    vals = vals + 1j * rng.uniform(lo, hi, shape).astype(vals.dtype)
+                    if name == "prod":  # on the unit circle: long products stay finite
+                        vals = np.exp(1j * rng.uniform(-1, 1, shape)).astype(dtype.numpy)
+            pair = make_layout(layout, vals, rng)
+            if pair is None:
+                continue
+            t = pair[0]
+            d = on(device, t)
+            where = f"{name} {dtype.name} {layout} {shape} axis={axis} on {device}"
+            for keep in (False, True):
+                try:
+                    with quiet():
+                        want = _red_call(name, t, axis, keep)
+                except (ValueError, TypeError, IndexError) as e:
+                    with pytest.raises(type(e)):
+                        _red_call(name, d, axis, keep)
+                    continue
+                with quiet():
+                    got = _red_call(name, d, axis, keep)
+                assert got.device == d.device, where
+                assert got.shape == want.shape and got.dtype is want.dtype, where
+                g, w = np.asarray(got.cpu()), np.asarray(want)
+                if want.dtype.kind in "fc":
+                    tol = 1e-4 if want.dtype in (strided.float32, strided.complex64) else 1e-10
+                    np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=where)
+                else:
+                    np.testing.assert_array_equal(g, w, err_msg=where)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_reductions_nan_and_ties_and_determinism(device):
+    x = strided.asarray(
+        [[1.0, 3.0, 3.0, float("nan"), 2.0, float("nan")], [5.0, 5.0, -1.0, 0.0, 5.0, 1.0]],
+        device=device,
+    )
+    np.testing.assert_array_equal(strided.argmax(x, axis=1).cpu(), [3, 0])
+    np.testing.assert_array_equal(strided.argmin(x, axis=1).cpu(), [3, 2])
+    assert np.isnan(strided.max(x, axis=1).cpu()[0])
+    big = strided.asarray(
+        np.random.default_rng(0).standard_normal(300_000, dtype=np.float32), device=device
+    )
+    first = strided.sum(big).item()
+    assert all(strided.sum(big).item() == first for _ in range(3))  # same bits every run
+    np.testing.assert_allclose(first, np.asarray(big.cpu()).astype(np.float64).sum(), rtol=1e-5)
+    m = strided.asarray(np.arange(12.0).reshape(3, 4), device=device)
+    np.testing.assert_allclose(
+        strided.softmax(m, dim=1).cpu(), np.asarray(strided.softmax(m.cpu(), dim=1)), rtol=1e-12
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# matmul (Note [CUDA matmul]): cuBLAS through CuPy on a GPU for floats, the tiled kernel for
+# integers, bool and everything on the emulator
+# ---------------------------------------------------------------------------------------------
+
+MATMUL_SHAPES = [
+    ((5, 7), (7, 3)),
+    ((7,), (7, 3)),
+    ((5, 7), (7,)),
+    ((7,), (7,)),
+    ((2, 1, 5, 7), (3, 7, 4)),
+    ((33, 17), (17, 40)),
+    ((0, 3), (3, 4)),
+    ((4, 0), (0, 5)),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        strided.float32,
+        strided.float64,
+        strided.complex64,
+        strided.int16,
+        strided.uint8,
+        strided.bool,
+    ],
+)
+def test_matmul_matches_numpy(device, dtype, rng):
+    for s1, s2 in MATMUL_SHAPES:
+        a = make_values(s1, dtype, rng)
+        b = make_values(s2, dtype, rng)
+        if dtype.kind in "fc":
+            a = rng.uniform(-2, 2, s1).astype(dtype.numpy)
+            b = rng.uniform(-2, 2, s2).astype(dtype.numpy)
+        for layout in ("contiguous", "transposed", "negative-stride"):
+            pa, pb = make_layout(layout, a, rng), make_layout(layout, b, rng)
+            if pa is None or pb is None:
+                continue
+            da, db = on(device, pa[0]), on(device, pb[0])
+            want = np.matmul(pa[1], pb[1])
+            got = da @ db
+            where = f"{s1} @ {s2} {layout} {dtype.name} on {device}"
+            assert got.device == da.device and got.dtype is dtype, where
+            tol = 1e-4 if dtype in (strided.float32, strided.complex64) else 1e-10
+            if dtype.kind in "fc":
+                np.testing.assert_allclose(got.cpu(), want, rtol=tol, atol=tol, err_msg=where)
+            else:
+                np.testing.assert_array_equal(got.cpu(), want, err_msg=where)
+    x = strided.ones((2, 3), device=device, dtype=dtype)
+    with pytest.raises(ValueError, match="must match"):
+        x @ x
+    with pytest.raises(RuntimeError, match="device"):
+        x @ strided.ones((3, 2), dtype=dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_small_mlp_trains_on_the_device(device):
+    # forward, backward (strided.autograd) and an SGD step, all on the device
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, 8)).astype(np.float32)
+    y = (X[:, :1] - X[:, 1:2] > 0).astype(np.float32)
+    x_d, y_d = strided.asarray(X, device=device), strided.asarray(y, device=device)
+    w1 = strided.asarray(rng.standard_normal((8, 16)).astype(np.float32) * 0.3, device=device)
+    w2 = strided.asarray(rng.standard_normal((16, 1)).astype(np.float32) * 0.3, device=device)
+    w1.requires_grad_()
+    w2.requires_grad_()
+    losses = []
+    for _ in range(60):
+        p = strided.sigmoid(strided.relu(x_d @ w1) @ w2)
+        loss = strided.mean((p - y_d) ** 2)
+        loss.backward()
+        losses.append(loss.item())
+        with strided.no_grad():
+            w1 -= 0.5 * w1.grad
+            w2 -= 0.5 * w2.grad
+        w1.grad = None
+        w2.grad = None
+    assert w1.grad is None and losses[-1] < 0.6 * losses[0], losses[::10]

@@ -45,6 +45,22 @@ _dispatch.register("addmm", "CPU", _blas.addmm)
 _dispatch.register("linalg_svd", "CPU", _lapack.svd)
 
 
+def _cuda_matmul(x1, x2, out=None):
+    from strided.cuda import _linalg  # loaded with the first CUDA tensor
+
+    return _linalg.matmul(x1, x2, out)
+
+
+def _cuda_addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    from strided.cuda import _linalg
+
+    return _linalg.addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+
+
+_dispatch.register("matmul", "CUDA", _cuda_matmul)
+_dispatch.register("addmm", "CUDA", _cuda_addmm)
+
+
 def _tensor(x):
     return x if isinstance(x, _core.TensorBase) else asarray(x)
 

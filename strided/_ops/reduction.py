@@ -15,9 +15,9 @@ import collections
 import math
 
 from strided import _core, _dispatch
-from strided._cpu import copy as _copy
 from strided._cpu import reduce as _reduce
 from strided._dtype import as_dtype, bool_, default_float_dtype, float64, int64, uint64
+from strided._ops import copying as _copying
 from strided._ops import elementwise as _ew
 from strided._ops.creation import asarray
 
@@ -87,7 +87,7 @@ def _finish(result, out):
             f"cannot write the {result.dtype.name} result into out= of dtype "
             f"{out.dtype.name} (NumPy's 'same_kind' rule)"
         )
-    return _copy.copy_(out, result)
+    return _copying.copy_(out, result)
 
 
 def _run(name, x, dims, keepdims, acc):
@@ -107,7 +107,11 @@ def _run(name, x, dims, keepdims, acc):
                 "identity; reduce a non-empty tensor or use a dim with elements"
             )
     if name not in ("argmax", "argmin") and x.dtype is not acc:
-        x = _copy.contiguous_copy(x, acc)
+        x = _copying.contiguous_copy(x, acc)
+    if x.device.is_cuda:
+        from strided.cuda import _reduce as cuda_reduce  # loaded with the first CUDA tensor
+
+        return cuda_reduce.reduce(name, x, dims, keepdims, acc)
     return _reduce.reduce(name, x, dims, keepdims, acc)
 
 
@@ -117,6 +121,7 @@ def _make(name, default_acc):
         return _run(name, x, dims, keepdims, acc)
 
     _dispatch.register(name, "CPU", kernel)
+    _dispatch.register(name, "CUDA", kernel)  # the same steps; _run picks the device's kernel
 
     def op(x, /, *, axis=None, keepdims=False, dtype=None, out=None, dim=None, keepdim=None):
         x = _tensor(x)
@@ -174,6 +179,7 @@ def _arg(name):
         return _run(name, x, dims, keepdims, None)
 
     _dispatch.register(name, "CPU", kernel)
+    _dispatch.register(name, "CUDA", kernel)
 
     def op(x, /, *, axis=None, keepdims=False, out=None, dim=None, keepdim=None):
         x = _tensor(x)

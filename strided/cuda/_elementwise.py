@@ -113,23 +113,17 @@ def all_modules():
     return mods
 
 
-def _launch_plan(plan, family, kernel, module_key, instantiations, itemsizes, extra=()):
-    shape, strides, data, scalars = plan.geometry()
-    idx32 = _launch.use_int32(shape, strides, itemsizes)
-    contig = _launch.is_contiguous_loop(shape, strides, itemsizes, data)
+def _launch_plan(plan, family, kernel, module_key, instantiations, extra=()):
+    geometry, n, idx32, contig = plan.launch_args(_launch.MAX_DIMS)
+    if n == 0:
+        return
     fname = (
-        f"strided_{family}<{kernel}{', ' if kernel else ''}"
+        f"strided_{family}<{kernel}, "
         f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
     )
     backend = backend_for(plan.out.device)
     fn = _launch.get_function(backend, module_key, "elementwise.cu", instantiations, fname)
-    n = 1
-    for s in shape:
-        n *= s
-    args = (
-        _launch.geometry_struct(shape, strides, data, scalars),
-        np.int32(n) if idx32 else np.int64(n),
-    ) + tuple(extra)
+    args = (np.void(geometry), np.int32(n) if idx32 else np.int64(n)) + tuple(extra)
     _launch.launch_1d(backend, fn, n, args)
 
 
@@ -169,7 +163,6 @@ def binary(name, a, b, out=None):
         kernel,
         ("binary", name),
         lambda: _instantiations("binary", name),
-        [plan.out_dtype.itemsize, d.itemsize, d.itemsize],
         extra=(np.uint64(flag.data_ptr() if flag is not None else 0),),
     )
     if flag is not None:  # Note [Flags from the GPU]
@@ -233,7 +226,6 @@ def unary(name, x, out=None):
         kernel,
         ("unary", name),
         lambda: _instantiations("unary", name),
-        [plan.out_dtype.itemsize, d.itemsize],
     )
     return plan.finish_device()
 
@@ -248,6 +240,5 @@ def where(cond, a, b, out=None):
         _launch.C_TYPES[d.name],
         ("where",),
         _where_instantiations,
-        [d.itemsize, 1, d.itemsize, d.itemsize],
     )
     return plan.finish_device()

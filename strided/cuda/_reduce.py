@@ -1,0 +1,182 @@
+"""The CUDA kernels of the reductions: sum, prod, max, min, any, all, argmax, argmin.
+
+Note [CUDA reductions]
+~~~~~~~~~~~~~~~~~~~~~~
+The host splits the input's dims in two groups: *kept* dims (each output element is one point
+of them) and *reduced* dims (the elements that fold into one output). Each group is coalesced
+on its own, in row-major order, so the reduced index ``r`` is still the flat row-major index
+argmax returns. Then one of two kernels of kernels/reduce.cu runs:
+
+- **a block per output** when the reduced dims hold the input's fastest (smallest-stride)
+  dim, as in a row sum: the 256 threads of a block read neighbouring elements (coalesced),
+  each keeps a running accumulator, and a tree in shared memory combines the 256;
+- **a thread per output** when a kept dim is the fastest, as in a column sum: neighbouring
+  threads then own neighbouring outputs and read neighbouring addresses, each walking its
+  reduced elements in order.
+
+A reduction with few outputs and many elements (the sum of a whole tensor) would leave most of
+the GPU idle, so its reduced elements are cut into G chunks (``gridDim.y``); each block writes a
+partial accumulator and a second, small kernel combines each output's G partials in chunk order.
+G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
+and nothing uses atomics: a float sum gives the same bits on every run (issue 7's "deterministic
+for a given shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the
+input first), as PyTorch accumulates float32 sums in float32 on a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from strided import _core
+from strided._dtype import as_dtype
+from strided.cuda import _launch
+from strided.cuda._backend import backend_for
+
+__all__ = ["reduce", "all_modules"]
+
+BLOCK = 256  # STRIDED_REDUCE_BLOCK in kernels/reduce.cu
+_OPS = {
+    "sum": ("red_sum<{T}>", "biufc"),
+    "prod": ("red_prod<{T}>", "biufc"),
+    "max": ("red_max<{T}>", "biuf"),
+    "min": ("red_min<{T}>", "biuf"),
+    "any": ("red_any", "b"),
+    "all": ("red_all", "b"),
+    "argmax": ("red_argmax<{T}>", "biuf"),
+    "argmin": ("red_argmin<{T}>", "biuf"),
+}
+_ALL = tuple(_launch.C_TYPES)
+_GEOMETRY = np.dtype(
+    [
+        ("osizes", "<i8", (_launch.MAX_DIMS,)),
+        ("ostrides", "<i8", (_launch.MAX_DIMS,)),
+        ("rsizes", "<i8", (_launch.MAX_DIMS,)),
+        ("rstrides", "<i8", (_launch.MAX_DIMS,)),
+        ("x", "<i8"),
+        ("y", "<i8"),
+        ("M", "<i8"),
+        ("R", "<i8"),
+        ("chunk", "<i8"),
+        ("nout", "<i4"),
+        ("nred", "<i4"),
+    ],
+    align=True,
+)
+_ACC_BYTES = {"argmax": 16, "argmin": 16}
+
+
+def _out_c(name, dtype_name):
+    return "int64_t" if name in ("argmax", "argmin") else _launch.C_TYPES[dtype_name]
+
+
+def _names(name, d):
+    op = _OPS[name][0].format(T=_launch.C_TYPES[d])
+    t, o = _launch.C_TYPES[d], _out_c(name, d)
+    names = [
+        f"strided_reduce_{kind}<{op}, {t}, {o}, {index}>"
+        for kind in ("block", "thread")
+        for index in ("int32_t", "int64_t")
+    ]
+    names.append(f"strided_reduce_partials<{op}, {t}, {o}>")
+    return names
+
+
+def _instantiations(name):
+    kinds = _OPS[name][1]
+    return [n for d in _ALL if as_dtype(d).kind in kinds for n in _names(name, d)]
+
+
+def all_modules():
+    """Every (module key, source, instantiations) of this file: what CI compiles."""
+    return [(("reduce", name), "reduce.cu", _instantiations(name)) for name in _OPS]
+
+
+def _coalesce(sizes, strides):
+    """Row-major dims (outermost first) merged where contiguous, size-1 dims dropped; returned
+    innermost first, as the kernels read them."""
+    out = []
+    for n, s in zip(sizes, strides, strict=True):
+        if n == 1:
+            continue
+        if out and out[-1][1] == s * n:  # the previous (outer) dim steps over this whole dim
+            out[-1] = (out[-1][0] * n, s)
+        else:
+            out.append((n, s))
+    return out[::-1]
+
+
+def reduce(name, x, dims, keepdims, acc):
+    """``name`` over ``dims`` of a CUDA tensor ``x`` (already of the accumulation dtype, or any
+    dtype for argmax/argmin), into a fresh tensor. See Note [CUDA reductions]."""
+    kinds = _OPS[name][1]
+    if x.dtype.kind not in kinds:
+        raise TypeError(f"{name} does not support dtype {x.dtype.name} on a CUDA device")
+    is_arg = name in ("argmax", "argmin")
+    out_dtype = as_dtype("int64") if is_arg else x.dtype
+    shape, strides, item = x.shape, x.stride(), x.itemsize
+    kept = [d for d in range(x.ndim) if d not in dims]
+    out_shape = (
+        tuple(1 if d in dims else shape[d] for d in range(x.ndim))
+        if keepdims
+        else tuple(shape[d] for d in kept)
+    )
+    y = _core._empty(out_shape, out_dtype, x.device)
+    M = math.prod(shape[d] for d in kept)
+    R = math.prod(shape[d] for d in dims)
+    if M == 0:
+        return y
+    odims = _coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
+    rdims = _coalesce([shape[d] for d in dims], [strides[d] * item for d in dims])
+    if len(odims) > _launch.MAX_DIMS or len(rdims) > _launch.MAX_DIMS:
+        raise NotImplementedError(f"{name}: more than {_launch.MAX_DIMS} dims after coalescing")
+    # which kernel: does a kept dim move faster through memory than every reduced dim?
+    o_fast = min((abs(s) for n, s in odims if s), default=None)
+    r_fast = min((abs(s) for n, s in rdims if s), default=None)
+    per_thread = R <= 16 or (o_fast is not None and (r_fast is None or o_fast < r_fast))
+    # split long reductions with few outputs into G chunks (shape-only: deterministic)
+    outputs_in_flight = M if per_thread else M * BLOCK
+    G = 1
+    if outputs_in_flight < 65536 and R > 4096:
+        G = min(max(1, 65536 // max(outputs_in_flight, 1)), math.ceil(R / 2048), 4096)
+    chunk = math.ceil(R / G) if R else 0
+    g = np.zeros((), dtype=_GEOMETRY)
+    if odims:
+        g["osizes"][: len(odims)] = [n for n, _ in odims]
+        g["ostrides"][: len(odims)] = [s for _, s in odims]
+    if rdims:
+        g["rsizes"][: len(rdims)] = [n for n, _ in rdims]
+        g["rstrides"][: len(rdims)] = [s for _, s in rdims]
+    g["x"], g["y"], g["M"], g["R"], g["chunk"] = x.data_ptr(), y.data_ptr(), M, R, chunk
+    g["nout"], g["nred"] = len(odims), len(rdims)
+    extent = item + sum((n - 1) * abs(s) for n, s in odims + rdims)
+    idx32 = extent < 2**31 and M * max(R, 1) < 2**31 and M < 2**31
+    backend = backend_for(x.device)
+    names = _names(name, x.dtype.name)
+    kind = "thread" if per_thread else "block"
+    fname = [n for n in names if n.startswith(f"strided_reduce_{kind}<")][0 if idx32 else 1]
+    fn = _launch.get_function(
+        backend, ("reduce", name), "reduce.cu", lambda: _instantiations(name), fname
+    )
+    partials = None
+    if G > 1:
+        acc_bytes = _ACC_BYTES.get(name, out_dtype.itemsize if not is_arg else 16)
+        partials = _core.Storage._new(M * G * acc_bytes, x.device)
+    pptr = np.uint64(partials.data_ptr() if partials is not None else 0)
+    if per_thread:
+        blocks = min(math.ceil(M / BLOCK), 2**31 - 1)
+    else:
+        blocks = min(M, 2**31 - 1)
+    backend.launch(fn, (blocks, G), (BLOCK,), (g[()], pptr))
+    if G > 1:
+        fn2 = _launch.get_function(
+            backend, ("reduce", name), "reduce.cu", lambda: _instantiations(name), names[-1]
+        )
+        backend.launch(
+            fn2,
+            (min(math.ceil(M / BLOCK), 2**31 - 1),),
+            (BLOCK,),
+            (pptr, np.uint64(y.data_ptr()), np.int64(M), np.int64(G)),
+        )
+    return y

@@ -1,0 +1,239 @@
+// Reductions: sum, prod, max, min, any, all, argmax, argmin over any dims of any strides.
+// The host (strided/cuda/_reduce.py) splits the input's dims into kept dims (one output element
+// each) and reduced dims, coalesces each group, and picks one of two kernels; see
+// Note [CUDA reductions] there. Results are deterministic: every combination happens in an
+// order fixed by the shape alone (no atomics), so a float sum is the same on every run.
+#include "common.cuh"
+
+#define STRIDED_REDUCE_BLOCK 256
+
+struct ReduceGeometry {
+    int64_t osizes[STRIDED_MAX_DIMS];   // kept dims, innermost first
+    int64_t ostrides[STRIDED_MAX_DIMS]; // the input's byte strides along them
+    int64_t rsizes[STRIDED_MAX_DIMS];   // reduced dims, innermost first
+    int64_t rstrides[STRIDED_MAX_DIMS];
+    int64_t x;                          // input address (element [0, ..., 0])
+    int64_t y;                          // output address (contiguous, M elements)
+    int64_t M;                          // output elements
+    int64_t R;                          // elements reduced into each output
+    int64_t chunk;                      // reduced elements per block along gridDim.y
+    int32_t nout;
+    int32_t nred;
+};
+
+template <typename index_t>
+__device__ __forceinline__ index_t dims_offset(const int64_t* sizes, const int64_t* strides,
+                                               int nd, index_t i) {
+    index_t off = 0;
+    for (int d = 0; d < nd; ++d) {
+        index_t size = (index_t)sizes[d];
+        index_t q = i / size;
+        off += (i - q * size) * (index_t)strides[d];
+        i = q;
+    }
+    return off;
+}
+
+// ---- numeric limits for the identities of max and min --------------------------------------
+template <typename T> struct limits;
+#define STRIDED_LIMITS(T, LO, HI) \
+    template <> struct limits<T> { \
+        __device__ __forceinline__ static T lowest() { return LO; } \
+        __device__ __forceinline__ static T highest() { return HI; } \
+    };
+STRIDED_LIMITS(bool_t, false, true)
+STRIDED_LIMITS(int8_t, -128, 127)
+STRIDED_LIMITS(int16_t, -32768, 32767)
+STRIDED_LIMITS(int32_t, (-2147483647 - 1), 2147483647)
+STRIDED_LIMITS(int64_t, (-9223372036854775807LL - 1), 9223372036854775807LL)
+STRIDED_LIMITS(uint8_t, 0, 255)
+STRIDED_LIMITS(uint16_t, 0, 65535)
+STRIDED_LIMITS(uint32_t, 0u, 4294967295u)
+STRIDED_LIMITS(uint64_t, 0ull, 18446744073709551615ull)
+STRIDED_LIMITS(float, -__int_as_float(0x7f800000), __int_as_float(0x7f800000))
+STRIDED_LIMITS(double, -__longlong_as_double(0x7ff0000000000000LL),
+               __longlong_as_double(0x7ff0000000000000LL))
+
+template <typename T> __device__ __forceinline__ bool is_nan(T x) { return x != x; }
+
+// ---- the ops: identity, load (element -> accumulator), combine, finish (accumulator -> out) -
+template <typename T>
+struct red_sum {
+    typedef T acc_t;
+    __device__ __forceinline__ static T identity() { return cast<T>(0); }
+    __device__ __forceinline__ static T load(T v, int64_t) { return v; }
+    __device__ __forceinline__ static T combine(T a, T b) { return (T)(a + b); }
+};
+template <>
+struct red_sum<bool_t> {
+    typedef bool_t acc_t;
+    __device__ __forceinline__ static bool_t identity() { return false; }
+    __device__ __forceinline__ static bool_t load(bool_t v, int64_t) { return v; }
+    __device__ __forceinline__ static bool_t combine(bool_t a, bool_t b) { return a || b; }
+};
+template <typename T>
+struct red_prod {
+    typedef T acc_t;
+    __device__ __forceinline__ static T identity() { return cast<T>(1); }
+    __device__ __forceinline__ static T load(T v, int64_t) { return v; }
+    __device__ __forceinline__ static T combine(T a, T b) { return (T)(a * b); }
+};
+template <>
+struct red_prod<bool_t> {
+    typedef bool_t acc_t;
+    __device__ __forceinline__ static bool_t identity() { return true; }
+    __device__ __forceinline__ static bool_t load(bool_t v, int64_t) { return v; }
+    __device__ __forceinline__ static bool_t combine(bool_t a, bool_t b) { return a && b; }
+};
+template <typename T>
+struct red_max {  // NaN wins, as NumPy's maximum.reduce
+    typedef T acc_t;
+    __device__ __forceinline__ static T identity() { return limits<T>::lowest(); }
+    __device__ __forceinline__ static T load(T v, int64_t) { return v; }
+    __device__ __forceinline__ static T combine(T a, T b) {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return a >= b ? a : b;
+    }
+};
+template <typename T>
+struct red_min {
+    typedef T acc_t;
+    __device__ __forceinline__ static T identity() { return limits<T>::highest(); }
+    __device__ __forceinline__ static T load(T v, int64_t) { return v; }
+    __device__ __forceinline__ static T combine(T a, T b) {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return a <= b ? a : b;
+    }
+};
+struct red_any {
+    typedef bool_t acc_t;
+    __device__ __forceinline__ static bool_t identity() { return false; }
+    __device__ __forceinline__ static bool_t load(bool_t v, int64_t) { return v; }
+    __device__ __forceinline__ static bool_t combine(bool_t a, bool_t b) { return a || b; }
+};
+struct red_all {
+    typedef bool_t acc_t;
+    __device__ __forceinline__ static bool_t identity() { return true; }
+    __device__ __forceinline__ static bool_t load(bool_t v, int64_t) { return v; }
+    __device__ __forceinline__ static bool_t combine(bool_t a, bool_t b) { return a && b; }
+};
+
+// argmax/argmin carry (value, index). The winner does not depend on the order of combination:
+// a NaN beats any number, the larger (smaller) value beats the other, and equal values go to
+// the smaller index. So the first NaN, else the first extreme, wins, as in NumPy.
+template <typename T>
+struct value_index {
+    T v;
+    int64_t i;
+};
+template <typename T, bool MAX>
+struct red_arg {
+    typedef value_index<T> acc_t;
+    __device__ __forceinline__ static acc_t identity() {
+        acc_t a;
+        a.v = MAX ? limits<T>::lowest() : limits<T>::highest();
+        a.i = 9223372036854775807LL;
+        return a;
+    }
+    __device__ __forceinline__ static acc_t load(T v, int64_t i) {
+        acc_t a;
+        a.v = v;
+        a.i = i;
+        return a;
+    }
+    __device__ __forceinline__ static acc_t combine(acc_t a, acc_t b) {
+        bool an = is_nan(a.v), bn = is_nan(b.v);
+        if (an || bn) {
+            if (an && bn) return a.i < b.i ? a : b;
+            return an ? a : b;
+        }
+        if (MAX ? a.v > b.v : a.v < b.v) return a;
+        if (MAX ? b.v > a.v : b.v < a.v) return b;
+        return a.i < b.i ? a : b;
+    }
+};
+template <typename T> struct red_argmax : red_arg<T, true> {};
+template <typename T> struct red_argmin : red_arg<T, false> {};
+
+// accumulator -> output element: a cast, or the index of an argmax/argmin
+template <typename Out, typename A> struct finisher {
+    __device__ __forceinline__ static Out run(A a) { return cast<Out>(a); }
+};
+template <typename Out, typename T> struct finisher<Out, value_index<T> > {
+    __device__ __forceinline__ static Out run(value_index<T> a) { return (Out)a.i; }
+};
+
+// One block per output element (threads stride over the reduced elements, then a tree in
+// shared memory): for long reductions along the input's fastest dim. blockIdx.y picks a chunk
+// of the reduced elements when one output's work is split over several blocks; those blocks
+// write partial accumulators that strided_reduce_partials combines.
+template <typename Op, typename T, typename Out, typename index_t>
+__global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* partials) {
+    typedef typename Op::acc_t A;
+    __shared__ A sh[STRIDED_REDUCE_BLOCK];
+    const char* x = reinterpret_cast<const char*>(g.x);
+    index_t r0 = (index_t)blockIdx.y * (index_t)g.chunk;
+    index_t r1 = r0 + (index_t)g.chunk;
+    if (r1 > (index_t)g.R) r1 = (index_t)g.R;
+    for (index_t o = blockIdx.x; o < (index_t)g.M; o += gridDim.x) {
+        index_t base = dims_offset<index_t>(g.osizes, g.ostrides, g.nout, o);
+        A acc = Op::identity();
+        for (index_t r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
+            index_t off = base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r);
+            acc = Op::combine(acc, Op::load(*reinterpret_cast<const T*>(x + off), (int64_t)r));
+        }
+        sh[threadIdx.x] = acc;
+        __syncthreads();
+        for (int s = STRIDED_REDUCE_BLOCK / 2; s > 0; s >>= 1) {
+            if ((int)threadIdx.x < s) sh[threadIdx.x] = Op::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            if (gridDim.y == 1)
+                reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(sh[0]);
+            else
+                partials[(int64_t)o * gridDim.y + blockIdx.y] = sh[0];
+        }
+        __syncthreads();
+    }
+}
+
+// One thread per output element (each walks its reduced elements in order): for reductions
+// across the input's fastest dim (a column sum), where neighbouring threads then read
+// neighbouring addresses, and for short reductions.
+template <typename Op, typename T, typename Out, typename index_t>
+__global__ void strided_reduce_thread(ReduceGeometry g, typename Op::acc_t* partials) {
+    typedef typename Op::acc_t A;
+    const char* x = reinterpret_cast<const char*>(g.x);
+    index_t r0 = (index_t)blockIdx.y * (index_t)g.chunk;
+    index_t r1 = r0 + (index_t)g.chunk;
+    if (r1 > (index_t)g.R) r1 = (index_t)g.R;
+    for (index_t o = (index_t)blockIdx.x * blockDim.x + threadIdx.x; o < (index_t)g.M;
+         o += (index_t)blockDim.x * gridDim.x) {
+        index_t base = dims_offset<index_t>(g.osizes, g.ostrides, g.nout, o);
+        A acc = Op::identity();
+        for (index_t r = r0; r < r1; ++r) {
+            index_t off = base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r);
+            acc = Op::combine(acc, Op::load(*reinterpret_cast<const T*>(x + off), (int64_t)r));
+        }
+        if (gridDim.y == 1)
+            reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(acc);
+        else
+            partials[(int64_t)o * gridDim.y + blockIdx.y] = acc;
+    }
+}
+
+// The second pass of a split reduction: output o combines its G partials, in chunk order.
+template <typename Op, typename T, typename Out>
+__global__ void strided_reduce_partials(const typename Op::acc_t* partials, Out* y, int64_t M,
+                                        int64_t G) {
+    typedef typename Op::acc_t A;
+    for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < M;
+         o += (int64_t)blockDim.x * gridDim.x) {
+        A acc = partials[o * G];
+        for (int64_t c = 1; c < G; ++c) acc = Op::combine(acc, partials[o * G + c]);
+        y[o] = finisher<Out, A>::run(acc);
+    }
+}
