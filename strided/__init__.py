@@ -10,6 +10,8 @@ from strided import (
     autograd,  # reverse-mode autodiff: adds requires_grad, backward() & co to Tensor
     cuda,  # the CUDA backend (registers its allocator; needs no CuPy or GPU to import)
     linalg,  # the Array API linalg extension, as numpy.linalg / torch.linalg
+    nn,  # modules, layers, losses (above autograd), as torch.nn
+    optim,  # SGD, Adam, AdamW, as torch.optim
     random,  # the strided.random module, as torch.random / numpy.random
 )
 from strided._core import Device, Storage, device
@@ -142,6 +144,7 @@ from strided.autograd.grad_mode import (
     set_grad_enabled,
 )
 from strided.random import manual_seed, seed
+from strided.serialization import load, save
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
@@ -220,6 +223,7 @@ __all__ = [
     "last_matmul_plan",
     "linalg",
     "linspace",
+    "load",
     "manual_seed",
     "masked_fill",
     "matmul",
@@ -232,10 +236,12 @@ __all__ = [
     "nan",
     "narrow",
     "newaxis",
+    "nn",
     "no_grad",
     "nonzero",
     "ones",
     "ones_like",
+    "optim",
     "outer",
     "pad",
     "permute",
@@ -248,6 +254,7 @@ __all__ = [
     "reshape",
     "result_type",
     "roll",
+    "save",
     "scatter",
     "scatter_add",
     "searchsorted",

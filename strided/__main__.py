@@ -1,7 +1,11 @@
-"""``python -m strided``: what this build of strided is, and a short tour of a view.
+"""``python -m strided``: the main job. Trains a small MLP and a small CNN on handwritten digits.
 
-Prints the version, the build facts (OpenMP threads, BLAS, CUDA) and then walks one tensor
-through a few views with ``explain()``, so that a new user sees strides at work in ten seconds.
+``python -m strided`` prints the build facts (OpenMP threads, BLAS, CUDA), then trains both models
+on scikit-learn's 8x8 digits (1,797 images that ship inside the scikit-learn package, so nothing
+is downloaded) with a tqdm progress bar, and prints a summary. ``python -m strided --facts``
+prints the build facts and a short tour of views with ``explain()`` instead (what this command did
+before there was an nn). The training itself is in ``strided/_train.py``; ``--help`` lists the
+options.
 """
 
 from __future__ import annotations
@@ -85,19 +89,37 @@ def tour(out=print):
         out(t.explain())
 
 
-def main(argv=None):
+def facts_and_tour():
+    """The build facts, then the tour of views: ``python -m strided --facts``."""
     t0 = time.perf_counter()
     print(f"strided {strided.__version__}: tensors as (storage, offset, sizes, strides, dtype)")
     print()
-    width = max(len(k) for k, _ in build_facts())
-    for k, v in build_facts():
-        print(f"  {k:<{width}}  {v}")
+    print_facts()
     print()
     print("A tour of views. Every tensor below shares the same 48-byte storage except the last.")
     tour()
     print()
     print(f"done in {time.perf_counter() - t0:.2f} s")
     return 0
+
+
+def print_facts(out=print):
+    facts = build_facts()
+    width = max(len(k) for k, _ in facts)
+    for k, v in facts:
+        out(f"  {k:<{width}}  {v}")
+
+
+def main(argv=None):
+    from strided import _train
+
+    args = _train.parse_args(argv)
+    if args.facts:
+        return facts_and_tour()
+    print(f"strided {strided.__version__}: training on handwritten digits")
+    print_facts()
+    print()
+    return _train.main(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,194 @@
+"""The benchmark cases: those of ``benchmarks/bench_*.py`` plus nn and GPU cases defined here.
+
+A case is ``Case(suite, name, fns, check)``: ``fns`` maps a library name ("strided", "numpy",
+"torch", "cupy") to a function of no arguments; ``check`` (optional) raises if they disagree.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import strided
+
+__all__ = ["Case", "find_benchmarks_dir", "script_cases", "nn_cases", "gpu_cases"]
+
+
+@dataclass
+class Case:
+    suite: str
+    name: str
+    fns: dict
+    check: object = None
+    device: str = "cpu"
+    reference: str = "numpy"
+    rtol: float | None = None
+    notes: list = field(default_factory=list)
+
+
+def find_benchmarks_dir(explicit=None):
+    """``benchmarks/`` of the source checkout strided was imported from, or None."""
+    if explicit is not None:
+        p = Path(explicit)
+        if not (p / "_harness.py").exists():
+            raise SystemExit(f"--bench-dir {p}: no _harness.py there; point it at benchmarks/")
+        return p
+    p = Path(strided.__file__).resolve().parent.parent / "benchmarks"
+    return p if (p / "_harness.py").exists() else None
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def script_cases(bench_dir, only=None):
+    """The cases of every ``bench_*.py`` with a ``cases()`` function (``bench_cuda.py`` has a
+    main only: its GPU cases are redone in ``gpu_cases``). Yields (suite, Case) lazily, so the
+    data of one script is freed before the next script makes its own."""
+    if str(bench_dir) not in sys.path:
+        sys.path.insert(0, str(bench_dir))  # the scripts import their _harness as a top module
+    for path in sorted(Path(bench_dir).glob("bench_*.py")):
+        suite = path.stem.removeprefix("bench_")
+        if only and suite not in only:
+            continue
+        spec = importlib.util.spec_from_file_location(f"_strided_bench_{suite}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        if not hasattr(module, "cases"):
+            continue
+        made = module.cases()
+        if isinstance(made, tuple):  # bench_linalg returns (cases, flops)
+            made = made[0]
+        for name, s_fn, n_fn, t_fn, check in made:
+            fns = {"strided": s_fn, "numpy": n_fn}
+            if t_fn is not None:
+                fns["torch"] = t_fn
+            yield Case(suite, name, fns, check)
+
+
+def nn_cases(only=None):
+    """strided.nn against PyTorch (and NumPy where it has the op): conv2d forward, one training
+    step of the main job's CNN."""
+    if only and "nn" not in only:
+        return []
+    from strided import nn, optim
+    from strided.nn import functional as F
+
+    torch = _torch()
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((64, 16, 8, 8), dtype=np.float32)
+    w_np = rng.standard_normal((32, 16, 3, 3), dtype=np.float32)
+    x, w = strided.asarray(x_np), strided.asarray(w_np)
+
+    def np_conv():
+        xp = np.pad(x_np, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))
+        return np.tensordot(win, w_np, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
+
+    fns = {"strided": lambda: F.conv2d(x, w, padding=1), "numpy": np_conv}
+    if torch is not None:
+        tx, tw = torch.from_dlpack(x), torch.from_dlpack(w)  # zero-copy: the same memory
+        fns["torch"] = lambda: torch.nn.functional.conv2d(tx, tw, padding=1)
+    out = [Case("nn", "conv2d 64x16x8x8, 32 3x3 filters, padding 1 (forward)", fns, rtol=1e-4)]
+
+    from strided._train import make_cnn
+
+    model = make_cnn().to("float32")
+    opt = optim.Adam(model.parameters(), lr=1e-3)
+    xb = strided.asarray(rng.standard_normal((64, 1, 8, 8), dtype=np.float32))
+    yb = strided.asarray(rng.integers(0, 10, 64))
+
+    def s_step():
+        loss = nn.functional.cross_entropy(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return None  # a step's result is the updated weights: not compared
+
+    fns = {"strided": s_step}
+    if torch is not None:
+        tn = torch.nn
+        tmodel = tn.Sequential(
+            tn.Conv2d(1, 16, 3, padding=1),
+            tn.ReLU(),
+            tn.MaxPool2d(2),
+            tn.Conv2d(16, 32, 3, padding=1),
+            tn.ReLU(),
+            tn.MaxPool2d(2),
+            tn.Flatten(),
+            tn.Linear(128, 10),
+        )
+        topt = torch.optim.Adam(tmodel.parameters(), lr=1e-3)
+        txb, tyb = torch.from_dlpack(xb), torch.from_dlpack(yb)
+
+        def t_step():
+            loss = tn.functional.cross_entropy(tmodel(txb), tyb)
+            topt.zero_grad()
+            loss.backward()
+            topt.step()
+
+        fns["torch"] = t_step
+    out.append(
+        Case(
+            "nn",
+            "digits CNN training step, batch 64 (Adam)",
+            fns,
+            reference="strided",
+            notes=["not compared: the updated weights are checked in tests/"],
+        )
+    )
+    return out
+
+
+def gpu_cases(only=None):
+    """Elementwise and copy cases on the GPU: strided makes the data, CuPy and PyTorch see the
+    same device memory through DLPack. Empty without a usable GPU."""
+    if (only and "gpu" not in only) or not strided.cuda.is_available():
+        return []
+    import cupy as cp
+
+    torch = _torch()
+    torch_cuda = torch is not None and torch.cuda.is_available()
+    rng = np.random.default_rng(0)
+    n = 10**7
+    a = strided.asarray(rng.standard_normal(n, dtype=np.float32)).to("cuda")
+    b = strided.asarray(rng.standard_normal(n, dtype=np.float32)).to("cuda")
+    ca, cb = cp.from_dlpack(a), cp.from_dlpack(b)
+    ta = tb = None
+    if torch_cuda:
+        ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
+    m = a.reshape(1000, 10**4)
+    cm = ca.reshape(1000, 10**4)
+    tm = ta.reshape(1000, 10**4) if torch_cuda else None
+    specs = [
+        ("add 1e7 f32", lambda: a + b, lambda: ca + cb, lambda: ta + tb),
+        ("exp 1e7 f32", lambda: strided.exp(a), lambda: cp.exp(ca), lambda: torch.exp(ta)),
+        ("add broadcast row 1e3x1e4", lambda: m + m[0], lambda: cm + cm[0], lambda: tm + tm[0]),
+        (
+            "T.contiguous() 1e3x1e4",
+            lambda: m.T.contiguous(),
+            lambda: cp.ascontiguousarray(cm.T),
+            lambda: tm.T.contiguous(),
+        ),
+        (
+            "add of 1 element (launch overhead)",
+            lambda: a[:1] + b[:1],
+            lambda: ca[:1] + cb[:1],
+            lambda: ta[:1] + tb[:1],
+        ),
+    ]
+    out = []
+    for name, s_fn, c_fn, t_fn in specs:
+        fns = {"strided": s_fn, "cupy": c_fn}
+        if torch_cuda:
+            fns["torch"] = t_fn
+        out.append(Case("gpu", name, fns, device="cuda", reference="strided", rtol=1e-5))
+    return out

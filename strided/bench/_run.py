@@ -1,0 +1,170 @@
+"""Agreement checks and timing of benchmark cases (Note [How the benchmark CLI measures])."""
+
+from __future__ import annotations
+
+import statistics
+import time
+import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+
+LIBRARIES = ("strided", "numpy", "torch", "cupy")
+
+__all__ = ["CaseResult", "LIBRARIES", "run_suite", "to_numpy"]
+
+
+@dataclass
+class CaseResult:
+    suite: str
+    name: str
+    device: str
+    status: str  # "ok", "unchecked", "disagree", "error"
+    message: str = ""
+    median: dict = field(default_factory=dict)  # library -> seconds per call, steady state
+    spread: dict = field(default_factory=dict)  # library -> (max - min) / median
+    first: dict = field(default_factory=dict)  # library -> seconds of the very first call
+
+    def ratio(self, lib):
+        """other library's time / strided's: above 1 means strided is faster."""
+        if lib not in self.median or "strided" not in self.median:
+            return None
+        return self.median[lib] / self.median["strided"]
+
+
+def to_numpy(r):
+    """Any library's result as a NumPy array (None stays None)."""
+    if r is None:
+        return None
+    if isinstance(r, tuple):  # (values, indices) of a sort or topk: compare the values
+        r = r[0]
+    if hasattr(r, "get") and type(r).__module__.startswith("cupy"):
+        return r.get()
+    if type(r).__module__.startswith("torch"):
+        return r.detach().cpu().numpy()
+    if hasattr(r, "device") and getattr(r.device, "type", "cpu") != "cpu":
+        return np.asarray(r.cpu())
+    return np.asarray(r)
+
+
+def _tolerance(a, rtol):
+    if rtol is not None:
+        return rtol
+    if a.dtype.kind in "fc":
+        return 1e-5 if a.dtype in (np.float32, np.complex64) else 1e-9
+    return 0
+
+
+def check_agreement(case):
+    """("ok" | "unchecked" | "disagree", message). The case's own check when it has one; else
+    each library's result against the reference library's."""
+    if case.check is not None:
+        case.check()
+        return "ok", "the case's own check"
+    ref_fn = case.fns.get(case.reference)
+    if ref_fn is None:
+        return "unchecked", f"no {case.reference} to compare with"
+    ref = to_numpy(ref_fn())
+    if ref is None:
+        return "unchecked", (case.notes[0] if case.notes else "the function returns nothing")
+    compared = []
+    for lib, fn in case.fns.items():
+        if lib == case.reference:
+            continue
+        got = to_numpy(fn())
+        if got is None:
+            continue
+        if got.shape != ref.shape:
+            return "disagree", f"{lib} gives shape {got.shape}, {case.reference} {ref.shape}"
+        rtol = _tolerance(ref, case.rtol)
+        # atol relative to the largest value: a sum of many float32 products is exact to
+        # about rtol * its scale, not rtol * itself when it lands near zero
+        scale = float(np.max(np.abs(ref))) if ref.size and ref.dtype.kind in "fc" else 0.0
+        if not np.allclose(got, ref, rtol=rtol, atol=rtol * scale, equal_nan=True):
+            err = np.max(np.abs(got.astype(np.float64) - ref.astype(np.float64)))
+            return "disagree", f"{lib} differs from {case.reference} by up to {err:.3g}"
+        compared.append(lib)
+    return "ok", "agrees with " + case.reference + (f" ({', '.join(compared)})" if compared else "")
+
+
+def _cpu_clock(fn, n):
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return time.perf_counter() - t0
+
+
+def _gpu_clock(lib):
+    import cupy as cp
+
+    def clock(fn, n):
+        cp.cuda.runtime.deviceSynchronize()
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for _ in range(n):
+            fn()
+        end.record()
+        end.synchronize()
+        if lib in ("strided", "torch"):  # work queued on other streams
+            cp.cuda.runtime.deviceSynchronize()
+        return cp.cuda.get_elapsed_time(start, end) / 1e3
+
+    return clock
+
+
+def time_fn(fn, clock, min_time=0.02, repeats=7, warmup=2):
+    """(first call, steady-state median, spread) in seconds per call."""
+    first = clock(fn, 1)
+    for _ in range(warmup):
+        fn()
+    n = 1
+    while True:
+        dt = clock(fn, n)
+        if dt >= min_time or n >= 1 << 16:
+            break
+        n *= 4 if dt < min_time / 8 else 2
+    samples = [clock(fn, n) / n for _ in range(repeats)]
+    med = statistics.median(samples)
+    return first, med, (max(samples) - min(samples)) / med if med > 0 else 0.0
+
+
+def run_case(case, quick=False):
+    try:
+        status, message = check_agreement(case)
+    except Exception as e:  # a check that raises is a disagreement, named
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        return CaseResult(
+            case.suite,
+            case.name,
+            case.device,
+            "disagree",
+            f"{type(e).__name__}: {str(e).strip()[:300]} ({last.name})",
+        )
+    result = CaseResult(case.suite, case.name, case.device, status, message)
+    if quick or status == "disagree":
+        return result
+    for lib in LIBRARIES:
+        fn = case.fns.get(lib)
+        if fn is None:
+            continue
+        clock = _gpu_clock(lib) if case.device == "cuda" else _cpu_clock
+        try:
+            first, med, spread = time_fn(fn, clock)
+        except Exception as e:
+            result.status = "error"
+            result.message = f"{lib}: {type(e).__name__}: {e}"
+            continue
+        result.first[lib], result.median[lib], result.spread[lib] = first, med, spread
+    return result
+
+
+def run_suite(cases, quick=False, on_result=None):
+    """Run ``cases`` (an iterable of Case); returns the CaseResults, calling ``on_result(r)``
+    after each."""
+    results = []
+    for case in cases:
+        r = run_case(case, quick)
+        results.append(r)
+        if on_result is not None:
+            on_result(r)
+    return results

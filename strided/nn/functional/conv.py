@@ -1,0 +1,192 @@
+"""Convolution and pooling as strided views: im2col without a copy.
+
+Note [Convolution is a strided view and a matmul]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A 2-D convolution of an input ``x`` of shape (N, C, H, W) with a (kh, kw) kernel looks, at every
+output position (i, j), at the window ``x[n, c, i*s : i*s + kh*d : d, j*s : j*s + kw*d : d]``
+(s the stride, d the dilation). All those windows are *already in memory*: window (i, j) starts
+``i*s`` rows and ``j*s`` columns after window (0, 0), and inside a window neighbouring taps are
+``d`` rows or columns apart. So one ``as_strided`` view describes all of them at once::
+
+    sizes   (N,      C,      H_out,        W_out,        kh,         kw)
+    strides (x_N,    x_C,    x_H * s_h,    x_W * s_w,    x_H * d_h,  x_W * d_w)
+
+(x_* the input's strides, in elements). For a contiguous (1, 1, 4, 4) input, 3x3 kernel, stride
+1: strides (16, 16, 4, 1, 4, 1) -- two pairs of dims walk the same memory, so each input element
+appears in up to nine windows, yet nothing was copied. This is the "im2col" (image to columns)
+matrix of Caffe and PyTorch's ``unfold``, as a view. Padding first makes a padded copy (the only
+copy of the input), since a view cannot invent the zeros around the border.
+
+The convolution is then one matrix product: bring the window dims next to the channel dim,
+``(N, H_out, W_out, C, kh, kw)``, reshape to ``(N*H_out*W_out, C*kh*kw)`` (here the copy happens:
+no strides can merge those dims, so the reshape copies: Note [view versus reshape] in
+``_views.pyx``), and multiply by the weight seen as ``(C_out, C*kh*kw)``,
+transposed. The result ``(N*H_out*W_out, C_out)`` is reshaped and permuted to (N, C_out, H_out,
+W_out): a channels-last layout that later ops keep (results follow their inputs' memory order).
+
+Pooling is the same view followed by a reduction over the two window dims (``max`` or ``mean``)
+instead of a matmul. No new backward formula is needed anywhere: autograd differentiates the
+view with the as_strided rule (each gradient element is *added* into the storage cell it was
+read from, so a cell that appears in nine windows gets nine contributions: ``_strided_backward``
+in ``strided/autograd/derivatives.py``), the reshape, the matmul and the
+reduction with their own rows.
+
+Max pooling differs from PyTorch in one corner: when several elements of a window tie for the
+maximum, the ``max`` row splits the gradient evenly among them (as ``torch.amax`` does), where
+PyTorch's ``max_pool2d`` gives all of it to the first. Both are valid subgradients; they agree
+whenever the maximum is unique.
+"""
+
+from __future__ import annotations
+
+import strided
+from strided.nn.functional._args import need_float, need_ndim, pair
+
+__all__ = ["window_view", "unfold", "conv2d", "max_pool2d", "avg_pool2d"]
+
+
+def _out_size(size, k, s, p, d, what, fn):
+    n = (size + 2 * p - d * (k - 1) - 1) // s + 1
+    if n <= 0:
+        raise ValueError(
+            f"{fn}: the input's {what} of {size} (padding {p}) is smaller than the kernel's "
+            f"reach {d * (k - 1) + 1} (size {k}, dilation {d}): no output position fits"
+        )
+    return n
+
+
+def window_view(x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0, fn="window_view"):
+    """All (kh, kw) windows of ``x`` (N, C, H, W) as one strided view (N, C, H_out, W_out, kh, kw).
+
+    See Note [Convolution is a strided view and a matmul]. Without padding the result shares
+    ``x``'s memory; with padding it views a padded copy.
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided.nn import functional as F
+    >>> x = strided.arange(16.0).reshape(1, 1, 4, 4)
+    >>> w = F.window_view(x, 3)
+    >>> w.shape, w.stride()
+    ((1, 1, 2, 2, 3, 3), (16, 16, 4, 1, 4, 1))
+    >>> w[0, 0, 1, 1]                    # the window at output position (1, 1)
+    tensor([[ 5.,  6.,  7.],
+            [ 9., 10., 11.],
+            [13., 14., 15.]])
+    """
+    need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
+    kh, kw = pair(kernel_size, "kernel_size", fn)
+    sh, sw = pair(stride, "stride", fn)
+    ph, pw = pair(padding, "padding", fn)
+    dh, dw = pair(dilation, "dilation", fn)
+    if min(kh, kw, sh, sw, dh, dw) < 1 or min(ph, pw) < 0:
+        raise ValueError(
+            f"{fn}: kernel_size {(kh, kw)}, stride {(sh, sw)} and dilation {(dh, dw)} must be "
+            f">= 1 and padding {(ph, pw)} >= 0"
+        )
+    n, c, h, w = x.shape
+    h_out = _out_size(h, kh, sh, ph, dh, "height", fn)
+    w_out = _out_size(w, kw, sw, pw, dw, "width", fn)
+    if ph or pw:
+        x = strided.pad(x, (pw, pw, ph, ph), value=pad_value)
+    s_n, s_c, s_h, s_w = x.stride()
+    return strided.as_strided(
+        x,
+        (n, c, h_out, w_out, kh, kw),
+        (s_n, s_c, s_h * sh, s_w * sw, s_h * dh, s_w * dw),
+        x.storage_offset(),
+    )
+
+
+def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
+    """PyTorch's ``F.unfold``: the windows as columns, (N, C*kh*kw, L) with L = H_out*W_out.
+
+    A copy of ``window_view`` in PyTorch's layout (the view itself is ``window_view``).
+    """
+    win = window_view(x, kernel_size, stride, padding, dilation, fn="unfold")
+    n, c, h_out, w_out, kh, kw = win.shape
+    cols = strided.permute(win, (0, 1, 4, 5, 2, 3))
+    return strided.reshape(cols, (n, c * kh * kw, h_out * w_out))
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1):
+    """2-D cross-correlation (what deep learning calls convolution), as PyTorch's ``F.conv2d``
+    with ``groups=1``: ``x`` (N, C_in, H, W), ``weight`` (C_out, C_in, kh, kw), ``bias`` (C_out,).
+
+    See Note [Convolution is a strided view and a matmul].
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided.nn import functional as F
+    >>> x = strided.arange(16.0).reshape(1, 1, 4, 4)
+    >>> F.conv2d(x, strided.ones((1, 1, 2, 2)))          # sums of 2x2 windows
+    tensor([[[[10., 14., 18.],
+              [26., 30., 34.],
+              [42., 46., 50.]]]])
+    """
+    fn = "conv2d"
+    need_float(x, "input", fn)
+    need_float(weight, "weight", fn)
+    need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
+    need_ndim(weight, (4,), "weight", fn, "out_channels, in_channels, kh, kw")
+    c_out, c_in, kh, kw = weight.shape
+    if x.shape[1] != c_in:
+        raise ValueError(
+            f"conv2d: input of shape {tuple(x.shape)} has {x.shape[1]} channels but weight of "
+            f"shape {tuple(weight.shape)} expects {c_in} (weight is (out, in, kh, kw))"
+        )
+    win = window_view(x, (kh, kw), stride, padding, dilation, fn=fn)
+    n, _, h_out, w_out, _, _ = win.shape
+    rows = strided.reshape(strided.permute(win, (0, 2, 3, 1, 4, 5)), (n * h_out * w_out, -1))
+    out = rows @ strided.reshape(weight, (c_out, -1)).mT  # (N*H_out*W_out, C_out)
+    if bias is not None:
+        if tuple(bias.shape) != (c_out,):
+            raise ValueError(
+                f"conv2d: bias of shape {tuple(bias.shape)} must be ({c_out},), one value per "
+                "output channel"
+            )
+        out = out + bias
+    return strided.permute(strided.reshape(out, (n, h_out, w_out, c_out)), (0, 3, 1, 2))
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
+    """The maximum of each window (stride defaults to the kernel size), as ``F.max_pool2d``.
+
+    Padding is with -inf, so a padded border never wins. See Note [Convolution is a strided view
+    and a matmul] for the view, and for how ties share the gradient.
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided.nn import functional as F
+    >>> F.max_pool2d(strided.arange(16.0).reshape(1, 1, 4, 4), 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    need_float(x, "input", "max_pool2d")
+    k = pair(kernel_size, "kernel_size", "max_pool2d")
+    _check_pool_padding(k, padding, "max_pool2d")
+    win = window_view(
+        x, k, k if stride is None else stride, padding, dilation, float("-inf"), "max_pool2d"
+    )
+    return strided.max(win, axis=(-2, -1))
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0):
+    """The mean of each window (zero padding counted, as PyTorch's default
+    ``count_include_pad=True``); stride defaults to the kernel size."""
+    need_float(x, "input", "avg_pool2d")
+    k = pair(kernel_size, "kernel_size", "avg_pool2d")
+    _check_pool_padding(k, padding, "avg_pool2d")
+    win = window_view(x, k, k if stride is None else stride, padding, 1, 0.0, "avg_pool2d")
+    return strided.mean(win, axis=(-2, -1))
+
+
+def _check_pool_padding(k, padding, fn):
+    ph, pw = pair(padding, "padding", fn)
+    if 2 * ph > k[0] or 2 * pw > k[1]:
+        raise ValueError(
+            f"{fn}: padding {(ph, pw)} must be at most half the kernel size {k} (as in PyTorch): "
+            "a window made only of padding has no meaningful value"
+        )

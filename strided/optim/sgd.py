@@ -1,0 +1,75 @@
+"""Stochastic gradient descent with momentum, dampening, weight decay and Nesterov momentum."""
+
+from __future__ import annotations
+
+from strided.optim.optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """SGD as PyTorch writes it (``g`` the gradient, ``b`` the momentum buffer)::
+
+        g = grad + weight_decay * p
+        b = g                                  on the first step
+        b = momentum * b + (1 - dampening) * g  afterwards
+        g = g + momentum * b   (nesterov)   or   g = b   (plain momentum)
+        p = p - lr * g
+
+    The updates are in-place tensor ops under ``no_grad`` (Note [Updates are tensor ops under
+    no_grad] in ``optimizer.py``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> w = strided.asarray([1.0, -1.0]).requires_grad_()
+    >>> opt = strided.optim.SGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([ 0.8, -0.8], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0.0,
+        dampening=0.0,
+        weight_decay=0.0,
+        nesterov=False,
+        maximize=False,
+    ):
+        if lr < 0 or momentum < 0 or weight_decay < 0:
+            raise ValueError(
+                f"SGD: lr ({lr}), momentum ({momentum}) and weight_decay ({weight_decay}) must "
+                "be >= 0"
+            )
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError(
+                f"SGD: nesterov momentum needs momentum > 0 and dampening == 0, got momentum="
+                f"{momentum}, dampening={dampening}"
+            )
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    def _update(self, p, grad, state, group):
+        g = -grad if group["maximize"] else grad
+        if group["weight_decay"]:
+            g = g + p * group["weight_decay"]
+        momentum = group["momentum"]
+        if momentum:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = g.clone()
+            else:
+                buf.mul_(momentum).add_(g * (1.0 - group["dampening"]))
+            g = g + buf * momentum if group["nesterov"] else buf
+        p.sub_(g * group["lr"])

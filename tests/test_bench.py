@@ -1,0 +1,68 @@
+"""The benchmark CLI: --quick (agreement only) over the whole suite, and the report writers on
+small cases. No test asserts a time."""
+
+import builtins
+import json
+import subprocess
+import sys
+
+import numpy as np
+
+import strided
+from strided.bench import _report
+from strided.bench._cases import Case
+from strided.bench._run import run_suite
+
+
+def test_quick_mode_checks_every_case_agrees(tmp_path):
+    r = subprocess.run(
+        [sys.executable, "-m", "strided.bench", "--quick", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["quick"] and len(data["results"]) > 40
+    suites = {row["suite"] for row in data["results"]}
+    assert {"core", "elementwise", "linalg", "reduce", "nn"} <= suites
+    assert all(row["status"] in ("ok", "unchecked") for row in data["results"])
+    assert "agreement only" in (tmp_path / "results.md").read_text()
+    assert not (tmp_path / "ratios.png").exists()
+
+
+def _small_cases():
+    a_np = np.arange(1000.0)
+    a = strided.asarray(a_np)
+    return [
+        Case("t", "add", {"strided": lambda: a + a, "numpy": lambda: a_np + a_np}),
+        Case("t", "wrong", {"strided": lambda: a + 1, "numpy": lambda: a_np + a_np}),
+    ]
+
+
+def test_timed_run_reports_first_call_median_and_disagreements(tmp_path, monkeypatch):
+    results = run_suite(_small_cases())
+    ok, wrong = results
+    assert ok.status == "ok" and ok.median["strided"] > 0 and ok.first["numpy"] > 0
+    assert ok.ratio("numpy") > 0
+    assert (
+        wrong.status == "disagree"
+        and "strided differs from numpy" in wrong.message
+        and not wrong.median
+    )
+    facts = [("cpu", "test")]
+    md = _report.markdown(results, facts, quick=False)
+    assert "| t | add |" in md and "DISAGREE" in md and "numpy/strided" in md
+    msgs = _report.write_all(results, facts, False, str(tmp_path))
+    assert (tmp_path / "results.csv").read_text().startswith("suite,case,device,status")
+    assert any("ratios.png" in m for m in msgs)
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    assert "matplotlib is not installed" in _report.plot(results, str(tmp_path / "x.png"))

@@ -1,0 +1,346 @@
+"""strided.nn.functional against NumPy references, PyTorch (when installed), and gradcheck."""
+
+import math
+
+import numpy as np
+import pytest
+
+import strided
+from strided.autograd import gradcheck
+from strided.nn import functional as F
+
+try:
+    import torch
+    import torch.nn.functional as TF
+except ImportError:  # the PyTorch comparisons are skipped, the NumPy ones still run
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+
+def s64(a, grad=True):
+    t = strided.asarray(np.array(a, dtype=np.float64))
+    return t.requires_grad_() if grad else t
+
+
+# -- NumPy references ---------------------------------------------------------------------------
+
+
+def np_windows(x, kh, kw, stride, padding, dilation=1, value=0.0):
+    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)), constant_values=value)
+    n, c, h, w = xp.shape
+    ho = (h - dilation * (kh - 1) - 1) // stride + 1
+    wo = (w - dilation * (kw - 1) - 1) // stride + 1
+    out = np.empty((n, c, ho, wo, kh, kw), dtype=x.dtype)
+    for i in range(ho):
+        for j in range(wo):
+            out[:, :, i, j] = xp[
+                :,
+                :,
+                i * stride : i * stride + dilation * (kh - 1) + 1 : dilation,
+                j * stride : j * stride + dilation * (kw - 1) + 1 : dilation,
+            ]
+    return out
+
+
+def np_conv2d(x, w, b, stride, padding, dilation=1):
+    win = np_windows(x, w.shape[2], w.shape[3], stride, padding, dilation)
+    out = np.einsum("ncijkl,ockl->noij", win, w)
+    return out if b is None else out + b[None, :, None, None]
+
+
+def np_log_softmax(x, axis):
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
+# -- convolution and pooling ----------------------------------------------------------------------
+
+
+def test_window_view_is_a_view_of_the_input():
+    x = strided.arange(2 * 3 * 5 * 5, dtype="float64").reshape(2, 3, 5, 5)
+    w = F.window_view(x, 3, stride=2)
+    assert w.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert w.shape == (2, 3, 2, 2, 3, 3)
+    np.testing.assert_array_equal(np.asarray(w), np_windows(np.asarray(x), 3, 3, 2, 0))
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [(1, 0, 1), (1, 1, 1), (2, 1, 1), (1, 2, 2)])
+def test_conv2d_matches_numpy(rng, stride, padding, dilation):
+    x = rng.standard_normal((2, 3, 7, 6))
+    w = rng.standard_normal((4, 3, 3, 2))
+    b = rng.standard_normal(4)
+    got = F.conv2d(
+        strided.asarray(x), strided.asarray(w), strided.asarray(b), stride, padding, dilation
+    )
+    np.testing.assert_allclose(
+        np.asarray(got), np_conv2d(x, w, b, stride, padding, dilation), rtol=1e-10, atol=1e-12
+    )
+
+
+def test_conv2d_of_a_non_contiguous_input(rng):
+    x = rng.standard_normal((2, 6, 6, 3)).transpose(0, 3, 1, 2)  # channels-last memory
+    w = rng.standard_normal((2, 3, 3, 3))
+    xs = strided.asarray(np.ascontiguousarray(x.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)
+    got = F.conv2d(xs, strided.asarray(w), padding=1)
+    np.testing.assert_allclose(np.asarray(got), np_conv2d(x, w, None, 1, 1), rtol=1e-10)
+
+
+def test_pools_match_numpy(rng):
+    x = rng.standard_normal((2, 3, 6, 5))
+    xs = strided.asarray(x)
+    np.testing.assert_allclose(
+        np.asarray(F.max_pool2d(xs, 2)), np_windows(x, 2, 2, 2, 0).max(axis=(-2, -1))
+    )
+    np.testing.assert_allclose(
+        np.asarray(F.max_pool2d(xs, 3, stride=1, padding=1)),
+        np_windows(x, 3, 3, 1, 1, value=-np.inf).max(axis=(-2, -1)),
+    )
+    np.testing.assert_allclose(
+        np.asarray(F.avg_pool2d(xs, 2, padding=1)),
+        np_windows(x, 2, 2, 2, 1).mean(axis=(-2, -1)),
+    )
+
+
+def test_conv_and_pool_gradcheck(rng):
+    x = s64(rng.standard_normal((2, 2, 5, 4)))
+    w = s64(rng.standard_normal((3, 2, 3, 2)))
+    b = s64(rng.standard_normal(3))
+    assert gradcheck(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), (x, w, b))
+    assert gradcheck(lambda x: F.max_pool2d(x, 2, stride=1), (x,))
+    assert gradcheck(lambda x: F.avg_pool2d(x, 3, stride=2, padding=1), (x,))
+
+
+def test_unfold_layout(rng):
+    x = rng.standard_normal((1, 2, 4, 4))
+    got = np.asarray(F.unfold(strided.asarray(x), 3, padding=1))
+    win = np_windows(x, 3, 3, 1, 1)  # (n, c, ho, wo, kh, kw) -> (n, c*kh*kw, ho*wo)
+    want = win.transpose(0, 1, 4, 5, 2, 3).reshape(1, 18, 16)
+    np.testing.assert_allclose(got, want)
+
+
+def test_conv_errors_name_shapes():
+    x = strided.zeros((1, 3, 5, 5))
+    with pytest.raises(ValueError, match=r"3 channels but weight of shape \(2, 4, 3, 3\)"):
+        F.conv2d(x, strided.zeros((2, 4, 3, 3)))
+    with pytest.raises(ValueError, match="must be 4-D"):
+        F.conv2d(strided.zeros((3, 5, 5)), strided.zeros((2, 3, 3, 3)))
+    with pytest.raises(ValueError, match="smaller than the kernel"):
+        F.conv2d(x, strided.zeros((2, 3, 7, 7)))
+    with pytest.raises(TypeError, match="floating dtype"):
+        F.conv2d(strided.zeros((1, 3, 5, 5), dtype="int64"), strided.zeros((2, 3, 3, 3)))
+
+
+# -- activations, linear, losses ------------------------------------------------------------------
+
+
+def test_activations_match_numpy(rng):
+    x = rng.standard_normal((3, 4))
+    xs = strided.asarray(x)
+    from math import erf
+
+    np.testing.assert_allclose(np.asarray(F.relu(xs)), np.maximum(x, 0))
+    np.testing.assert_allclose(np.asarray(F.sigmoid(xs)), 1 / (1 + np.exp(-x)))
+    np.testing.assert_allclose(np.asarray(F.tanh(xs)), np.tanh(x))
+    gelu = x * 0.5 * (1 + np.vectorize(erf)(x / math.sqrt(2)))
+    np.testing.assert_allclose(np.asarray(F.gelu(xs)), gelu, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(F.log_softmax(xs, 1)), np_log_softmax(x, 1))
+    np.testing.assert_allclose(np.asarray(F.softmax(xs, 0)), np.exp(np_log_softmax(x, 0)))
+
+
+def test_activation_gradcheck(rng):
+    x = s64(rng.standard_normal((3, 4)) + 0.1)
+    for fn in (
+        F.gelu,
+        lambda t: F.gelu(t, "tanh"),
+        F.sigmoid,
+        F.tanh,
+        lambda t: F.softmax(t, 1),
+        lambda t: F.log_softmax(t, 0),
+    ):
+        assert gradcheck(fn, (x,))
+
+
+def test_linear_and_embedding(rng):
+    x, w, b = rng.standard_normal((5, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
+    got = F.linear(strided.asarray(x), strided.asarray(w), strided.asarray(b))
+    np.testing.assert_allclose(np.asarray(got), x @ w.T + b)
+    assert gradcheck(F.linear, (s64(x), s64(w), s64(b)))
+    table = rng.standard_normal((6, 2))
+    idx = np.array([[0, 5], [5, 2]])
+    got = F.embedding(strided.asarray(idx), strided.asarray(table))
+    np.testing.assert_allclose(np.asarray(got), table[idx])
+    t = s64(table)
+    F.embedding(strided.asarray(idx), t).sum().backward()
+    want = np.zeros((6, 2))
+    np.add.at(want, idx.reshape(-1), 1.0)
+    np.testing.assert_allclose(np.asarray(t.grad), want)  # repeated index 5 counted twice
+    with pytest.raises(IndexError, match="index 6 is out of range for 6 embeddings"):
+        F.embedding(strided.asarray([6]), strided.asarray(table))
+
+
+def test_dropout_scales_and_is_identity_in_eval():
+    strided.manual_seed(0)
+    x = strided.ones(10000)
+    y = np.asarray(F.dropout(x, 0.3))
+    assert set(np.unique(y)) <= {0.0, 1 / 0.7}
+    assert abs((y == 0).mean() - 0.3) < 0.03
+    assert F.dropout(x, 0.3, training=False) is x
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_matches_numpy(rng, smoothing):
+    x = rng.standard_normal((6, 5))
+    y = rng.integers(0, 5, 6)
+    logp = np_log_softmax(x, 1)
+    want = -(1 - smoothing) * logp[np.arange(6), y] - smoothing * logp.mean(1)
+    got = F.cross_entropy(
+        strided.asarray(x), strided.asarray(y), reduction="none", label_smoothing=smoothing
+    )
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    assert gradcheck(
+        lambda t: F.cross_entropy(t, strided.asarray(y), label_smoothing=smoothing), (s64(x),)
+    )
+
+
+def test_cross_entropy_spatial_and_probabilities(rng):
+    x = rng.standard_normal((2, 3, 4))
+    y = rng.integers(0, 3, (2, 4))
+    logp = np_log_softmax(x, 1)
+    want = -np.take_along_axis(logp, y[:, None], 1)[:, 0].mean()
+    got = F.cross_entropy(strided.asarray(x), strided.asarray(y))
+    np.testing.assert_allclose(float(got), want, rtol=1e-12)
+    p = np.exp(np_log_softmax(rng.standard_normal((2, 3, 4)), 1))
+    got = F.cross_entropy(strided.asarray(x), strided.asarray(p), reduction="sum")
+    np.testing.assert_allclose(float(got), -(p * logp).sum(), rtol=1e-12)
+
+
+def test_loss_errors():
+    x = strided.zeros((2, 3))
+    with pytest.raises(IndexError, match="target holds class 3, outside 0..2"):
+        F.cross_entropy(x, strided.asarray([0, 3]))
+    with pytest.raises(ValueError, match=r"target of class indices of shape \(2,\)"):
+        F.cross_entropy(x, strided.asarray([0, 1, 2]))
+    with pytest.raises(ValueError, match="reduction must be"):
+        F.mse_loss(x, x, reduction="avg")
+    with pytest.raises(ValueError, match="differ"):
+        F.mse_loss(x, strided.zeros(3))
+
+
+def test_mse_and_bce_with_logits(rng):
+    x, t = rng.standard_normal((4, 3)) * 30, rng.random((4, 3))
+    np.testing.assert_allclose(
+        float(F.mse_loss(strided.asarray(x), strided.asarray(t))), ((x - t) ** 2).mean()
+    )
+    sig = 1 / (1 + np.exp(-x.clip(-700, 700)))
+    with np.errstate(divide="ignore"):
+        naive = -(t * np.log(sig) + (1 - t) * np.log1p(-sig))
+    stable = np.maximum(x, 0) - x * t + np.log1p(np.exp(-np.abs(x)))
+    got = np.asarray(
+        F.binary_cross_entropy_with_logits(strided.asarray(x), strided.asarray(t), reduction="none")
+    )
+    np.testing.assert_allclose(got, stable, rtol=1e-12)
+    ok = np.abs(x) < 10  # where the naive formula is still accurate
+    np.testing.assert_allclose(got[ok], naive[ok], rtol=1e-6, atol=1e-9)
+    assert np.isfinite(got).all()  # where the naive formula overflows
+    x2 = s64(rng.standard_normal((3, 2)))
+    t2, pw = strided.asarray(rng.random((3, 2))), strided.asarray([2.0, 0.5])
+    assert gradcheck(lambda a: F.binary_cross_entropy_with_logits(a, t2, pos_weight=pw), (x2,))
+    assert gradcheck(lambda a: F.mse_loss(a, t2), (x2,))
+
+
+def test_norms_match_numpy(rng):
+    x = rng.standard_normal((5, 3, 4))
+    w, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    mean = x.mean(axis=(1, 2), keepdims=True)
+    var = x.var(axis=(1, 2), keepdims=True)
+    want = (x - mean) / np.sqrt(var + 1e-5) * w + b
+    got = F.layer_norm(strided.asarray(x), (3, 4), strided.asarray(w), strided.asarray(b))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10)
+    assert gradcheck(
+        lambda a, w, b: F.layer_norm(a, (4,), w, b), (s64(x[:2]), s64(w[0]), s64(b[0]))
+    )
+    rm, rv = strided.zeros(3, dtype="float64"), strided.ones(3, dtype="float64")
+    got = F.batch_norm(strided.asarray(x), rm, rv, training=True, momentum=0.1)
+    bm = x.mean(axis=(0, 2), keepdims=True)
+    bv = x.var(axis=(0, 2), keepdims=True)
+    np.testing.assert_allclose(np.asarray(got), (x - bm) / np.sqrt(bv + 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(rm), 0.1 * bm.reshape(3))
+    np.testing.assert_allclose(np.asarray(rv), 0.9 + 0.1 * x.var(axis=(0, 2), ddof=1))
+    assert gradcheck(
+        lambda a, w, b: F.batch_norm(a, None, None, w, b, training=True),
+        (s64(x[:3, :, :2]), s64(w[:, 0]), s64(b[:, 0])),
+    )
+
+
+# -- PyTorch, forward and gradients ------------------------------------------------------------
+
+TORCH_CASES = [
+    (
+        "conv2d",
+        lambda F, x, w, b: F.conv2d(x, w, b, stride=2, padding=1),
+        [(2, 3, 7, 7), (4, 3, 3, 3), (4,)],
+    ),
+    ("max_pool2d", lambda F, x: F.max_pool2d(x, 3, 2, 1), [(2, 3, 7, 6)]),
+    ("avg_pool2d", lambda F, x: F.avg_pool2d(x, 2), [(2, 3, 6, 6)]),
+    ("linear", lambda F, x, w, b: F.linear(x, w, b), [(5, 3), (4, 3), (4,)]),
+    ("gelu", lambda F, x: F.gelu(x), [(4, 5)]),
+    ("gelu_tanh", lambda F, x: F.gelu(x, approximate="tanh"), [(4, 5)]),
+    ("softmax", lambda F, x: F.softmax(x, 1), [(4, 5)]),
+    ("layer_norm", lambda F, x, w, b: F.layer_norm(x, (5,), w, b), [(4, 5), (5,), (5,)]),
+    ("mse", lambda F, x, t: F.mse_loss(x, t), [(4, 5), (4, 5)]),
+    (
+        "bce_logits",
+        lambda F, x, t: F.binary_cross_entropy_with_logits(x, t.sigmoid()),
+        [(4, 5), (4, 5)],
+    ),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("name,fn,shapes", TORCH_CASES, ids=[c[0] for c in TORCH_CASES])
+def test_against_torch(rng, name, fn, shapes):
+    arrays = [rng.standard_normal(s) for s in shapes]
+    ours = [s64(a) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = fn(F, *ours)
+    ref = fn(TF, *theirs)
+    np.testing.assert_allclose(
+        np.asarray(out.detach()), ref.detach().numpy(), rtol=1e-9, atol=1e-12
+    )
+    g = rng.standard_normal(tuple(ref.shape))
+    out.backward(strided.asarray(g))
+    ref.backward(torch.tensor(g))
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(np.asarray(a.grad), b.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+@needs_torch
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy_against_torch(rng, smoothing):
+    x = rng.standard_normal((6, 4, 3))
+    y = rng.integers(0, 4, (6, 3))
+    ours = s64(x)
+    theirs = torch.tensor(x, requires_grad=True)
+    a = F.cross_entropy(ours, strided.asarray(y), label_smoothing=smoothing)
+    b = TF.cross_entropy(theirs, torch.tensor(y), label_smoothing=smoothing)
+    np.testing.assert_allclose(float(a), b.item(), rtol=1e-12)
+    a.backward()
+    b.backward()
+    np.testing.assert_allclose(np.asarray(ours.grad), theirs.grad.numpy(), rtol=1e-10)
+
+
+@needs_torch
+def test_batch_norm_against_torch(rng):
+    x = rng.standard_normal((8, 3, 4))
+    rm, rv = strided.zeros(3, dtype="float64"), strided.ones(3, dtype="float64")
+    trm, trv = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    ours, theirs = s64(x), torch.tensor(x, requires_grad=True)
+    a = F.batch_norm(ours, rm, rv, training=True)
+    b = TF.batch_norm(theirs, trm, trv, training=True)
+    np.testing.assert_allclose(np.asarray(a.detach()), b.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(rm), trm.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(rv), trv.numpy(), rtol=1e-12)
+    (a * a * a).sum().backward()
+    (b * b * b).sum().backward()
+    np.testing.assert_allclose(np.asarray(ours.grad), theirs.grad.numpy(), rtol=1e-8, atol=1e-10)
