@@ -40,6 +40,7 @@ __all__ = [
 KEYS = ("Autograd", "CUDA", "CPU")  # highest priority first
 
 _kernels: dict[str, dict[str, object]] = {}
+_NO_KERNELS: dict[str, object] = {}
 _autograd_hook = None  # set by strided.autograd: (name, args, kwargs) -> does this call need it?
 _trace = threading.local()
 
@@ -53,11 +54,20 @@ _trace = threading.local()
 fast = [True]
 _cuda_active = False  # set once a CUDA storage exists: see activate_cuda
 
+# Note [The CPU-or-Autograd path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Once autograd is active, every op comes through ``call``, most of them on tensors that need
+# no gradient (the SGD update under no_grad, the engine's own arithmetic, a model's inputs).
+# While no trace runs and no CUDA tensor exists (``cpu_only[0]``), only two keys can be picked,
+# Autograd or CPU, and ``call`` and ``redispatch`` pick them inline, without ``_pick``'s general
+# walk over the keys and the devices. The general path stays the reference: the shortcut must
+# pick the same kernel, only sooner.
+cpu_only = [True]
+
 
 def _update_fast():
-    fast[0] = (
-        _autograd_hook is None and getattr(_trace, "records", None) is None and not _cuda_active
-    )
+    cpu_only[0] = getattr(_trace, "records", None) is None and not _cuda_active
+    fast[0] = _autograd_hook is None and cpu_only[0]
 
 
 def activate_cuda():
@@ -136,6 +146,15 @@ def _pick(name, args, kwargs, below=None):
 
 def call(name, /, *args, **kwargs):
     """Run op ``name``: pick the dispatch key, then call that key's kernel."""
+    if cpu_only[0]:  # Note [The CPU-or-Autograd path]
+        table = _kernels.get(name)
+        if table is not None:
+            hook = _autograd_hook
+            if hook is not None and "Autograd" in table and hook(name, args, kwargs):
+                return table["Autograd"](*args, **kwargs)
+            kernel = table.get("CPU")
+            if kernel is not None:
+                return kernel(*args, **kwargs)
     key, kernel = _pick(name, args, kwargs)
     records = getattr(_trace, "records", None)
     if records is not None:
@@ -146,6 +165,10 @@ def call(name, /, *args, **kwargs):
 def redispatch(name, below, /, *args, **kwargs):
     """Call op ``name`` skipping keys down to and including ``below`` (how the Autograd kernel
     reaches the device kernel after recording the graph)."""
+    if cpu_only[0] and below != "CPU":  # Note [The CPU-or-Autograd path]
+        kernel = _kernels.get(name, _NO_KERNELS).get("CPU")
+        if kernel is not None:
+            return kernel(*args, **kwargs)
     key, kernel = _pick(name, args, kwargs, below=below)
     records = getattr(_trace, "records", None)
     if records is not None:
@@ -217,7 +240,7 @@ def trace_dispatch():
     previous = getattr(_trace, "records", None)
     records = DispatchTrace()
     _trace.records = records
-    fast[0] = False
+    _update_fast()  # both shortcuts off while the trace runs
     try:
         yield records
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import threading
 
 import numpy as np
@@ -278,6 +279,39 @@ def test_inplace_on_a_view_rebases_the_base_copyslices():
     assert w.grad.tolist() == [2 * 2.0 * 2, 3 * 2.0 * 3]
 
 
+def test_double_backward_through_copyslices():
+    x, w = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), leaf([0.5, -1.5, 2.0])
+
+    def f(x, w):
+        b = x * 1.0
+        b[0].mul_(w)  # CopySlices; its formula saved the view's old value (with history)
+        b[1, ::2].add_(w[:2] * w[:2])
+        return b * b
+
+    assert gradcheck(f, (x, w))
+    assert strided.autograd.gradgradcheck(f, (x, w))
+
+
+def test_a_view_made_before_an_inplace_write_sees_the_new_history():
+    # Note [Views after an in-place write]: v and t are views of a made before the writes
+    x, w = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), leaf([0.5, -1.5, 2.0])
+
+    def f(x, w):
+        a = x * 1.0
+        v, t = a[1], a.T
+        a.mul_(2.0)  # a write into the base
+        a[0].add_(w)  # and one into another view
+        return v * w, t.exp()
+
+    assert gradcheck(f, (x, w))
+    assert strided.autograd.gradgradcheck(f, (x, w))
+    a = x * 1.0
+    v = a[1]
+    a.mul_(3.0)
+    v.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [3.0, 3.0, 3.0]]
+
+
 def test_setitem_into_a_fresh_tensor_carries_the_gradient():
     x = leaf([1.0, 2.0])
     buf = strided.zeros(4)
@@ -379,6 +413,16 @@ def test_to_dot_shows_nodes_edges_and_saved_versions(tmp_path):
     assert "SumBackward" in text and "MultiplyBackward" in text and "AccumulateGrad" in text
     assert re.search(r"saved result: float64\[2\] v(\d+)/now v\1\b", text), text
     assert (tmp_path / "g.dot").read_text() == text
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
+@pytest.mark.parametrize("fmt", ("svg", "png"))
+def test_to_dot_renders_with_graphviz(tmp_path, fmt):
+    x = leaf([1.0, 2.0])
+    path = tmp_path / "g.dot"
+    strided.autograd.to_dot((x * x).sum(), path=str(path), format=fmt)
+    data = (tmp_path / f"g.dot.{fmt}").read_bytes()
+    assert data.startswith(b"\x89PNG") if fmt == "png" else b"<svg" in data
 
 
 def test_gradcheck_reports_the_worst_element_and_kinks():

@@ -291,10 +291,21 @@ def test_explicit_gradcheck(name, layout):
 
 def test_prod_with_zeros_has_the_product_of_the_others():
     x = _leaf(np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 4.0]]))
-    # first order only: the double backward goes through cumprod's backward, which divides
-    # by the input (a known limitation, see _cumprod in derivatives.py)
-    _check(lambda t: strided.prod(t, axis=1), (x,), second=False)
-    _check(lambda t: strided.prod(t), (x,), second=False)
+    # the double backward goes through cumprod's backward, exact with zeros too
+    _check(lambda t: strided.prod(t, axis=1), (x,))
+    _check(lambda t: strided.prod(t), (x,))
+
+
+@pytest.mark.parametrize("include_initial", (False, True))
+def test_cumprod_with_zeros_is_exact(include_initial):
+    # Note [cumprod backward with zeros]: one zero, two zeros, a zero first, a zero last
+    x = _leaf(np.array([[2.0, 0.0, 3.0, 0.5], [0.0, 1.5, 0.0, 4.0], [1.5, -2.0, 0.5, 0.0]]))
+    _check(lambda t: strided.cumulative_prod(t, axis=1, include_initial=include_initial), (x,))
+    _check(lambda t: strided.cumprod(t, 0), (x,))
+    y = strided.asarray([2.0, 0.0, 3.0, 4.0]).requires_grad_()
+    strided.cumprod(y, 0).sum().backward()
+    # d/dx of 2 + 0 + 0 + 0 with x[1] = 0: only the terms through x[1] survive
+    assert y.grad.tolist() == [1.0, 2.0 + 2 * 3 + 2 * 3 * 4, 0.0, 0.0]
 
 
 def test_maximum_tie_splits_the_gradient():
@@ -317,11 +328,28 @@ def test_non_differentiable_outputs_do_not_require_grad():
 
 
 def test_an_op_without_formula_refuses_a_grad_input():
-    x = _r(3)
-    with pytest.raises(RuntimeError, match="meshgrid: autograd has no derivative formula"):
-        strided.meshgrid(x, x)
+    x = _r(3, 3)
+    with pytest.raises(RuntimeError, match="linalg_svd: autograd has no derivative formula"):
+        strided.linalg.svd(x)
     with strided.no_grad():
-        strided.meshgrid(x, x)  # fine without grad
+        strided.linalg.svd(x)  # fine without grad
+
+
+@pytest.mark.parametrize("indexing", ("xy", "ij"))
+@pytest.mark.parametrize("copy", (True, False))
+def test_meshgrid_gradients(indexing, copy):
+    a, b, c = _r(3), _r(2, seed=4), _leaf(np.array(1.5))
+
+    def grids(*xs):
+        return tuple(strided.meshgrid(*xs, indexing=indexing, copy=copy))
+
+    _check(grids, (a, b))
+    _check(grids, (a, b, c))
+    # one grid used: the other input gets nothing but zeros through the unused output
+    x, y = strided.meshgrid(a, b, indexing=indexing)
+    (x * 2).sum().backward()
+    assert a.grad.tolist() == [4.0, 4.0, 4.0]
+    assert b.grad is None or b.grad.tolist() == [0.0, 0.0]
 
 
 def test_float32_gradient_keeps_its_dtype_when_mixed_with_float64():

@@ -576,6 +576,40 @@ def test_dispatch_trace(rng):
     assert all(r["key"] == "CPU" for r in trace)
 
 
+def test_threaded_gemm_runs_on_strided_threads_from_several_callers():
+    # Note [One pool of threads]: OpenBLAS's jobs run on strided's OpenMP team; results match
+    # OpenBLAS's own pool, also with two Python threads multiplying at once (GIL released)
+    import threading
+
+    rng = np.random.default_rng(0)
+    pairs = [
+        (rng.standard_normal((96, 200)).astype(np.float32), rng.standard_normal((200, 160)))
+        for _ in range(2)
+    ]
+    pairs = [(strided.asarray(a), strided.asarray(b.astype(np.float32))) for a, b in pairs]
+    strided.set_num_threads(2)
+    try:
+        blas._share_threads(False)
+        own = [(a @ b).numpy() for a, b in pairs]
+        blas._share_threads(True)
+        errors = []
+
+        def work(k):
+            a, b = pairs[k]
+            for _ in range(20):
+                if not np.allclose((a @ b).numpy(), own[k], rtol=1e-5, atol=1e-4):
+                    errors.append(k)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+    finally:
+        blas._share_threads(True)
+
+
 def test_blas_threads_follow_strided():
     strided.set_num_threads(1)
     assert blas.blas_info()["threads"] == 1

@@ -52,6 +52,7 @@ Integers and bool do not go through BLAS (it has no integer GEMM); they run ``ma
 which reads every operand through its strides, so it never copies for layout.
 """
 
+cimport openmp
 from cython.parallel cimport prange
 from libc.limits cimport INT_MAX
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
@@ -123,6 +124,13 @@ cdef extern from "cblas.h" nogil:
                                blasint incy, void* ret)
     void scipy_openblas_set_num_threads(int n)
     int scipy_openblas_get_num_threads()
+    # Caller-managed threading (OpenBLAS >= 0.3.27): see Note [One pool of threads]
+    ctypedef void (*openblas_dojob_callback)(
+        int thread_num, void* jobdata, int dojob_data) noexcept nogil
+    ctypedef void (*openblas_threads_callback)(
+        int sync, openblas_dojob_callback dojob, int numjobs, size_t jobdata_elsize,
+        void* jobdata, int dojob_data) noexcept nogil
+    void scipy_openblas_set_threads_callback_function(openblas_threads_callback callback)
     int scipy_openblas_get_parallel()
     char* scipy_openblas_get_config()
     char* scipy_openblas_get_corename()
@@ -134,31 +142,81 @@ cdef extern from "cblas.h" nogil:
 
 # Note [Threads: ours and OpenBLAS's]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# OpenBLAS has its own pool of threads (pthreads, not OpenMP). strided keeps its size equal to
-# strided's own thread count: at import, and on every set_num_threads (a callback registered
-# with _iter, which cannot import this module). A batch of matrices is then run in one of two
-# ways, never both at once, so the two pools do not fight over the cores:
+# OpenBLAS's GEMM splits one product into jobs, one per thread, and strided decides how many:
+# OpenBLAS's thread count is kept equal to strided's own (at import, and on every
+# set_num_threads, through a callback registered with _iter, which cannot import this module).
+# Which threads run those jobs is Note [One pool of threads]. A batch of matrices is run in one
+# of two ways, never both at once:
 #
-# - one GEMM after another, each split across threads by OpenBLAS (the default), or
+# - one GEMM after another, each split into jobs by OpenBLAS (the default), or
 # - a prange over the batch, when every GEMM is so small that OpenBLAS would run it on one
 #   thread anyway: OpenBLAS threads a GEMM only above m*n*k = 65536 * 4 (SMP_THRESHOLD_MIN times
-#   GEMM_MULTITHREAD_THRESHOLD in its interface/gemm.c). So nothing is changed behind anyone's
-#   back: each call still sees the same thread setting.
+#   GEMM_MULTITHREAD_THRESHOLD in its interface/gemm.c). So a GEMM inside the prange never asks
+#   for threads of its own (Note [One pool of threads] relies on it).
 #
 # The integer loop makes the same choice with its own grain: across the batch, or across blocks
 # of output rows inside each product. Integer results are exact, so they do not depend on the
 # thread count; OpenBLAS's float results may differ in the last bits between thread counts,
 # because the order of the additions follows the split of the work.
 #
-# What this does not solve: the pools still meet *between* calls. After a parallel loop, GNU
-# OpenMP's idle workers spin for a while (GOMP_SPINCOUNT, 300000 pause instructions: about 10 ms
-# on a Skylake-X) before they sleep; a GEMM started meanwhile finds a core taken, and its
-# threads, which wait for each other, lose whole scheduler ticks. Measured on 2 cores: copying a
-# 1024 x 1024 float32 operand (0.3 ms, in parallel) right before its GEMM (10.6 ms) made the
-# pair take 19.9 ms; with OMP_WAIT_POLICY=passive, 13.9 ms. Ways out, not taken here: that
-# environment setting (it slows the start of every parallel loop), or handing OpenBLAS strided's
-# own OpenMP threads (openblas_set_threads_callback_function), which must then run every job of
-# a call at once, as its level-3 jobs wait for each other.
+# Note [One pool of threads]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# OpenBLAS brings its own pool of threads (pthreads), and strided's kernels use OpenMP's. Two
+# pools on the same cores fight *between* calls: after a parallel loop, GNU OpenMP's idle
+# workers spin for a while (GOMP_SPINCOUNT, 300000 pause instructions, milliseconds) before they
+# sleep, and OpenBLAS's idle workers likewise poll for their next job. A GEMM started meanwhile
+# finds a core taken; its jobs wait for each other (each one packs a panel of B that the others
+# read), so one descheduled job stalls them all for whole scheduler ticks, and the next parallel
+# loop meets OpenBLAS's pollers in turn. Measured on 2 shared cores: the MLP training step of
+# benchmarks/bench_autograd.py (2 GEMMs forward, 3 backward, a few parallel elementwise loops)
+# took 30 to 120 ms with both pools at 2 threads, against 1.0 ms with either pool at 1 thread;
+# and copying a 1024 x 1024 float32 operand (0.3 ms, in parallel) right before its GEMM
+# (10.6 ms) made the pair take 19.9 ms.
+#
+# So OpenBLAS gets no threads of its own: ``openblas_set_threads_callback_function`` hands every
+# threaded call's jobs to ``_blas_jobs``, which runs them on strided's OpenMP team, the threads
+# that are still spinning from the last loop and pick a job up at once. That is PyTorch's set-up
+# too (one OpenMP pool for ATen's loops and for MKL or OpenBLAS). Measured on the same 2 cores,
+# shared with other jobs, steps interleaved in one process (``_share_threads`` switches): median
+# 1.1 ms with one pool, 24 ms with two, PyTorch 1.2 ms. Environment settings such as
+# OMP_WAIT_POLICY=passive would also stop the fight, but slow the start of every parallel loop
+# and reach every other OpenMP library in the process.
+#
+# The jobs of one level-3 call wait for each other, so all of them must run at once: one thread
+# per job, never a team smaller than the job count. A team is that small only inside another
+# parallel region with nesting off; strided never calls a threaded GEMM from inside its own
+# prange (Note [Threads: ours and OpenBLAS's]), and for a caller that does, ``_blas_jobs``
+# raises OpenMP's nesting limit first rather than deadlock.
+
+
+cdef void _blas_jobs(int sync, openblas_dojob_callback dojob, int numjobs, size_t jobdata_elsize,
+                     void* jobdata, int dojob_data) noexcept nogil:
+    """Run OpenBLAS's jobs on strided's OpenMP threads, one thread per job (Note [One pool of
+    threads]); ``dojob(thread, job, data)`` is OpenBLAS's own worker body."""
+    cdef char* jobs = <char*>jobdata
+    cdef int job
+    if numjobs <= 1:
+        if numjobs == 1:
+            dojob(0, jobs, dojob_data)
+        return
+    if openmp.omp_get_active_level() >= openmp.omp_get_max_active_levels():
+        openmp.omp_set_max_active_levels(openmp.omp_get_active_level() + 1)
+    # a team of numjobs threads (nesting is allowed above) and one job each: job j runs on
+    # thread j, which is also the index of the packing buffer OpenBLAS lends it
+    for job in prange(numjobs, num_threads=numjobs, schedule="static", chunksize=1):
+        dojob(job, jobs + <size_t>job * jobdata_elsize, dojob_data)
+
+
+def _share_threads(bint share=True):
+    """Run OpenBLAS's jobs on strided's OpenMP threads (the default), or, with False, on
+    OpenBLAS's own pool again: for measuring Note [One pool of threads]. Call it only while no
+    matmul is running."""
+    scipy_openblas_set_threads_callback_function(
+        _blas_jobs if share else <openblas_threads_callback>NULL)
+
+
+_share_threads(True)
+
 
 cdef enum:
     GEMM_GRAIN = 65536              # multiply-adds below which one thread does the whole job
@@ -187,7 +245,8 @@ def blas_info():
         "config": scipy_openblas_get_config().decode(),
         "corename": scipy_openblas_get_corename().decode(),
         "threads": scipy_openblas_get_num_threads(),
-        "threading": {0: "sequential", 1: "pthreads", 2: "OpenMP"}.get(parallel, str(parallel)),
+        "threading": {0: "sequential", 1: "pthreads", 2: "OpenMP"}.get(parallel, str(parallel))
+        + ", jobs run on strided's OpenMP threads (Note [One pool of threads])",
     }
 
 

@@ -11,7 +11,7 @@ requires grad, the Autograd kernel (``recording.py``) makes a ``FormulaNode`` th
 * ``node.saved_tensor(i)`` for each position ``i`` in ``save``, and ``node.saved_tensor("result")``
   when ``result=True``; both check the version counter (Note [Saved tensors and the version
   counter] in graph.py);
-* ``node.input_meta[i]``: the ``(shape, dtype)`` of tensor argument ``i``;
+* ``node.input_meta[i]``: the ``(shape, dtype, device)`` of tensor argument ``i``;
 * ``node.needs[i]``: whether argument ``i`` needs a gradient (skip the work when not).
 
 ``formula(node, grad)`` gets the gradient of the op's output (one per output for ops with
@@ -48,6 +48,7 @@ from strided._ops import reduction as R
 from strided._ops import scan as _scan
 from strided._ops import shape as _sh
 from strided._ops import views as V
+from strided.autograd import grad_mode as _grad_mode
 
 __all__ = ["Derivative", "TABLE", "VIEW_TABLE", "NOT_DIFFERENTIABLE", "sum_to"]
 
@@ -199,7 +200,7 @@ def _unary(fn, save_x=True, result=False):
 def _zero_grad(node, *grads):
     """Piecewise-constant ops (floor, sign, ...): differentiable, with gradient zero."""
     return tuple(
-        _cr.zeros(m[0], dtype=m[1]) if need else None
+        _cr.zeros(m[0], dtype=m[1], device=m[2]) if need else None
         for need, m in zip(node.needs, node.input_meta, strict=True)
     )
 
@@ -372,13 +373,59 @@ def _cumsum(node, g):
     return (_reverse_cumsum(_drop_initial(g, node), axis), None, None, None)
 
 
+def _cumprod_quadratic(x, g, axis):
+    """grad x[k] = sum over j >= k of g[j] * P[k] * C[k, j], with P[k] the product of x[:k]
+    and C[k, j] the product of x[k+1 .. j]: a polynomial in x (Note [cumprod backward with
+    zeros]), built as an n x n matrix per line along the axis."""
+    n = x.shape[axis]
+    xm = V.movedim(x, axis, -1)  # (..., n)
+    gm = V.movedim(g, axis, -1)
+    ids = _cr.arange(n)
+    after = E.greater(V.expand_dims(ids, axis=0), V.expand_dims(ids, axis=1))  # [k, i]: i > k
+    rows = E.where(after, V.expand_dims(xm, axis=-2), 1.0)  # (..., n, n): x[i] for i > k, else 1
+    c = _scan.cumulative_prod(rows, axis=-1)  # [k, j]: the product of x[k+1 .. j]
+    p = V.narrow(_scan.cumulative_prod(xm, axis=-1, include_initial=True), -1, 0, n)
+    upper = E.greater_equal(V.expand_dims(ids, axis=0), V.expand_dims(ids, axis=1))  # j >= k
+    terms = E.where(upper, E.multiply(c, V.expand_dims(gm, axis=-2)), 0.0)
+    gx = E.multiply(R.sum(terms, axis=-1), p)
+    return V.movedim(gx, -1, axis)
+
+
 def _cumprod(node, g):
-    # d out[k] / d x[j] = out[k] / x[j] for k >= j. Written with a division, so an input with
-    # zeros gives non-finite gradients there (PyTorch has a slower exact path for them).
+    # Note [cumprod backward with zeros]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # y[j] = x[0] * ... * x[j], so dy[j]/dx[k] = prod over i <= j, i != k of x[i] (k <= j), and
+    # grad x[k] = sum over j >= k of g[j] * dy[j]/dx[k]. Without zeros that is
+    # reversed_cumsum(g * y)[k] / x[k]. With zeros, as PyTorch's cumprod_backward, split each
+    # line along the axis at its first zero z:
+    # * k < z: the same formula (x[k] != 0, and y[j] = 0 for j >= z adds nothing);
+    # * k = z: sum over j >= z of g[j] * y'[j], where y' is the cumprod of x with x[z] set to 1
+    #   (y'[j] is then the product of the others; a second zero after z zeroes it, as it must);
+    # * k > z: 0, since every y[j] with j >= k contains the factor x[z] = 0.
+    # The division only ever sees the nonzero x[k] with k < z. These values are exact, but the
+    # masks make them piecewise: the gradient at k > z is 0 *at* x[z] = 0, while its derivative
+    # in x[z] is not. So when backward itself is recorded (create_graph, grad mode on), zeros take
+    # PyTorch's other route, a formula that is a polynomial in x (``_cumprod_quadratic``, O(n^2)
+    # along the axis) and so differentiates right to any order.
     x, r = node.saved_tensor(0), node.saved_tensor("result")
     axis = node.args[1]
     g, r = _drop_initial(g, node), _drop_initial(r, node)
-    return (E.divide(_reverse_cumsum(E.multiply(g, r), axis), x), None, None, None)
+    if x.ndim == 0 or x.shape[axis] <= 1:
+        return (g, None, None, None)
+    zero = E.equal(x, 0)
+    if not bool(R.any(zero)):  # the common case: one formula, no masks
+        return (E.divide(_reverse_cumsum(E.multiply(g, r), axis), x), None, None, None)
+    if _grad_mode.state.enabled:
+        return (_cumprod_quadratic(x, g, axis), None, None, None)
+    zeros_so_far = _scan.cumulative_sum(zero, axis=axis)
+    before = E.equal(zeros_so_far, 0)  # k < z
+    first = E.logical_and(zero, E.equal(zeros_so_far, 1))  # k = z
+    safe_x = E.where(before, x, 1.0)
+    g_before = E.divide(_reverse_cumsum(E.multiply(g, r), axis), safe_x)
+    others = _scan.cumulative_prod(E.where(first, 1.0, x), axis=axis)  # y' above
+    g_first = _reverse_cumsum(E.multiply(g, others), axis)
+    gx = E.where(before, g_before, E.where(first, g_first, 0.0))
+    return (gx, None, None, None)
 
 
 TABLE.update(
@@ -435,12 +482,12 @@ def _concat(node, g):  # kernel: (*arrays, axis=)
     axis = node.kwargs["axis"]
     grads, start = [], 0
     if axis is None:  # concat of flattened inputs
-        for need, (shape, _) in zip(node.needs, node.input_meta, strict=True):
+        for need, (shape, *_) in zip(node.needs, node.input_meta, strict=True):
             n = math.prod(shape)
             grads.append(V.reshape(V.narrow(g, 0, start, n), shape) if need else None)
             start += n
         return tuple(grads)
-    for need, (shape, _) in zip(node.needs, node.input_meta, strict=True):
+    for need, (shape, *_) in zip(node.needs, node.input_meta, strict=True):
         n = shape[axis] if shape else 1
         grads.append(V.narrow(g, axis, start, n) if need else None)
         start += n
@@ -452,12 +499,32 @@ def _stack(node, g):
     return tuple(V.select(g, axis, i) if need else None for i, need in enumerate(node.needs))
 
 
+def _meshgrid(node, *grads):  # kernel: (*arrays, indexing=, copy=); one output per input
+    """Grid i is input i stretched along every other grid axis (Note [meshgrid is expanded
+    views] in _ops/shape.py), so its gradient is grid i's gradient summed over those axes."""
+    n = len(node.needs)
+    order = list(range(n))
+    if node.kwargs["indexing"] == "xy" and n >= 2:
+        order[0], order[1] = 1, 0  # as the kernel: the first input runs along axis 1
+    out = []
+    for i, need in enumerate(node.needs):
+        g = grads[i] if i < len(grads) else None
+        if not need or g is None:
+            out.append(None)
+            continue
+        others = tuple(d for d in range(n) if d != order[i])
+        if others:
+            g = R.sum(g, axis=others)
+        out.append(V.reshape(g, node.input_meta[i][0]))  # (n_i,), or () for a 0-d input
+    return tuple(out)
+
+
 def _index_map(node, g):
     """The backward of any op that only moves, repeats or drops elements (tile, repeat, roll,
     pad): run the same op on the *positions* 0..n-1 of the input, then add each gradient
     element into the position it came from (a scatter-add). Positions a pad invented hold -1
     and get nothing."""
-    shape, dtype = node.input_meta[0]
+    shape, dtype = node.input_meta[0][:2]
     n = math.prod(shape)
     ids = V.reshape(_cr.arange(n, dtype="int64"), shape)
     args = (ids,) + tuple(node.args[1:])
@@ -470,7 +537,7 @@ def _index_map(node, g):
         keep = E.greater_equal(flat_where, 0)
         flat_g = E.where(keep, flat_g, 0.0)
         flat_where = E.where(keep, flat_where, 0)
-    gx = _ix.index_add(_cr.zeros(n, dtype=g.dtype), 0, flat_where, flat_g)
+    gx = _ix.index_add(_cr.zeros(n, dtype=g.dtype, device=g.device), 0, flat_where, flat_g)
     return (V.reshape(gx, shape),) + (None,) * (len(node.args) - 1)
 
 
@@ -486,6 +553,7 @@ TABLE.update(
     {
         "concat": _row(_concat),
         "stack": _row(_stack),
+        "meshgrid": _row(_meshgrid),
         "tile": _row(_index_map),
         "repeat": _row(_index_map),
         "roll": _row(_index_map),
@@ -500,8 +568,8 @@ TABLE.update(
 
 
 def _zeros_for(node, i=0, dtype=None):
-    shape, dt = node.input_meta[i]
-    return _cr.zeros(shape, dtype=dtype or dt)
+    shape, dt, device = node.input_meta[i]
+    return _cr.zeros(shape, dtype=dtype or dt, device=device)
 
 
 def _gather(node, g):  # kernel: (x, dim, index)
@@ -667,7 +735,10 @@ def _strided_backward(node, g):
         int64,
     )
     flat = _ix.index_add(
-        _cr.zeros(cells, dtype=g.dtype), 0, V.reshape(positions, (-1,)), V.reshape(g, (-1,))
+        _cr.zeros(cells, dtype=g.dtype, device=g.device),
+        0,
+        V.reshape(positions, (-1,)),
+        V.reshape(g, (-1,)),
     )
     return V.as_strided(flat, in_shape, in_strides, in_offset)
 

@@ -72,9 +72,9 @@ def _root_grads(outputs, grads, what):
                     f"output, and output {i} has shape {t.shape}; pass gradient= (a tensor of "
                     "that shape) or reduce the output first (e.g. .sum())"
                 )
-            g = _cr.ones(t.shape, dtype=t.dtype)
+            g = _cr.ones(t.shape, dtype=t.dtype, device=t.device)
         elif not isinstance(g, _TensorBase):
-            g = _cr.full(t.shape, g, dtype=t.dtype)
+            g = _cr.full(t.shape, g, dtype=t.dtype, device=t.device)
         elif g.shape != t.shape:
             raise RuntimeError(
                 f"{what}: gradient {i} has shape {g.shape} but the output has shape {t.shape}"
@@ -101,7 +101,7 @@ def _root_edges(outputs, what):
 
 def _fit(g, meta_, node, i):
     """Note [Gradients take their input's shape]."""
-    shape, dtype = meta_
+    shape, dtype = meta_[0], meta_[1]
     if g.shape != shape:
         try:
             g = sum_to(g, shape)
@@ -247,7 +247,9 @@ def _execute(root_edges, root_grads, keep_graph, create_graph, targets=None, acc
                     continue
                 g = results[i] if i < len(results) else None
                 if g is not None:
-                    g = _fit(g, node.input_meta[i], node, i)
+                    meta_ = node.input_meta[i]
+                    if g.shape != meta_[0] or g.dtype is not meta_[1]:
+                        g = _fit(g, meta_, node, i)
                     b = buffers.setdefault(nxt, {})
                     b[nr] = _add(b.get(nr), g)
                 deps[nxt] -= 1
@@ -260,18 +262,22 @@ def _execute(root_edges, root_grads, keep_graph, create_graph, targets=None, acc
 
 def _apply(node, grads):
     """Run one node: fill the gradients of unused outputs with zeros if others arrived."""
-    if all(g is None for g in grads):
+    missing = 0
+    for g in grads:  # a loop, not all()/any() over generators: this runs once per node
+        if g is None:
+            missing += 1
+    if missing == len(grads):
         return [None] * len(node.next_functions)
-    if any(g is None for g in grads):
+    if missing:
         out_meta = getattr(node, "out_meta", ())
         grads = [
             g
             if g is not None or i >= len(out_meta) or out_meta[i] is None
-            else _cr.zeros(out_meta[i][0], dtype=out_meta[i][1])
+            else _cr.zeros(out_meta[i][0], dtype=out_meta[i][1], device=out_meta[i][2])
             for i, g in enumerate(grads)
         ]
     results = node.apply(grads)
-    return list(results)
+    return results if type(results) is list else list(results)
 
 
 def _accumulate(variable, g, create_graph, stored):
@@ -381,7 +387,7 @@ def grad(
         g = captured.get(i)
         if g is None:
             if materialize_grads:
-                g = _cr.zeros(t.shape, dtype=t.dtype)
+                g = _cr.zeros(t.shape, dtype=t.dtype, device=t.device)
             elif not allow_unused:
                 raise RuntimeError(
                     f"grad: input {i} ({t.dtype.name}{list(t.shape)}) was not used to compute "
@@ -389,6 +395,6 @@ def grad(
                     "get None for it"
                 )
         elif g.shape != t.shape or g.dtype is not t.dtype:
-            g = _fit(g, (t.shape, t.dtype), edges[0][0], i)
+            g = _fit(g, (t.shape, t.dtype, t.device), edges[0][0], i)
         result.append(g)
     return tuple(result)

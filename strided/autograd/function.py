@@ -132,7 +132,7 @@ class Function:
             if isinstance(a, _TensorBase):
                 e = gradient_edge(a) if (record and a._requires_grad) else None
                 edges.append(e)
-                metas.append((a.shape, a.dtype))
+                metas.append((a.shape, a.dtype, a.device))
                 needs.append(e is not None)
             else:
                 edges.append(None)
@@ -163,7 +163,7 @@ class Function:
                 )
             set_history(o, ctx, nr)
             fixed.append(o)
-            metas_out.append((o.shape, o.dtype))
+            metas_out.append((o.shape, o.dtype, o.device))
         ctx.out_meta = tuple(metas_out)
         return tuple(fixed) if isinstance(result, tuple) else fixed[0]
 
@@ -203,7 +203,9 @@ class _OnceDifferentiable(Node):
             gradient_edge(g) if isinstance(g, _TensorBase) and g._requires_grad else None
             for g in grads
         ]
-        super().__init__(edges, [(g.shape, g.dtype) if g is not None else None for g in grads])
+        super().__init__(
+            edges, [(g.shape, g.dtype, g.device) if g is not None else None for g in grads]
+        )
         self._what = what
 
     def apply(self, grad_outputs):

@@ -31,7 +31,8 @@ the values were overwritten in place meanwhile, and the gradient would be silent
 raise instead, naming both culprits:
 
 * the op that saved it, and the user's source line that called it: every node records that line
-  when it is made (``user_line``: a walk up a few Python frames, about a microsecond);
+  when it is made (``user_site``: a walk up a few Python frames, a few hundred nanoseconds; the
+  ``"file:line"`` text is made only when someone reads ``node.source``);
 * the in-place op that overwrote it, and its line: the Autograd hook records the last in-place
   write into each storage (``record_inplace``) whenever autograd is active, whether or not the
   written tensor requires grad (a saved ``b`` in ``x * b`` usually does not).
@@ -49,7 +50,6 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-import threading
 import weakref
 
 from strided import _core
@@ -63,6 +63,7 @@ __all__ = [
     "AutogradMeta",
     "RemovableHandle",
     "user_line",
+    "user_site",
     "record_inplace",
     "gradient_edge",
     "grad_accumulator",
@@ -73,14 +74,31 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _sequence = itertools.count()  # next() is atomic under the GIL: safe from several threads
 
 
+def user_site(skip=1):
+    """``(file, line)`` of the innermost caller outside the strided package (None if none).
+
+    It runs for every recorded op, so it is the cheapest walk there is: ``sys._getframe`` and
+    ``f_back`` follow pointers; ``inspect.stack()`` would read every source file on the stack."""
+    f = sys._getframe(skip)
+    pkg = _PKG_DIR
+    while f is not None:
+        filename = f.f_code.co_filename
+        if not filename.startswith(pkg):
+            return (filename, f.f_lineno)
+        f = f.f_back
+    return None
+
+
+def _site_text(site):
+    """``"file:line"`` from ``user_site``'s answer (strings pass through)."""
+    if site is None or type(site) is str:
+        return site
+    return f"{site[0]}:{site[1]}"
+
+
 def user_line(skip=1):
     """``"file:line"`` of the innermost caller outside the strided package (None if none)."""
-    f = sys._getframe(skip)
-    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
-        f = f.f_back
-    if f is None:
-        return None
-    return f"{f.f_code.co_filename}:{f.f_lineno}"
+    return _site_text(user_site(skip + 1))
 
 
 # -- the last in-place write into each storage (Note [Saved tensors and the version counter]) ----
@@ -89,26 +107,26 @@ def user_line(skip=1):
 # pointer and the version it produced, and is believed only when both still match.
 
 _inplace_log: dict[int, tuple] = {}
-_inplace_lock = threading.Lock()
 _INPLACE_LOG_MAX = 4096
 
 
 def record_inplace(op_name, tensor):
-    """Remember that ``op_name`` is about to write into ``tensor``'s storage, and where from."""
+    """Remember that ``op_name`` is about to write into ``tensor``'s storage, and where from.
+
+    No lock: one dict store is atomic under the GIL, and a race between two threads' clear()
+    and store can only lose an entry, which makes a message poorer, never wrong."""
     storage = tensor.untyped_storage()
-    entry = (storage.data_ptr(), storage.version + 1, op_name, user_line(2))
-    with _inplace_lock:
-        if len(_inplace_log) >= _INPLACE_LOG_MAX:
-            _inplace_log.clear()  # a bound, not a cache policy: only the messages get poorer
-        _inplace_log[id(storage)] = entry
+    if len(_inplace_log) >= _INPLACE_LOG_MAX:
+        _inplace_log.clear()  # a bound, not a cache policy: only the messages get poorer
+    _inplace_log[id(storage)] = (storage.data_ptr(), storage.version + 1, op_name, user_site(2))
 
 
 def _describe_inplace(storage, saved_version):
     entry = _inplace_log.get(id(storage))
     if entry is None or entry[0] != storage.data_ptr() or entry[1] <= saved_version:
         return "by an in-place operation that was not recorded (a write outside strided's ops?)"
-    _, _, op, line = entry
-    return f"by {op} (the last in-place write) at {line or '<unknown>'}"
+    _, _, op, site = entry
+    return f"by {op} (the last in-place write) at {_site_text(site) or '<unknown>'}"
 
 
 class SavedTensor:
@@ -118,6 +136,7 @@ class SavedTensor:
     __slots__ = ("_tensor", "_ref", "_alias", "version", "is_output", "output_nr", "what")
 
     def __init__(self, tensor, is_output=False, output_nr=0, what="input"):
+        # what: a text, or an argument position (formatted only for the error message)
         self.version = tensor._version
         self.is_output = is_output
         self.output_nr = output_nr
@@ -152,7 +171,7 @@ class SavedTensor:
         if current != self.version:
             raise RuntimeError(
                 "one of the tensors needed for gradient computation has been modified by an "
-                f"in-place operation: {node.name()} saved its {self.what} "
+                f"in-place operation: {node.name()} saved its {_what_text(self.what)} "
                 f"({t.dtype.name}{list(t.shape)}) at {node.source or '<unknown>'} when its "
                 f"version was {self.version}; it is now at version {current}, modified "
                 f"{_describe_inplace(t.untyped_storage(), self.version)}. Use the out-of-place "
@@ -162,6 +181,10 @@ class SavedTensor:
 
     def release(self):
         self._tensor = self._ref = self._alias = None
+
+
+def _what_text(what):
+    return f"argument {what}" if type(what) is int else str(what)
 
 
 def _alias(t):
@@ -227,7 +250,7 @@ class Node:
         "next_functions",
         "input_meta",
         "sequence_nr",
-        "source",
+        "_site",
         "_metadata",
         "_hooks",
         "_pre_hooks",
@@ -243,7 +266,7 @@ class Node:
         # shape and casts it to the dtype (Note [Gradients take their input's shape] in engine.py)
         self.input_meta = tuple(input_meta)
         self.sequence_nr = next(_sequence)
-        self.source = None
+        self._site = None  # user_site() of the forward call; see the source property
         self._metadata = None
         self._hooks = None
         self._pre_hooks = None
@@ -253,6 +276,15 @@ class Node:
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def source(self):
+        """``"file:line"`` of the user's call that made this node (None if unknown)."""
+        return _site_text(self._site)
+
+    @source.setter
+    def source(self, value):
+        self._site = value
 
     def __repr__(self):
         return f"<{self.name()} #{self.sequence_nr}>"
@@ -313,7 +345,12 @@ class FormulaNode(Node):
     __slots__ = ("op", "formula", "args", "kwargs", "saved", "needs", "out_meta", "_released")
 
     def __init__(self, op, formula, args, kwargs, next_functions, input_meta, needs):
-        super().__init__(next_functions, input_meta)
+        # Node.__init__ spelled out: this runs once per recorded op (Note [The Autograd hook])
+        self.next_functions = next_functions
+        self.input_meta = input_meta
+        self.sequence_nr = next(_sequence)
+        self._site = self._metadata = self._anomaly_trace = None
+        self._hooks = self._pre_hooks = self._tensor_pre_hooks = self._retain_hooks = None
         self.op = op
         self.formula = formula
         self.args = args  # non-tensor arguments as given; tensors replaced by their SavedTensor
@@ -364,10 +401,34 @@ def grad_accumulator(t):
     return acc
 
 
+# Note [Views after an in-place write]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``v = base.T`` records v's history as "the transpose of base's history *now*". An in-place
+# write into base, or into another view of it (``base[0].mul_(w)``: Note [In-place ops] in
+# recording.py), gives base a new history; v shares base's memory, so its values changed too,
+# and its recorded history is stale. PyTorch checks a view's history lazily, against the version
+# counter, and so does strided: every view node keeps the storage's version from when it was
+# right (``view_version``), and ``gradient_edge``, the one place history is read to record a new
+# op or start a backward, compares it with the current version. If they differ, the view gets a
+# new history, an ``as_strided`` view of its base's current one (``_regenerate_view`` in
+# recording.py). Writes that changed nothing autograd cares about (under no_grad) regenerate too:
+# the new history is right, only its backward is the general as_strided one. A non-view tensor
+# pays one slot read (``_base`` is None) for this check.
+_regenerate_view = None
+
+
+def set_view_regenerator(fn):
+    """Called once by recording.py, which defines view nodes (this module cannot import it)."""
+    global _regenerate_view
+    _regenerate_view = fn
+
+
 def gradient_edge(t):
     """The edge a gradient for ``t`` must follow: its grad_fn, or its leaf accumulator."""
     fn = t.grad_fn
     if fn is not None:
+        if t._base is not None and getattr(fn, "view_version", None) not in (None, t._version):
+            fn = _regenerate_view(t)  # Note [Views after an in-place write]
         m = t._autograd_meta
         return (fn, m.output_nr if m is not None else 0)
     if t._requires_grad:

@@ -41,8 +41,8 @@ cases refuse or need more:
   history is rebased onto a ``CopySlices`` node (PyTorch's name): in backward it takes base's
   gradient, sends the part outside the view to base's old history, runs the op's formula on the
   part inside it, and sends the op's input gradients on. ``a`` itself becomes a view of the new
-  base. Other views of ``base`` made *before* the write keep their old history (PyTorch
-  regenerates them lazily; strided does not yet).
+  base. Other views of ``base`` made *before* the write get a new history when next used, as
+  in PyTorch (Note [Views after an in-place write] in graph.py).
 
 Note [Ops outside the dispatcher]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -56,11 +56,14 @@ callers inside those modules call the originals directly and are not affected.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 
-from strided import _core, _dispatch, _views
-from strided._cpu import copy as _copy
+from strided import _core, _dispatch, _dtype, _views
+from strided._ops import copying as _copying
+from strided._ops import elementwise as _e
 from strided.autograd import derivatives as _d
+from strided.autograd import graph as _graph
 from strided.autograd.grad_mode import state
 from strided.autograd.graph import (
     FormulaNode,
@@ -69,12 +72,13 @@ from strided.autograd.graph import (
     gradient_edge,
     record_inplace,
     set_history,
-    user_line,
+    user_site,
 )
 
 __all__ = ["activate", "below_autograd", "needs_autograd", "ViewNode", "CopySlices"]
 
 _TensorBase = _core.TensorBase
+_int64 = _dtype.int64
 _activated = False
 _activation_lock = threading.Lock()
 
@@ -120,33 +124,35 @@ def needs_autograd(name, args, kwargs):
 
 def _edges(args):
     """One edge per argument (None for non-tensors and tensors that need no gradient), the
-    (shape, dtype) of each tensor argument, and which arguments need a gradient."""
-    edges, metas, needs = [], [], []
+    (shape, dtype, device) of each tensor argument, which arguments need a gradient, and the
+    arguments as a node keeps them (tensors replaced by None: the row saves those it needs)."""
+    edges, metas, needs, stored = [], [], [], []
     for a in args:
         if isinstance(a, _TensorBase):
             e = gradient_edge(a) if a._requires_grad else None
             edges.append(e)
-            metas.append((a.shape, a.dtype))
+            metas.append((a.shape, a.dtype, a.device))
             needs.append(e is not None)
+            stored.append(None)
         else:
             edges.append(None)
             metas.append(None)
             needs.append(False)
-    return edges, metas, needs
+            stored.append(a)
+    return tuple(edges), tuple(metas), tuple(needs), tuple(stored)
 
 
 def _differentiable(t):
     return isinstance(t, _TensorBase) and t.dtype.kind in "fc"
 
 
-def _make_node(name, entry, args, kwargs, edges, metas, needs, saved_args):
-    stored = tuple(None if isinstance(a, _TensorBase) else a for a in args)
-    node = FormulaNode(name, entry.formula, stored, kwargs, edges, metas, tuple(needs))
+def _make_node(name, entry, kwargs, edges, metas, needs, stored, saved_args):
+    node = FormulaNode(name, entry.formula, stored, kwargs, edges, metas, needs)
     for i in entry.save:
         a = saved_args[i]
         if isinstance(a, _TensorBase):
-            node.saved[i] = SavedTensor(a, what=f"argument {i}")
-    node.source = user_line(3)
+            node.saved[i] = SavedTensor(a, what=i)
+    node._site = user_site()
     if state.anomaly:
         from strided.autograd.anomaly_mode import record_trace
 
@@ -156,14 +162,14 @@ def _make_node(name, entry, args, kwargs, edges, metas, needs, saved_args):
 
 def _finish(node, entry, result):
     """Make the differentiable outputs of ``result`` outputs of ``node``; save what the row
-    asks of the result."""
-    outputs = result if isinstance(result, tuple) else (result,)
+    asks of the result. A list result (meshgrid) is several outputs, as a tuple is."""
+    outputs = result if isinstance(result, (tuple, list)) else (result,)
     keep = entry.outputs
     metas = []
     for nr, o in enumerate(outputs):
         if o is not None and _differentiable(o) and (keep is None or nr in keep):
             set_history(o, node, nr)
-            metas.append((o.shape, o.dtype))
+            metas.append((o.shape, o.dtype, o.device))
         else:
             metas.append(None)
     node.out_meta = tuple(metas)
@@ -191,20 +197,25 @@ def record_call(name, entry, run, args, kwargs, out):
             with below_autograd():
                 return run(*args, **kwargs)
         raise _not_differentiable(name)
-    edges, metas, needs = _edges(args)
+    edges, metas, needs, stored = _edges(args)
     call_args = entry.prepare(args) if entry.prepare is not None else args
-    with below_autograd():
+    # below_autograd(), spelled out: a generator-based context manager costs about a
+    # microsecond, a tenth of this whole function
+    prev = state.enabled
+    state.enabled = False
+    try:
         result = run(*call_args, **kwargs)
-    node = _make_node(name, entry, args, kwargs, edges, metas, needs, args)
+    finally:
+        state.enabled = prev
+    node = _make_node(name, entry, kwargs, edges, metas, needs, stored, args)
     return _finish(node, entry, result)
 
 
 def _autograd_kernel(name):
     entry = _d.TABLE.get(name)
     mutates = name.endswith("_")
-
-    def run(*args, **kwargs):
-        return _dispatch.redispatch(name, "Autograd", *args, **kwargs)
+    # the device kernel below this key; a partial, not a closure: no Python frame of its own
+    run = functools.partial(_dispatch.redispatch, name, "Autograd")
 
     def kernel(*args, **kwargs):
         out = args[0] if mutates else kwargs.get("out")
@@ -236,7 +247,7 @@ def _check_writable(name, t):
 def _inplace(name, entry, run, args, kwargs, out):
     """See Note [In-place ops]."""
     pos = next((i for i, a in enumerate(args) if a is out), None)
-    edges, metas, needs = _edges(args)
+    edges, metas, needs, stored = _edges(args)
     if not any(needs) and not _requires_grad_through(out):
         with below_autograd():
             return run(*args, **kwargs)
@@ -254,16 +265,16 @@ def _inplace(name, entry, run, args, kwargs, out):
         saved_args[pos] = _copy_original(out)
     with below_autograd():
         result = run(*args, **kwargs)
-    node = _make_node(name, entry, args, kwargs, edges, metas, needs, saved_args)
+    node = _make_node(name, entry, kwargs, edges, metas, needs, stored, saved_args)
     if out._base is not None:
         _rebase_view(node, out, pos)
         if entry.result:
             node.saved["result"] = SavedTensor(out, what="result")
-        node.out_meta = ((out.shape, out.dtype),)
+        node.out_meta = ((out.shape, out.dtype, out.device),)
         return result
     if _differentiable(out):
         set_history(out, node, 0)
-        node.out_meta = ((out.shape, out.dtype),)
+        node.out_meta = ((out.shape, out.dtype, out.device),)
     if entry.result:
         node.saved["result"] = SavedTensor(out, is_output=True, what="result")
     return result
@@ -280,7 +291,7 @@ class CopySlices(Node):
         others = [i for i in range(len(fn.next_functions)) if i != pos]
         super().__init__(
             [gradient_edge(base)] + [fn.next_functions[i] for i in others],
-            [(base.shape, base.dtype)] + [fn.input_meta[i] for i in others],
+            [(base.shape, base.dtype, base.device)] + [fn.input_meta[i] for i in others],
         )
         self.fn = fn
         self.pos = pos
@@ -288,7 +299,7 @@ class CopySlices(Node):
         self.view_geometry = _geometry(view)
         self.cells = view.untyped_storage().nbytes // view.itemsize
         self.dtype = base.dtype
-        self.source = fn.source
+        self._site = fn._site
 
     def name(self):
         return f"CopySlices({self.fn.name()})"
@@ -297,15 +308,48 @@ class CopySlices(Node):
         from strided.autograd.derivatives import sum_to
 
         (g,) = grad_outputs
+        if state.enabled:  # create_graph: this backward is itself recorded
+            return self._apply_recorded(g)
         storage = _core.Storage(self.cells * g.itemsize)
         result = _core._from_parts(storage, *_reorder(self.base_geometry), g.dtype)
-        _copy.copy_(result, g)
+        _copying.copy_(result, g)
         region = _core._from_parts(storage, *_reorder(self.view_geometry), g.dtype)
-        grads = self.fn.apply([_copy.contiguous_copy(region)])
+        grads = self.fn.apply([_copying.contiguous_copy(region)])
         if self.pos is not None and grads[self.pos] is not None:
-            _copy.copy_(region, sum_to(grads[self.pos], region.shape))
+            _copying.copy_(region, sum_to(grads[self.pos], region.shape))
         else:
-            _copy.fill_(region, 0)
+            _copying.fill_(region, 0)
+        return [result] + [g for i, g in enumerate(grads) if i != self.pos]
+
+    def _apply_recorded(self, g):
+        """``apply`` with differentiable ops only, for double backward: the same steps, with
+        the storage cells as a 1-D tensor, ``index_add`` to lay a gradient over cells and
+        ``take`` to read cells back (the way _strided_backward in derivatives.py does)."""
+        from strided._ops import creation as _cr
+        from strided._ops import indexing as _ix
+        from strided._ops import views as _v
+        from strided.autograd.derivatives import sum_to
+
+        def cells_of(geometry):  # the storage cell of each element of a geometry, flattened
+            shape, strides, offset = geometry
+            ids = _cr.arange(self.cells, dtype="int64", device=g.device).untyped_storage()
+            where = _core._from_parts(ids, offset, shape, strides, _int64)
+            return _v.reshape(where, (-1,))
+
+        base_cells, view_cells = cells_of(self.base_geometry), cells_of(self.view_geometry)
+        zeros = _cr.zeros(self.cells, dtype=g.dtype, device=g.device)
+        cells = _ix.index_add(zeros, 0, base_cells, _v.reshape(g, (-1,)))
+        view_shape = self.view_geometry[0]
+        grads = self.fn.apply([_v.reshape(_ix.take(cells, view_cells), view_shape)])
+        # the view's cells get the op's input gradient (or nothing): clear them, then add it
+        outside = _ix.index_put(
+            _cr.ones(self.cells, dtype=g.dtype, device=g.device), (view_cells,), 0.0
+        )
+        cells = _e.multiply(cells, outside)
+        if self.pos is not None and grads[self.pos] is not None:
+            inside = _v.reshape(sum_to(grads[self.pos], view_shape), (-1,))
+            cells = _ix.index_add(cells, 0, view_cells, inside)
+        result = _v.reshape(_ix.take(cells, base_cells), self.base_geometry[0])
         return [result] + [g for i, g in enumerate(grads) if i != self.pos]
 
     def release(self):
@@ -322,6 +366,10 @@ def _reorder(geometry):
 
 
 def _copy_original(t):
+    """The value of ``t`` before an in-place write, for the formula: a copy *with* history when
+    ``t`` has one, so that double backward sees how the saved value depends on the inputs."""
+    if t._requires_grad and state.enabled:
+        return _copying.contiguous_copy(t)  # the wrapped copy: recorded (Note [Ops outside ...])
     with below_autograd():
         return _ORIGINALS["contiguous_copy"](t)
 
@@ -333,6 +381,20 @@ def _rebase_view(node, view, pos):
     view_node = ViewNode("as_strided", _d._strided_backward, base, view)
     view_node.next_functions = ((copy_slices, 0),)
     set_history(view, view_node, 0)
+
+
+def _regenerate_view(view):
+    """A fresh history for ``view``, read from its base's current one: see Note [Views after an
+    in-place write] in graph.py."""
+    base = view._base
+    old = view.grad_fn
+    node = ViewNode("as_strided", _d._strided_backward, base, view)
+    node._site = old._site if old is not None else None
+    set_history(view, node, 0)  # a view is output 0 of its node (split's pieces too)
+    return node
+
+
+_graph.set_view_regenerator(_regenerate_view)
 
 
 # -- views and copies (Note [Ops outside the dispatcher]) ---------------------------------------
@@ -349,10 +411,11 @@ class ViewNode(Node):
         "storage_cells",
         "permutation",
         "flip_dims",
+        "view_version",
     )
 
     def __init__(self, op, formula, src, view):
-        super().__init__((gradient_edge(src),), ((src.shape, src.dtype),))
+        super().__init__((gradient_edge(src),), ((src.shape, src.dtype, src.device),))
         self.op = op
         self.formula = formula
         self.in_geometry = _geometry(src)
@@ -360,6 +423,9 @@ class ViewNode(Node):
         self.storage_cells = src.untyped_storage().nbytes // max(src.itemsize, 1)
         self.permutation = None
         self.flip_dims = None
+        # the storage's version when this history was right (Note [Views after an in-place
+        # write] in graph.py)
+        self.view_version = view._version
 
     def name(self):
         return "".join(p.capitalize() for p in self.op.split("_")) + "Backward"
@@ -413,7 +479,7 @@ def _record_view(op, src, view, args, kwargs):
                 for d in (dims if isinstance(dims, (tuple, list)) else (dims,))
             )
         )
-    node.source = user_line(3)
+    node._site = user_site()
     set_history(view, node, 0)
 
 
@@ -507,9 +573,11 @@ def activate():
             original = getattr(_views, name)
             _ORIGINALS[name] = original
             setattr(_views, name, _view_wrapper(name, original))
+        # the device-generic copies (strided/_ops/copying.py), which every copy outside a
+        # kernel goes through; a kernel's own CPU copies stay unrecorded, below this key
         for name in ("contiguous_copy", "copy_", "fill_"):
-            original = getattr(_copy, name)
+            original = getattr(_copying, name)
             _ORIGINALS[name] = original
-            setattr(_copy, name, _copy_wrapper(name, original))
+            setattr(_copying, name, _copy_wrapper(name, original))
         _dispatch.set_autograd_hook(needs_autograd)
         _activated = True
