@@ -138,9 +138,10 @@ class CupyBackend:
 
     def compile(self, source, name_expressions, options):
         with self.cupy.cuda.Device(self.index):
-            return self.cupy.RawModule(
+            module = self.cupy.RawModule(
                 code=source, options=tuple(options), name_expressions=list(name_expressions)
             )
+        return _CupyModule(module, self.index)
 
     def launch(self, function, grid, block, args, shared_mem=0):
         """Launch through the driver directly: strided's arguments are all NumPy scalars whose
@@ -177,6 +178,29 @@ class CupyBackend:
 
     def empty_cache(self):
         self.cupy.get_default_memory_pool().free_all_blocks()
+
+
+class _CupyModule:
+    """A compiled RawModule whose functions are handed out as driver handles (``.ptr``)."""
+
+    def __init__(self, module, index):
+        self.module = module
+        self.index = index
+
+    def get_function(self, name):
+        import cupy
+
+        with cupy.cuda.Device(self.index):
+            raw = self.module.get_function(name)  # a RawKernel; .kernel loads it on the device
+            return _CupyFunction(raw, raw.kernel.ptr)
+
+
+class _CupyFunction:
+    __slots__ = ("raw", "ptr")
+
+    def __init__(self, raw, ptr):
+        self.raw = raw  # keeps the module (and so the CUfunction) alive
+        self.ptr = ptr
 
 
 class EmulatorBackend:

@@ -136,10 +136,13 @@ def reduce(name, x, dims, keepdims, acc):
     r_fast = min((abs(s) for n, s in rdims if s), default=None)
     per_thread = R <= 16 or (o_fast is not None and (r_fast is None or o_fast < r_fast))
     # split long reductions with few outputs into G chunks (shape-only: deterministic)
-    outputs_in_flight = M if per_thread else M * BLOCK
+    # (an H100 keeps ~270k threads resident: aim for ~512k threads, chunks of >= 128 elements
+    # for a thread, >= 2048 for a block of 256)
+    threads = M if per_thread else M * BLOCK
+    min_chunk = 128 if per_thread else 2048
     G = 1
-    if outputs_in_flight < 65536 and R > 4096:
-        G = min(max(1, 65536 // max(outputs_in_flight, 1)), math.ceil(R / 2048), 4096)
+    if threads < 1 << 19 and R > 2 * min_chunk:
+        G = min(max(1, (1 << 19) // max(threads, 1)), math.ceil(R / min_chunk), 4096)
     chunk = math.ceil(R / G) if R else 0
     g = np.zeros((), dtype=_GEOMETRY)
     if odims:

@@ -24,6 +24,8 @@ struct ReduceGeometry {
 template <typename index_t>
 __device__ __forceinline__ index_t dims_offset(const int64_t* sizes, const int64_t* strides,
                                                int nd, index_t i) {
+    // one dim (the common case after coalescing) needs no division: a uniform branch
+    if (nd == 1) return i * (index_t)strides[0];
     index_t off = 0;
     for (int d = 0; d < nd; ++d) {
         index_t size = (index_t)sizes[d];
@@ -179,12 +181,25 @@ __global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* parti
     if (r1 > (index_t)g.R) r1 = (index_t)g.R;
     for (index_t o = blockIdx.x; o < (index_t)g.M; o += gridDim.x) {
         index_t base = dims_offset<index_t>(g.osizes, g.ostrides, g.nout, o);
-        A acc = Op::identity();
-        for (index_t r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
-            index_t off = base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r);
-            acc = Op::combine(acc, Op::load(*reinterpret_cast<const T*>(x + off), (int64_t)r));
+        // four running accumulators, so that four loads are in flight per thread; they are
+        // combined in a fixed order at the end (the result depends on the shape alone)
+        A acc[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
+        index_t r = r0 + threadIdx.x;
+        const index_t step = blockDim.x;
+        for (; r + 3 * step < r1; r += 4 * step) {
+            T v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                v[j] = *reinterpret_cast<const T*>(
+                    x + base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r + j * step));
+#pragma unroll
+            for (int j = 0; j < 4; ++j) acc[j] = Op::combine(acc[j], Op::load(v[j], (int64_t)(r + j * step)));
         }
-        sh[threadIdx.x] = acc;
+        for (; r < r1; r += step) {
+            index_t off = base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r);
+            acc[0] = Op::combine(acc[0], Op::load(*reinterpret_cast<const T*>(x + off), (int64_t)r));
+        }
+        sh[threadIdx.x] = Op::combine(Op::combine(acc[0], acc[1]), Op::combine(acc[2], acc[3]));
         __syncthreads();
         for (int s = STRIDED_REDUCE_BLOCK / 2; s > 0; s >>= 1) {
             if ((int)threadIdx.x < s) sh[threadIdx.x] = Op::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
@@ -213,11 +228,22 @@ __global__ void strided_reduce_thread(ReduceGeometry g, typename Op::acc_t* part
     for (index_t o = (index_t)blockIdx.x * blockDim.x + threadIdx.x; o < (index_t)g.M;
          o += (index_t)blockDim.x * gridDim.x) {
         index_t base = dims_offset<index_t>(g.osizes, g.ostrides, g.nout, o);
-        A acc = Op::identity();
-        for (index_t r = r0; r < r1; ++r) {
-            index_t off = base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r);
-            acc = Op::combine(acc, Op::load(*reinterpret_cast<const T*>(x + off), (int64_t)r));
+        A acc4[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
+        index_t r = r0;
+        for (; r + 3 < r1; r += 4) {  // four loads in flight, as in the block kernel
+            T v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                v[j] = *reinterpret_cast<const T*>(
+                    x + base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r + j));
+#pragma unroll
+            for (int j = 0; j < 4; ++j) acc4[j] = Op::combine(acc4[j], Op::load(v[j], (int64_t)(r + j)));
         }
+        for (; r < r1; ++r) {
+            index_t off = base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r);
+            acc4[0] = Op::combine(acc4[0], Op::load(*reinterpret_cast<const T*>(x + off), (int64_t)r));
+        }
+        A acc = Op::combine(Op::combine(acc4[0], acc4[1]), Op::combine(acc4[2], acc4[3]));
         if (gridDim.y == 1)
             reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(acc);
         else
