@@ -49,6 +49,7 @@ MODULES = [
     "strided._iter",
     "strided._cpu.copy",
     "strided._cpu.mask",
+    "strided._cpu.offsets",
     "strided._cpu.index",
     "strided._cpu.search",
     "strided._cpu.sort",

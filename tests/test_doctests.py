@@ -17,6 +17,7 @@ MODULES = [
     "strided._iter",
     "strided._views",
     "strided._cpu.copy",
+    "strided._cpu.offsets",
     "strided._cpu.index",
     "strided._cpu.mask",
     "strided._cpu.search",

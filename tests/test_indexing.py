@@ -22,6 +22,7 @@ from layouts import ALL_DTYPES, make_layout, make_values
 
 import strided
 from strided._cpu import index as _index
+from strided._cpu import offsets as _offsets
 
 SHAPE = (4, 5, 6)
 FEW_DTYPES = (strided.int8, strided.float32, strided.complex128)
@@ -825,10 +826,10 @@ def test_function_errors(call, exc, match):
 def test_the_kernels_refuse_offsets_they_cannot_trust():
     x = strided.zeros((3, 4))
     y = strided.zeros((3, 4))
-    off = _index.index_offsets(x, (0,), (strided.asarray([0, 2]),))
+    off = _offsets.index_offsets(x, (0,), (strided.asarray([0, 2]),))
     out = strided.zeros((2, 4))
     with pytest.raises(TypeError, match="made by index_offsets"):
-        _index.IndexOffsets()
+        _offsets.IndexOffsets()
     with pytest.raises(ValueError, match="checked for another tensor"):
         _index.index_get(y, off, (-1, 1), 0, out)
     with pytest.raises(ValueError, match="cannot walk dim"):
@@ -837,7 +838,7 @@ def test_the_kernels_refuse_offsets_they_cannot_trust():
         _index.index_get(x, off, (-1, -1), 0, out)
     with pytest.raises(ValueError, match="cannot walk dim"):
         _index.index_get(x, off, (-1, 1), 0, strided.zeros((2, 5)))  # past dim 1's size
-    unchecked = _index.index_offsets(x, (0,), (strided.asarray([0, 9]),), None, False)
+    unchecked = _offsets.index_offsets(x, (0,), (strided.asarray([0, 9]),), None, False)
     with pytest.raises(ValueError, match="must be checked first"):
         _index.index_put(x, unchecked, (-1, 1), 0, out)
     with pytest.raises(IndexError, match="index 9 is out of bounds"):

@@ -295,6 +295,49 @@ def test_argmax_takes_the_first_nan_and_the_first_tie():
                 np.testing.assert_array_equal(np.asarray(fn(t, axis=axis)), npfn(arr, axis=axis))
 
 
+# Lengths around the kernels' seams (Note [Vectorised reductions], Note [argmax in one pass]):
+# below, at and above one group of 32 lanes, a pairwise leaf (512), an argmax block (1024
+# float64, 2048 float32 elements), and several blocks.
+_SEAMS = (1, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 5000)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", _SEAMS)
+def test_contiguous_float_rows_at_the_kernel_seams(n, dtype):
+    rng = np.random.default_rng(n)
+    rows = [
+        rng.integers(-50, 50, n).astype(dtype),  # many ties: the first occurrence must win
+        np.full(n, -np.inf, dtype),  # the extreme is the starting value of every lane
+        rng.random(n).astype(dtype),
+    ]
+    for at in {0, n // 3, n - 1}:  # a NaN in the first lane group, in the middle, in the tail
+        row = rng.random(n).astype(dtype)
+        row[at] = np.nan
+        if at + 5 < n:
+            row[at + 5] = np.nan  # a later NaN must not win argmax
+        rows.append(row)
+    if n > 2048 + 7:
+        row = np.zeros(n, dtype)
+        row[[7, 2048 + 7]] = 1.0  # a tie across two argmax blocks
+        rows.append(row)
+    for a in rows:
+        x = strided.asarray(a)
+        for fn, npfn in ((strided.max, np.max), (strided.min, np.min)):
+            np.testing.assert_array_equal(np.asarray(fn(x)), npfn(a), err_msg=f"{fn.__name__}")
+        for fn, npfn in ((strided.argmax, np.argmax), (strided.argmin, np.argmin)):
+            assert fn(x).item() == npfn(a), f"{fn.__name__} of {a[:8]}..."
+        # the same row as one of several rows of a matrix (the per-output path)
+        m = np.stack([a, a[::-1].copy()])
+        np.testing.assert_array_equal(
+            np.asarray(strided.argmax(strided.asarray(m), axis=1)), m.argmax(1)
+        )
+        np.testing.assert_array_equal(np.asarray(strided.max(strided.asarray(m), axis=1)), m.max(1))
+        if np.isfinite(a).all():
+            exact = a.astype(np.float64).sum()
+            got = float(strided.sum(x))
+            assert abs(got - exact) <= 10 * float(np.finfo(dtype).eps) * np.abs(a).sum() + 1e-30
+
+
 def test_sum_of_inf_and_nan():
     assert math.isnan(strided.sum(strided.asarray([np.inf, -np.inf, 1.0])).item())
     assert strided.sum(strided.asarray([np.inf, 1.0])).item() == math.inf

@@ -2,23 +2,8 @@
 from typing import Any
 
 from strided._core import TensorBase
+from strided._cpu.offsets import IndexOffsets
 
-class IndexOffsets:
-    offsets: TensorBase
-    wrap: int
-    scale: int
-    tensor: TensorBase
-    dims: tuple[int, ...]
-    checked: bool
-    name: Any
-
-def index_offsets(
-    t: TensorBase,
-    dims: tuple[int, ...],
-    indices: tuple[TensorBase, ...],
-    names: Any = ...,
-    check: bool = ...,
-) -> IndexOffsets: ...
 def index_get(
     t: TensorBase, off: IndexOffsets, dim_map: tuple[int, ...], pos: int, out: TensorBase
 ) -> TensorBase: ...
@@ -30,6 +15,5 @@ def index_put(
     values: TensorBase,
     accumulate: bool = ...,
 ) -> TensorBase: ...
-def mask_offsets(mask: TensorBase, t: TensorBase, dim: int) -> IndexOffsets: ...
 def is_advanced(index: Any) -> bool: ...
 def last_index_plan() -> dict[str, Any] | None: ...

@@ -6,10 +6,10 @@ and one-argument ``where`` (Array API 2024.12), ``index_select``, ``gather``, ``
 Basic indices (ints, slices, None, ``...``) make views and never come here: ``_views.getitem``
 handles them, and hands any index holding an integer array, a mask or a bool to ``getitem``
 below (registered with it at import, so that basic indexing pays nothing for this module). Every
-function here is thin: it checks its arguments, then three kernels in ``_cpu/index.pyx`` do the
-work: ``index_offsets`` checks the indices once and turns them into byte offsets, then
-``index_get`` gathers or ``index_put`` scatters (see Note [Advanced indexing is a gather over
-offsets] and Note [Duplicate indices] there).
+function here is thin: it checks its arguments, then three kernels do the work:
+``index_offsets`` (``_cpu/offsets.pyx``) checks the indices once and turns them into byte
+offsets, then ``index_get`` gathers or ``index_put`` scatters (``_cpu/index.pyx``; see Note
+[Advanced indexing is a gather over offsets] and Note [Duplicate indices] there).
 
 Note [NumPy's advanced indexing rules]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -50,6 +50,7 @@ from strided import _core, _dispatch, _views
 from strided._cpu import copy as _copy
 from strided._cpu import index as _index
 from strided._cpu import mask as _mask
+from strided._cpu import offsets as _offsets
 from strided._cpu import search as _search
 from strided._dtype import bool_, int64
 from strided._dtype import result_type as _result_type
@@ -250,7 +251,7 @@ def _plan(x, index, check):
         t = _index_tensor(index)
         if t.dtype is not bool_:
             t = _int64(t)
-            offsets = _index.index_offsets(x, (0,), (t,), (0,), check)
+            offsets = _offsets.index_offsets(x, (0,), (t,), (0,), check)
             dim_map = (-1,) * t.ndim + tuple(range(1, x.ndim))
             return x, offsets, dim_map, 0, t.shape + x.shape[1:]
         index = t
@@ -311,14 +312,14 @@ def _plan(x, index, check):
             xdim += 1
     v = _views.getitem(x, tuple(basic))
     if lone_mask is not None:  # one mask, nothing else advanced: byte offsets in one pass
-        offsets = _index.mask_offsets(lone_mask[1], v, lone_mask[0])
+        offsets = _offsets.mask_offsets(lone_mask[1], v, lone_mask[0])
         vdims = offsets.dims
         index_shape = offsets.offsets.shape
         adjacent = True
     else:
         index_shape, tensors = _broadcast_indices([a[2] for a in adv])
         vdims = tuple(a[1] for a in adv)
-        offsets = _index.index_offsets(v, vdims, tensors, tuple(a[3] for a in adv), check)
+        offsets = _offsets.index_offsets(v, vdims, tensors, tuple(a[3] for a in adv), check)
         positions = sorted({a[0] for a in adv})
         adjacent = positions[-1] - positions[0] == len(positions) - 1
     rest = [d for d in range(v.ndim) if d not in vdims]
@@ -406,7 +407,7 @@ _views._register_advanced_indexing(getitem)
 
 
 def _take_cpu(x, indices, axis):
-    off = _index.index_offsets(x, (axis,), (indices,), (axis,), False)
+    off = _offsets.index_offsets(x, (axis,), (indices,), (axis,), False)
     dim_map = (*range(axis), *([-1] * indices.ndim), *range(axis + 1, x.ndim))
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1 :]
     return _index.index_get(x, off, dim_map, axis, _core._empty(shape, x.dtype, x.device))
@@ -462,7 +463,7 @@ def index_select(x, dim, index):
 
 
 def _gather_cpu(x, dim, index):
-    off = _index.index_offsets(x, (dim,), (index,), (dim,), False)
+    off = _offsets.index_offsets(x, (dim,), (index,), (dim,), False)
     dim_map = tuple(-1 if d == dim else d for d in range(x.ndim))
     return _index.index_get(x, off, dim_map, 0, _core._empty(index.shape, x.dtype, x.device))
 
@@ -553,7 +554,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 
 def _scatter_cpu(x, dim, index, src, accumulate):
-    off = _index.index_offsets(x, (dim,), (index,), (dim,))
+    off = _offsets.index_offsets(x, (dim,), (index,), (dim,))
     dim_map = tuple(-1 if d == dim else d for d in range(x.ndim))
     return _index.index_put(x, off, dim_map, 0, src, accumulate)
 
@@ -626,7 +627,7 @@ def scatter_add(x, dim, index, src, *, inplace=False):
 
 
 def _index_add_cpu(x, dim, index, source):
-    off = _index.index_offsets(x, (dim,), (index,), (dim,))
+    off = _offsets.index_offsets(x, (dim,), (index,), (dim,))
     dim_map = tuple(-1 if d == dim else d for d in range(x.ndim))
     return _index.index_put(x, off, dim_map, dim, source, True)
 
