@@ -583,3 +583,40 @@ def test_a_small_mlp_trains_on_the_device(device):
         w1.grad = None
         w2.grad = None
     assert w1.grad is None and losses[-1] < 0.6 * losses[0], losses[::10]
+
+
+# ---------------------------------------------------------------------------------------------
+# Random numbers (Note [Random numbers on CUDA devices] in strided/random.py): the CPU's
+# Philox stream, computed on the device
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_random_draws_match_the_cpu_stream(device):
+    R = strided.random
+    draws = [
+        ("rand f64", lambda d: R.rand(1001, device=d), True),
+        ("rand f32", lambda d: R.rand(3, 333, dtype="float32", device=d), True),
+        ("uniform c128", lambda d: R.uniform(-3, 5, size=(3, 4), dtype="complex128", device=d),
+         True),
+        ("randint", lambda d: R.randint(-5, 100, size=(1001,), device=d), True),
+        ("randint wide", lambda d: R.randint(0, 2**40, size=(77,), device=d), True),
+        ("randint uint8", lambda d: R.randint(0, 256, size=(77,), dtype="uint8", device=d), True),
+        ("randint bool", lambda d: R.randint(0, 2, size=9, dtype="bool", device=d), True),
+        # normal draws: the GPU's logf/sinf/cosf may differ from glibc's in the last bits
+        ("randn f64", lambda d: R.randn(1001, device=d), False),
+        ("randn c64", lambda d: R.randn(500, dtype="complex64", device=d), False),
+        ("normal", lambda d: R.normal(2.0, 3.0, size=(4, 5), dtype="float32", device=d), False),
+    ]
+    for what, draw, exact in draws:
+        R.manual_seed(11)
+        want = np.asarray(draw(None))
+        state = R.get_state()
+        R.manual_seed(11)
+        got = draw(device)
+        assert got.device == strided.device(device), what
+        assert R.get_state() == state, f"{what}: the generator advanced differently"
+        if exact or device == "cuda-emulated":
+            np.testing.assert_array_equal(got.cpu(), want, err_msg=what)
+        else:
+            np.testing.assert_allclose(got.cpu(), want, rtol=1e-5, atol=1e-6, err_msg=what)

@@ -38,13 +38,14 @@ def nvrtc_available():
 
 def all_modules():
     """(module key, source file, instantiations) for every module of the CUDA backend."""
-    from strided.cuda import _copy, _elementwise, _linalg, _reduce
+    from strided.cuda import _copy, _elementwise, _linalg, _random, _reduce
 
     return (
         _elementwise.all_modules()
         + _copy.all_modules()
         + _reduce.all_modules()
         + _linalg.all_modules()
+        + _random.all_modules()
     )
 
 
