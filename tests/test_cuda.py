@@ -597,8 +597,11 @@ def test_random_draws_match_the_cpu_stream(device):
     draws = [
         ("rand f64", lambda d: R.rand(1001, device=d), True),
         ("rand f32", lambda d: R.rand(3, 333, dtype="float32", device=d), True),
-        ("uniform c128", lambda d: R.uniform(-3, 5, size=(3, 4), dtype="complex128", device=d),
-         True),
+        (
+            "uniform c128",
+            lambda d: R.uniform(-3, 5, size=(3, 4), dtype="complex128", device=d),
+            True,
+        ),
         ("randint", lambda d: R.randint(-5, 100, size=(1001,), device=d), True),
         ("randint wide", lambda d: R.randint(0, 2**40, size=(77,), device=d), True),
         ("randint uint8", lambda d: R.randint(0, 256, size=(77,), dtype="uint8", device=d), True),
