@@ -1,6 +1,7 @@
 """Scans: running sums and products (Array API 2024.12 ``cumulative_sum``/``cumulative_prod``;
 PyTorch's and NumPy's ``cumsum``/``cumprod`` as aliases). The kernel is ``_cpu/scan.pyx``: one
-sequential scan per line, lines spread over threads (see Note [Scans] there).
+sequential scan per line, lines spread over threads (see Note [Scans] there); on a CUDA device,
+``strided/cuda/_scan.py`` (Note [CUDA scans]).
 
 Dtypes follow ``sum`` (see ``_ops/reduction.py``): bools and signed integers accumulate in
 int64, unsigned integers in uint64, floats and complex in their own dtype; ``dtype=`` picks
@@ -18,6 +19,7 @@ from strided import _core, _dispatch
 from strided._cpu import copy as _copy
 from strided._cpu import scan as _scan
 from strided._dtype import as_dtype
+from strided._ops import copying as _copying
 from strided._ops.creation import asarray
 from strided._ops.reduction import _finish, _sum_acc
 
@@ -51,6 +53,18 @@ def _make_kernel(name):
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     _dispatch.register(name, "CPU", kernel)
+
+    def cuda_kernel(x, axis, include_initial, dtype):
+        # the same steps on the device: cast, then Note [CUDA scans] in strided/cuda/_scan.py
+        from strided.cuda import _scan as cuda_scan  # loaded with the first CUDA tensor
+
+        acc = as_dtype(dtype) if dtype is not None else _sum_acc(x.dtype)
+        if x.dtype is not acc:
+            x = _copying.contiguous_copy(x, acc)
+        return cuda_scan.scan(name, x, axis, include_initial)
+
+    cuda_kernel.__name__ = cuda_kernel.__qualname__ = f"{name}_cuda"
+    _dispatch.register(name, "CUDA", cuda_kernel)
     return kernel
 
 

@@ -1,6 +1,7 @@
 """Sorting and sets: ``sort``, ``argsort`` and ``topk`` along an axis, and the Array API's
 ``unique_*`` functions, each a thin front to the stable merge sort in ``_cpu/sort.pyx`` (see
-Note [Why merge sort] there) and, for unique, the one pass of ``_cpu/unique.pyx``.
+Note [Why merge sort] there) and, for unique, the one pass of ``_cpu/unique.pyx``; on a CUDA
+device, to ``strided/cuda/_sort.py`` (Note [CUDA sorting]), with the same results.
 
 Signatures follow the Array API 2024.12 (``sort(x, /, *, axis=-1, descending=False,
 stable=True)``), with PyTorch's ``dim=`` accepted; ``topk`` is PyTorch's. The sort is always
@@ -94,6 +95,27 @@ def _sort_kernel(x, axis, descending, want_values, want_indices):
 _dispatch.register("sort", "CPU", _sort_kernel)
 
 
+def _cuda():
+    from strided.cuda import _sort as cuda_sort  # loaded with the first CUDA tensor
+
+    return cuda_sort
+
+
+def _sort_kernel_cuda(x, axis, descending, want_values, want_indices):
+    """The CUDA kernel of ``sort``: as ``_sort_kernel`` (Note [CUDA sorting] in
+    strided/cuda/_sort.py)."""
+    if x.ndim == 0:
+        values, indices = _cuda().sort(x.reshape(1), 0, descending, want_values, want_indices)
+        return (
+            None if values is None else values.reshape(()),
+            None if indices is None else indices.reshape(()),
+        )
+    return _cuda().sort(x, axis, descending, want_values, want_indices)
+
+
+_dispatch.register("sort", "CUDA", _sort_kernel_cuda)
+
+
 def _run_sort(x, axis, descending, want_values, want_indices):
     if _dispatch.fast[0]:  # see Note [The fast path] in _dispatch.py
         return _sort_kernel(x, axis, descending, want_values, want_indices)
@@ -165,6 +187,17 @@ def _topk_kernel(x, dim, k, largest):
 _dispatch.register("topk", "CPU", _topk_kernel)
 
 
+def _topk_kernel_cuda(x, dim, k, largest):
+    """The CUDA kernel of ``topk``: the first k of the stable sort (Note [CUDA sorting])."""
+    if x.ndim == 0:
+        values, indices = _cuda().topk(x.reshape(1), 0, k, largest)
+        return values.reshape(()), indices.reshape(())
+    return _cuda().topk(x, dim, k, largest)
+
+
+_dispatch.register("topk", "CUDA", _topk_kernel_cuda)
+
+
 def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     """The ``k`` largest (or smallest) elements along ``dim`` and their positions (PyTorch's
     ``topk``), in sorted order: descending for ``largest``, ascending otherwise.
@@ -213,6 +246,7 @@ def _unique_kernel(x, with_positions):
 
 
 _dispatch.register("unique", "CPU", _unique_kernel)
+_dispatch.register("unique", "CUDA", lambda x, with_positions: _cuda().unique(x, with_positions))
 
 
 def _run_unique(x, with_positions):

@@ -1,0 +1,174 @@
+"""The CUDA kernels of the scans: cumulative sums and products along one dim.
+
+Note [CUDA scans]
+~~~~~~~~~~~~~~~~~
+A scan maps each *line* along the scanned dim (one line per point of the other, *kept*, dims)
+to its running totals (Note [Scans] in strided/_cpu/scan.pyx). The host coalesces the kept dims
+in row-major order (as Note [CUDA reductions] does, so the line number ``o`` is still the
+row-major index over them) and writes a fresh row-major output, as the CPU does. Then one of two
+kernels of kernels/scan.cu runs, picked by the shape alone:
+
+- **a thread per line** when the lines are short (at most 32 elements) or a kept dim moves
+  faster through memory than the scanned one (``cumsum(x, 0)`` of a row-major matrix):
+  neighbouring threads then read neighbouring addresses, and each walks its line in order,
+  exactly as the CPU does, so the result has the CPU's bits;
+- **a block per line** otherwise: tiles of 1024 elements are loaded into shared memory
+  (coalesced), each of 256 threads scans 4 neighbours, a Hillis-Steele scan in shared memory
+  combines the 256 thread totals, and a running carry links the tiles.
+
+A few long lines would leave most of the GPU idle with a block each, so a line longer than two
+tiles is cut into G chunks (``gridDim.y``) when the lines give fewer than ~512k threads. Three
+launches then do it, without atomics: each chunk's total (``strided_scan_totals``), each line's
+exclusive scan over its G totals, in order (``strided_scan_carries``), and the scan of each chunk
+starting from its carry (``strided_scan_block``). G and the chunk length depend on the shape
+alone, so a float scan gives the same bits on every run and every GPU ("deterministic for a
+given shape", issue 7). The block kernel adds in another order than the CPU's sequential loop,
+so float results agree with the CPU within rounding, not bit for bit; integers wrap around
+exactly as on the CPU (unsigned arithmetic, see kernels/scan.cu).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from strided import _core
+from strided._dtype import as_dtype
+from strided.cuda import _launch
+from strided.cuda._backend import backend_for
+
+__all__ = ["scan", "all_modules"]
+
+BLOCK = 256  # STRIDED_SCAN_BLOCK in kernels/scan.cu
+TILE = 1024  # STRIDED_SCAN_BLOCK * STRIDED_SCAN_ITEMS
+THREAD_MAX_LINE = 32  # lines up to this long get a thread each
+_OPS = {"cumulative_sum": "scan_sum", "cumulative_prod": "scan_prod"}
+_KINDS = "iufc"  # as the CPU's scan: bools are cast to int64 (or dtype=) before the scan
+_GEOMETRY = np.dtype(
+    [
+        ("ksizes", "<i8", (_launch.MAX_DIMS,)),
+        ("kstrides", "<i8", (_launch.MAX_DIMS,)),
+        ("x", "<i8"),
+        ("y", "<i8"),
+        ("M", "<i8"),
+        ("L", "<i8"),
+        ("sx", "<i8"),
+        ("inner", "<i8"),
+        ("Lout", "<i8"),
+        ("chunk", "<i8"),
+        ("nk", "<i4"),
+        ("initial", "<i4"),
+    ],
+    align=True,
+)
+
+
+def _names(name, dtype_name):
+    """The instantiations of one (op, dtype) module."""
+    t = _launch.C_TYPES[dtype_name]
+    op = f"{_OPS[name]}<{t}>"
+    names = [
+        f"strided_scan_{kind}<{op}, {t}, {index}>"
+        for kind in ("thread", "block", "totals")
+        for index in ("int32_t", "int64_t")
+    ]
+    names.append(f"strided_scan_carries<{op}, {t}>")
+    return names
+
+
+def _dtypes():
+    return [d for d in _launch.C_TYPES if as_dtype(d).kind in _KINDS]
+
+
+def all_modules():
+    """Every (module key, source, instantiations) of this file: what CI compiles."""
+    return [(("scan", name, d), "scan.cu", _names(name, d)) for name in _OPS for d in _dtypes()]
+
+
+def _coalesce(sizes, strides):
+    """Row-major dims merged where contiguous, size-1 dims dropped; innermost first."""
+    out = []
+    for n, s in zip(sizes, strides, strict=True):
+        if n == 1:
+            continue
+        if out and out[-1][1] == s * n:
+            out[-1] = (out[-1][0] * n, s)
+        else:
+            out.append((n, s))
+    return out[::-1]
+
+
+def _function(backend, name, dtype_name, fname):
+    return _launch.get_function(
+        backend,
+        ("scan", name, dtype_name),
+        "scan.cu",
+        lambda: _names(name, dtype_name),
+        fname,
+    )
+
+
+def scan(name, x, axis, include_initial):
+    """The running sums (products) of the CUDA tensor ``x`` along ``axis`` (normalised), in x's
+    dtype, into a fresh row-major tensor (one longer along ``axis`` with ``include_initial``,
+    starting with the identity). See Note [CUDA scans]."""
+    if x.dtype.kind not in _KINDS:
+        raise TypeError(f"{name} does not support dtype {x.dtype.name}")
+    if not 0 <= axis < x.ndim:
+        raise IndexError(f"{name}: axis {axis} is out of range for a tensor with {x.ndim} dims")
+    shape, strides, item = x.shape, x.stride(), x.itemsize
+    L = shape[axis]
+    Lout = L + (1 if include_initial else 0)
+    y = _core._empty(shape[:axis] + (Lout,) + shape[axis + 1 :], x.dtype, x.device)
+    if y.numel() == 0:
+        return y
+    kept = [d for d in range(x.ndim) if d != axis]
+    M = math.prod(shape[d] for d in kept)
+    inner = math.prod(shape[axis + 1 :])
+    kdims = _coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
+    if len(kdims) > _launch.MAX_DIMS:
+        raise NotImplementedError(f"{name}: more than {_launch.MAX_DIMS} dims after coalescing")
+    sx = strides[axis] * item
+    # which kernel (the shape and strides alone decide: Note [CUDA scans])
+    k_fast = min((abs(s) for _, s in kdims if s), default=None)
+    per_thread = L <= THREAD_MAX_LINE or (k_fast is not None and (sx == 0 or k_fast < abs(sx)))
+    G, chunk = 1, L
+    if not per_thread and M * BLOCK < 1 << 19 and L > 2 * TILE:
+        G = min(max(1, (1 << 19) // (M * BLOCK)), math.ceil(L / TILE), 4096)
+        chunk = math.ceil(math.ceil(L / G) / TILE) * TILE  # whole tiles per chunk
+        G = math.ceil(L / chunk)
+    g = np.zeros((), dtype=_GEOMETRY)
+    if kdims:
+        g["ksizes"][: len(kdims)] = [n for n, _ in kdims]
+        g["kstrides"][: len(kdims)] = [s for _, s in kdims]
+    g["x"], g["y"], g["M"], g["L"], g["sx"] = x.data_ptr(), y.data_ptr(), M, L, sx
+    g["inner"], g["Lout"], g["chunk"] = inner, Lout, chunk
+    g["nk"], g["initial"] = len(kdims), int(include_initial)
+    extent = item + sum((n - 1) * abs(s) for n, s in kdims) + max(L - 1, 0) * abs(sx)
+    idx32 = extent < 2**31 and y.numel() < 2**31 and M * max(L, 1) < 2**31
+    index = "int32_t" if idx32 else "int64_t"
+    backend = backend_for(x.device)
+    dname = x.dtype.name
+    t = _launch.C_TYPES[dname]
+    op = f"{_OPS[name]}<{t}>"
+    if per_thread:
+        fn = _function(backend, name, dname, f"strided_scan_thread<{op}, {t}, {index}>")
+        blocks = min(math.ceil(M / BLOCK), 2**31 - 1)
+        backend.launch(fn, (blocks,), (BLOCK,), (g[()],))
+        return y
+    totals = None
+    if G > 1:
+        totals = _core.Storage._new(M * G * item, x.device)
+    tptr = np.uint64(totals.data_ptr() if totals is not None else 0)
+    blocks = min(M, 2**31 - 1)
+    if G > 1:
+        fn = _function(backend, name, dname, f"strided_scan_totals<{op}, {t}, {index}>")
+        backend.launch(fn, (blocks, G), (BLOCK,), (g[()], tptr))
+        fn = _function(backend, name, dname, f"strided_scan_carries<{op}, {t}>")
+        backend.launch(
+            fn, (min(math.ceil(M / BLOCK), 2**31 - 1),), (BLOCK,), (tptr, np.int64(M), np.int64(G))
+        )
+    fn = _function(backend, name, dname, f"strided_scan_block<{op}, {t}, {index}>")
+    backend.launch(fn, (blocks, G), (BLOCK,), (g[()], tptr))
+    return y
