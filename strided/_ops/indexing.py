@@ -47,13 +47,13 @@ import operator
 import numpy as np
 
 from strided import _core, _dispatch, _views
-from strided._cpu import copy as _copy
 from strided._cpu import index as _index
 from strided._cpu import mask as _mask
 from strided._cpu import offsets as _offsets
 from strided._cpu import search as _search
 from strided._dtype import bool_, int64
 from strided._dtype import result_type as _result_type
+from strided._ops import copying as _copy  # device-generic: CPU and CUDA tensors
 from strided._ops import elementwise as _ew
 from strided._ops import views as _vops
 from strided._ops.creation import asarray
@@ -255,6 +255,34 @@ def _plan(x, index, check):
             dim_map = (-1,) * t.ndim + tuple(range(1, x.ndim))
             return x, offsets, dim_map, 0, t.shape + x.shape[1:]
         index = t
+    v, adv, lone_mask = _parse(x, index)
+    if lone_mask is not None:  # one mask, nothing else advanced: byte offsets in one pass
+        offsets = _offsets.mask_offsets(lone_mask[1], v, lone_mask[0])
+        vdims = offsets.dims
+        index_shape = offsets.offsets.shape
+        adjacent = True
+    else:
+        index_shape, tensors = _broadcast_indices([a[2] for a in adv])
+        vdims = tuple(a[1] for a in adv)
+        offsets = _offsets.index_offsets(v, vdims, tensors, tuple(a[3] for a in adv), check)
+        adjacent = _adjacent(adv)
+    return (v, offsets, *_layout(v, vdims, index_shape, adjacent))
+
+
+def _adjacent(adv):
+    """Whether the advanced items stand next to each other in the index (rule 4)."""
+    positions = sorted({a[0] for a in adv})
+    return positions[-1] - positions[0] == len(positions) - 1
+
+
+def _parse(x, index):
+    """NumPy's rules, the device-independent part: (v, adv, lone_mask).
+
+    ``v`` is x after the basic items; ``adv`` lists the advanced items as (position in the
+    index, dim of v, int64 index tensor, dim of x for error messages or None for a bool);
+    ``lone_mask`` is (dim of v, contiguous mask) when a mask is the only advanced item (then
+    ``adv`` is empty), which a kernel may handle without its nonzero().
+    """
     items = index if type(index) is tuple else (index,)
     parsed, consumed = _classify(x, items)
     basic = []
@@ -294,7 +322,8 @@ def _plan(x, index, check):
                 vdim += k
                 xdim += k
                 continue
-            coords = _mask.nonzero(val, False)  # (k, n): one row of coordinates per dim
+            # (k, n): one row of coordinates per dim, on the mask's device
+            coords = _dispatched("nonzero", _nonzero_cpu, val, False)
             for j in range(k):
                 basic.append(slice(None))
                 adv.append((pos, vdim, _views.getitem(coords, j), xdim))
@@ -310,18 +339,11 @@ def _plan(x, index, check):
             adv.append((pos, vdim, _int64(val), xdim))
             vdim += 1
             xdim += 1
-    v = _views.getitem(x, tuple(basic))
-    if lone_mask is not None:  # one mask, nothing else advanced: byte offsets in one pass
-        offsets = _offsets.mask_offsets(lone_mask[1], v, lone_mask[0])
-        vdims = offsets.dims
-        index_shape = offsets.offsets.shape
-        adjacent = True
-    else:
-        index_shape, tensors = _broadcast_indices([a[2] for a in adv])
-        vdims = tuple(a[1] for a in adv)
-        offsets = _offsets.index_offsets(v, vdims, tensors, tuple(a[3] for a in adv), check)
-        positions = sorted({a[0] for a in adv})
-        adjacent = positions[-1] - positions[0] == len(positions) - 1
+    return _views.getitem(x, tuple(basic)), adv, lone_mask
+
+
+def _layout(v, vdims, index_shape, adjacent):
+    """Where the index dims go in the result (rule 4): (dim_map, pos, result shape)."""
     rest = [d for d in range(v.ndim) if d not in vdims]
     nb = len(index_shape)
     if adjacent:  # the index dims replace the indexed ones in place
@@ -331,7 +353,7 @@ def _plan(x, index, check):
         before, after = [], rest
     dim_map = (*before, *([-1] * nb), *after)
     shape = tuple(v.shape[d] for d in before) + index_shape + tuple(v.shape[d] for d in after)
-    return v, offsets, dim_map, len(before), shape
+    return dim_map, len(before), shape
 
 
 def _index_cpu(x, index):
@@ -819,3 +841,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if x2.dtype is not dtype:
         x2 = _copy.contiguous_copy(x2, dtype)
     return _dispatched("searchsorted", _searchsorted_cpu, x1, x2, side == "right")
+
+
+# The CUDA kernels of these ops, the same compositions over the CUDA backend's index kernels.
+from strided._ops import indexing_cuda as _indexing_cuda  # noqa: E402, F401

@@ -9,6 +9,10 @@ runs once per element: they run once per input tensor, per block of a roll, per 
 per run of equal counts in ``repeat``.
 ``tril``/``triu`` are an elementwise ``where`` on a broadcast index comparison.
 
+The copies, fills and views are device-generic (``strided/_ops/copying.py``), so every
+composition here is also the op's CUDA kernel: registered under both keys, it runs the CUDA
+copy kernel on CUDA tensors and never moves data between devices.
+
 Every op is registered with the dispatcher under its name, with the CPU "kernel" being the
 composition below (see Note [Shape ops on the dispatcher]); the public function checks and
 normalises its arguments, then calls it.
@@ -31,8 +35,8 @@ import operator
 import numpy as np
 
 from strided import _core, _dispatch, _views
-from strided._cpu import copy as _copy
 from strided._dtype import result_type as _result_type
+from strided._ops import copying as _copy  # device-generic: CPU and CUDA tensors
 from strided._ops import views as _vops
 from strided._ops.creation import arange, asarray
 from strided._ops.elementwise import where
@@ -151,6 +155,7 @@ def _concat_cpu(*arrays, axis):
 
 
 _dispatch.register("concat", "CPU", _concat_cpu)
+_dispatch.register("concat", "CUDA", _concat_cpu)  # device-generic: see above
 
 
 def concat(arrays, /, *, axis=0):
@@ -224,6 +229,7 @@ def _stack_cpu(*arrays, axis):
 
 
 _dispatch.register("stack", "CPU", _stack_cpu)
+_dispatch.register("stack", "CUDA", _stack_cpu)  # device-generic: see above
 
 
 def stack(arrays, /, *, axis=0, dim=None):
@@ -297,6 +303,7 @@ def _tile_cpu(x, repetitions):
 
 
 _dispatch.register("tile", "CPU", _tile_cpu)
+_dispatch.register("tile", "CUDA", _tile_cpu)  # device-generic: see above
 
 
 def tile(x, repetitions, /):
@@ -413,6 +420,7 @@ def _repeat_cpu(x, repeats, axis):
 
 
 _dispatch.register("repeat", "CPU", _repeat_cpu)
+_dispatch.register("repeat", "CUDA", _repeat_cpu)  # device-generic: see above
 
 
 def repeat(x, repeats, /, *, axis=None):
@@ -512,6 +520,7 @@ def _roll_cpu(x, shifts):
 
 
 _dispatch.register("roll", "CPU", _roll_cpu)
+_dispatch.register("roll", "CUDA", _roll_cpu)  # device-generic: see above
 
 
 def roll(x, /, shift, *, axis=None):
@@ -628,6 +637,7 @@ def _pad_cpu(x, pads, mode, value):
 
 
 _dispatch.register("pad", "CPU", _pad_cpu)
+_dispatch.register("pad", "CUDA", _pad_cpu)  # device-generic: see above
 
 
 def pad(x, pad, mode="constant", value=None):
@@ -725,8 +735,8 @@ def _triangle_cpu(x, k, lower):
     """
     n, m = x.shape[-2:]
     k = max(-n - 1, min(k, m + 1))  # beyond these, every k gives the same mask (no overflow)
-    rows = _views.unsqueeze(arange(n), 1) + k
-    cols = arange(m)
+    rows = _views.unsqueeze(arange(n, device=x.device), 1) + k
+    cols = arange(m, device=x.device)
     mask = (rows >= cols) if lower else (rows <= cols)
     zero = _core._empty((), x.dtype, x.device, True)
     return where(mask, x, zero, out=_empty(x.shape, x.dtype, x))
@@ -741,7 +751,9 @@ def _triu_cpu(x, k):
 
 
 _dispatch.register("tril", "CPU", _tril_cpu)
+_dispatch.register("tril", "CUDA", _tril_cpu)  # device-generic: see above
 _dispatch.register("triu", "CPU", _triu_cpu)
+_dispatch.register("triu", "CUDA", _triu_cpu)  # device-generic: see above
 
 
 def _matrix(x, fn):
@@ -816,6 +828,7 @@ def _meshgrid_cpu(*arrays, indexing, copy):
 
 
 _dispatch.register("meshgrid", "CPU", _meshgrid_cpu)
+_dispatch.register("meshgrid", "CUDA", _meshgrid_cpu)  # device-generic: see above
 
 
 def meshgrid(*arrays, indexing="xy", copy=True):

@@ -526,7 +526,7 @@ def _index_map(node, g):
     and get nothing."""
     shape, dtype = node.input_meta[0][:2]
     n = math.prod(shape)
-    ids = V.reshape(_cr.arange(n, dtype="int64"), shape)
+    ids = V.reshape(_cr.arange(n, dtype="int64", device=g.device), shape)  # on g's device
     args = (ids,) + tuple(node.args[1:])
     if node.op == "pad":  # positions a constant pad invents get -1
         args = (ids, node.args[1], node.args[2], -1)

@@ -38,7 +38,7 @@ def nvrtc_available():
 
 def all_modules():
     """(module key, source file, instantiations) for every module of the CUDA backend."""
-    from strided.cuda import _copy, _elementwise, _linalg, _random, _reduce
+    from strided.cuda import _copy, _elementwise, _index, _linalg, _random, _reduce, _scan, _sort
 
     return (
         _elementwise.all_modules()
@@ -46,6 +46,9 @@ def all_modules():
         + _reduce.all_modules()
         + _linalg.all_modules()
         + _random.all_modules()
+        + _scan.all_modules()
+        + _sort.all_modules()
+        + _index.all_modules()
     )
 
 

@@ -1,0 +1,399 @@
+"""The CUDA kernels of indexing: index offsets, gathers, scatters, nonzero, searchsorted.
+
+The CUDA twins of strided/_cpu/offsets.pyx, _cpu/index.pyx, _cpu/mask.pyx and _cpu/search.pyx,
+with the same arguments and meaning, so that strided/_ops/indexing_cuda.py can compose them as
+strided/_ops/indexing.py composes the CPU ones. Kernels in kernels/index.cu.
+
+Note [CUDA indexing is a gather over byte offsets]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+As on the CPU (Note [Advanced indexing is a gather over offsets] in _cpu/index.pyx), an
+advanced index is two steps. ``index_offsets`` turns the K integer index tensors (broadcast to
+one index shape B) into one int64 tensor of *byte offsets* into the indexed tensor ``t``: K
+launches of one small kernel, each adding ``wrap(idx_k) * stride_k`` and checking the range.
+Then ``index_get`` / ``index_put`` run one loop over the result's shape: loop dim s walks dim
+``dim_map[s]`` of ``t`` (if not -1) and dim ``s - pos`` of the offsets (if in range), so
+element i of the loop is at ``t + walked offset + offsets[...]``. The loop keeps the result's
+row-major order (dims are coalesced, never reordered): the thread's linear index is the
+element's row-major position, which the error report and the last-write rule below use.
+
+Gathers and plain scatters only move bytes: one instantiation per element *size* (1, 2, 4, 8,
+16 bytes) serves every dtype of that size.
+
+Note [Checking indices on the device]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+An index outside [-size, size) must raise IndexError naming the dim and its size, as on the
+CPU. The indices live on the device, so the offsets kernel checks them as it goes: a bad one is
+skipped and the smallest row-major position holding one is kept in device memory (``atomicMin``:
+the same answer in any thread order). After the K launches the host reads the K positions back
+in one transfer, and that read **waits for the GPU**: every advanced index, take, gather,
+scatter and index_add synchronises once. (PyTorch instead traps in the kernel with a device
+assert, which kills the CUDA context; a clean Python exception is worth the wait here.) A
+scatter checks before it writes anything, so a bad index leaves the target untouched. The value
+in the message is then read from the index tensor (a second transfer, on the error path only).
+
+Note [Duplicate indices on a GPU]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``x[[0, 0]] = [1, 2]`` writes one cell twice. The CPU makes the last write in row-major order
+win (Note [Duplicate indices] in _cpu/index.pyx); on a GPU the two writes race. To give the
+CPU's answer, a scatter whose values may differ between duplicates runs in two passes: a
+*claim* in which every position i does ``atomicMax(winner[cell], i)`` on an int64 scratch array
+with one slot per element of the target's memory extent, then the write, done only by the
+position that won. When the values cannot differ along the index dims (a scalar or a broadcast
+value, as in ``x[mask] = 0``) any write order gives one answer and the single pass runs.
+
+Accumulating scatters (``index_put_(accumulate=True)``, ``scatter_add_``, ``index_add_``) use
+atomic adds (kernels/index.cu: ``atomicAdd`` for 32/64-bit integers and floats, a
+compare-and-swap loop on the enclosing 4-byte word for 1- and 2-byte types, two float adds for
+a complex). Integer sums are exact whatever the order (wrapping addition is associative and
+commutative). **Float sums are not deterministic on a GPU**: the threads' order of arrival
+changes from run to run, and so does the rounding of a cell that receives several values;
+the result may differ in the last bits from the CPU's row-major sum. (The emulator runs threads
+in a fixed order, so there it is repeatable.) PyTorch's CUDA ``index_add_`` behaves the same;
+a deterministic variant would sort the indices first (PyTorch's
+``use_deterministic_algorithms``), which is possible work.
+
+Note [nonzero on a GPU synchronises]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The length of nonzero's result depends on the data, and the host must know it to allocate the
+output. So nonzero is two kernels around one read back: pass 1 cuts the (contiguous bool) input
+into chunks, one per block, and counts each chunk's hits; the host reads the counts (the
+synchronisation), sums them into each chunk's first output row, allocates, and pass 2 re-reads
+each chunk in order and writes its hits' coordinates there (a ballot per warp and a sum over
+the block's warps give each hit its rank within a tile of 256). Rows come out in row-major
+order, as on the CPU. Boolean-mask indexing goes through nonzero, so it synchronises too; the
+issue allows exactly these (results whose size depends on data).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from strided import _core
+from strided._dtype import as_dtype, int64
+from strided.cuda import _launch
+from strided.cuda._backend import backend_for
+
+__all__ = [
+    "all_modules",
+    "index_get",
+    "index_offsets",
+    "index_put",
+    "nonzero",
+    "searchsorted",
+]
+
+BLOCK = 256  # STRIDED_INDEX_BLOCK in kernels/index.cu
+_ALL = tuple(_launch.C_TYPES)
+_INDEX_TYPES = ("int32_t", "int64_t")
+_CARRIERS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "complex128_t"}
+_REAL = tuple(d for d in _ALL if as_dtype(d).kind in "biuf")
+_NO_BAD = 0x7F7F7F7F7F7F7F7F  # bytes 0x7f: larger than any position (memset, no kernel)
+GET, PUT, CLAIM, PUT_WINNER = range(4)
+
+
+def _move_instantiations():
+    names = [f"strided_index_offsets<{i}>" for i in _INDEX_TYPES]
+    names += [
+        f"strided_index<{c}, {i}, {m}>"
+        for c in _CARRIERS.values()
+        for i in _INDEX_TYPES
+        for m in range(4)
+    ]
+    return names
+
+
+def _add_instantiations():
+    return [f"strided_index_add<{_launch.C_TYPES[d]}, {i}>" for d in _ALL for i in _INDEX_TYPES]
+
+
+def _nonzero_instantiations():
+    return ["strided_nonzero_count", "strided_nonzero_write"]
+
+
+def _search_instantiations():
+    return [f"strided_searchsorted<{_launch.C_TYPES[d]}, {i}>" for d in _REAL for i in _INDEX_TYPES]
+
+
+_MODULES = {
+    ("index", "move"): _move_instantiations,
+    ("index", "add"): _add_instantiations,
+    ("nonzero",): _nonzero_instantiations,
+    ("searchsorted",): _search_instantiations,
+}
+
+
+def all_modules():
+    """Every (module key, source, instantiations) of this file: what CI compiles."""
+    return [(key, "index.cu", fn()) for key, fn in _MODULES.items()]
+
+
+def _function(backend, key, name):
+    return _launch.get_function(backend, key, "index.cu", _MODULES[key], name)
+
+
+def _row_major_loop(shape, strides):
+    """The loop over ``shape`` (outermost first) with per-operand byte ``strides``: size-1
+    dims dropped, neighbours merged where every operand allows, order kept; innermost first,
+    as the kernels read it."""
+    dims = []
+    for d, n in enumerate(shape):
+        if n == 1:
+            continue
+        st = [s[d] for s in strides]
+        if dims and all(p == c * n for p, c in zip(dims[-1][1], st, strict=True)):
+            dims[-1] = (dims[-1][0] * n, st)  # the outer dim steps over this whole dim
+        else:
+            dims.append((n, st))
+    dims.reverse()
+    return [n for n, _ in dims], [[st[k] for _, st in dims] for k in range(len(strides))]
+
+
+def _launch_loop(backend, key, template, shape, strides, data, itemsizes, extra=()):
+    """Launch ``template.format(index=...)`` over a row-major loop (see _row_major_loop)."""
+    n = math.prod(shape)
+    if n == 0:
+        return
+    loop_shape, loop_strides = _row_major_loop(shape, strides)
+    idx32 = _launch.use_int32(loop_shape, loop_strides, itemsizes)
+    fn = _function(backend, key, template.format(index="int32_t" if idx32 else "int64_t"))
+    g = _launch.geometry_struct(loop_shape, loop_strides, data)
+    _launch.launch_1d(backend, fn, n, (g, np.int32(n) if idx32 else np.int64(n), *extra), 1)
+
+
+def _byte_strides(t):
+    return [s * t.itemsize for s in t.stride()]
+
+
+def _same_device(t, ref, what):
+    if t.device is not ref.device:
+        raise ValueError(f"{what} is on {t.device}, but the indexed tensor is on {ref.device}")
+
+
+# -- offsets ----------------------------------------------------------------------------------
+
+
+def index_offsets(t, dims, indices, names=None):
+    """Byte offsets into ``t`` picked by the int64 ``indices`` (one per dim in ``dims``, all on
+    t's device and of one broadcast shape), as an int64 tensor of that shape. Checks every
+    index; raises IndexError naming the first bad one (Note [Checking indices on the device])."""
+    shape = indices[0].shape
+    for idx in indices:
+        _same_device(idx, t, "an index tensor")
+        if idx.dtype is not int64 or idx.shape != shape:
+            raise ValueError("index_offsets: int64 indices of one broadcast shape, please")
+    backend = backend_for(t.device)
+    out = _core._empty(shape, int64, t.device)
+    n = out.numel()
+    if n == 0:
+        return out
+    backend.memset(out.data_ptr(), 0, n * 8)
+    k = len(indices)
+    bad = _core.Storage._new(8 * k, t.device)
+    backend.memset(bad.data_ptr(), 0x7F, 8 * k)
+    for j, (d, idx) in enumerate(zip(dims, indices, strict=True)):
+        size, stride = t.shape[d], t.stride(d) * t.itemsize
+        _launch_loop(
+            backend,
+            ("index", "move"),
+            "strided_index_offsets<{index}>",
+            shape,
+            [_byte_strides(out), _byte_strides(idx)],
+            [out.data_ptr(), idx.data_ptr()],
+            [8, 8],
+            (np.int64(size), np.int64(stride), np.uint64(bad.data_ptr() + 8 * j)),
+        )
+    first = np.empty(k, dtype=np.int64)
+    backend.copy_to_host(first.ctypes.data, bad.data_ptr(), 8 * k)  # the one synchronisation
+    for j, p in enumerate(first.tolist()):
+        if p != _NO_BAD:
+            coords = tuple(int(c) for c in np.unravel_index(p, shape))
+            value = int(indices[j][coords].item()) if coords else int(indices[j].item())
+            name = names[j] if names is not None else dims[j]
+            raise IndexError(
+                f"index {value} is out of bounds for dim {name} with size {t.shape[dims[j]]}"
+            )
+    return out
+
+
+# -- gathers and scatters ---------------------------------------------------------------------
+
+
+def _loop_strides(t, offsets, dim_map, pos):
+    """Byte strides over the loop's dims of ``t`` (walked dims) and of the offsets."""
+    ts, os_ = [], []
+    for s, d in enumerate(dim_map):
+        ts.append(t.stride(d) * t.itemsize if d >= 0 else 0)
+        os_.append(offsets.stride(s - pos) * 8 if pos <= s < pos + offsets.ndim else 0)
+    return ts, os_
+
+
+def index_get(t, offsets, dim_map, pos, out):
+    """Gather into ``out``: ``out[s] = t[walked dims of s, element picked by offsets]`` (the
+    CPU's ``index_get``; Note [CUDA indexing is a gather over byte offsets])."""
+    _same_device(out, t, "out")
+    ts, os_ = _loop_strides(t, offsets, dim_map, pos)
+    item = t.itemsize
+    _launch_loop(
+        backend_for(t.device),
+        ("index", "move"),
+        f"strided_index<{_CARRIERS[item]}, {{index}}, {GET}>",
+        out.shape,
+        [ts, _byte_strides(out), os_],
+        [t.data_ptr(), out.data_ptr(), offsets.data_ptr()],
+        [item, item, 8],
+        (np.uint64(0), np.int64(0)),
+    )
+    return out
+
+
+def _has_internal_overlap(t):
+    return any(n > 1 and s == 0 for n, s in zip(t.shape, t.stride(), strict=True))
+
+
+def _overlaps(a, b):
+    if a.untyped_storage() is not b.untyped_storage():
+        return False
+    alo, ahi = _core._storage_range(a)
+    blo, bhi = _core._storage_range(b)
+    return alo < bhi and blo < ahi
+
+
+def index_put(t, offsets, dim_map, pos, values, accumulate):
+    """Scatter ``values`` (of t's dtype, the loop's shape) into ``t`` at the offsets; with
+    ``accumulate``, add. See Note [Duplicate indices on a GPU]."""
+    _same_device(values, t, "the values")
+    if _has_internal_overlap(t):
+        raise RuntimeError(
+            f"index_put: the tensor has elements that share memory (an expanded or overlapping "
+            f"view with shape {t.shape} and strides {t.stride()}); writing into it is "
+            "ambiguous. Write into a .clone() or .contiguous() copy instead"
+        )
+    if values.numel() == 0:
+        return t
+    if _overlaps(values, t):  # read everything before writing anything
+        from strided.cuda._copy import contiguous_copy
+
+        values = contiguous_copy(values)
+    backend = backend_for(t.device)
+    ts, os_ = _loop_strides(t, offsets, dim_map, pos)
+    vs = _byte_strides(values)
+    item = t.itemsize
+    strides = [ts, vs, os_]
+    data = [t.data_ptr(), values.data_ptr(), offsets.data_ptr()]
+    args = (values.shape, strides, data, [item, item, 8])
+    if accumulate:
+        _launch_loop(
+            backend,
+            ("index", "add"),
+            f"strided_index_add<{_launch.C_TYPES[t.dtype.name]}, {{index}}>",
+            *args,
+        )
+        t._bump_version()
+        return t
+    carrier = _CARRIERS[item]
+    # may two positions that hit one cell carry different values? only if the values move
+    # along a dim the offsets walk (Note [Duplicate indices on a GPU])
+    may_differ = any(o and v for o, v in zip(os_, vs, strict=True))
+    if not may_differ:
+        _launch_loop(
+            backend,
+            ("index", "move"),
+            f"strided_index<{carrier}, {{index}}, {PUT}>",
+            *args,
+            (np.uint64(0), np.int64(0)),
+        )
+    else:
+        lo, hi = _core._storage_range(t)
+        winner = _core.Storage._new(max(hi - lo, item) // item * 8, t.device)
+        backend.memset(winner.data_ptr(), 0xFF, winner.nbytes)  # -1: nobody yet
+        base = t.untyped_storage().data_ptr() + lo
+        for mode in (CLAIM, PUT_WINNER):
+            _launch_loop(
+                backend,
+                ("index", "move"),
+                f"strided_index<{carrier}, {{index}}, {mode}>",
+                *args,
+                (np.uint64(winner.data_ptr()), np.int64(base)),
+            )
+    t._bump_version()
+    return t
+
+
+# -- nonzero ----------------------------------------------------------------------------------
+
+_NONZERO_GEOMETRY = np.dtype(
+    [
+        ("sizes", "<i8", (_launch.MAX_DIMS,)),
+        ("row_stride", "<i8"),
+        ("coord_stride", "<i8"),
+        ("ndim", "<i4"),
+    ],
+    align=True,
+)
+
+
+def nonzero(m, coords_last):
+    """The coordinates of the true elements of the contiguous bool tensor ``m``, in row-major
+    order: an int64 tensor (n, ndim) if ``coords_last``, else (ndim, n). Synchronises: see
+    Note [nonzero on a GPU synchronises]."""
+    if not m.is_contiguous() or m.dtype.name != "bool":
+        raise ValueError("nonzero: expects a contiguous bool tensor")
+    if m.ndim > _launch.MAX_DIMS:
+        raise NotImplementedError(f"nonzero: at most {_launch.MAX_DIMS} dims on a CUDA device")
+    backend = backend_for(m.device)
+    n, nd = m.numel(), m.ndim
+    total = 0
+    if n:
+        # chunks of whole tiles, enough of them to fill a GPU, few enough to read back cheaply
+        blocks = min(max(1, math.ceil(n / (BLOCK * 16))), 2048)
+        chunk = math.ceil(math.ceil(n / blocks) / BLOCK) * BLOCK
+        blocks = math.ceil(n / chunk)
+        counts = _core.Storage._new(8 * blocks, m.device)
+        fn = _function(backend, ("nonzero",), "strided_nonzero_count")
+        args = (np.uint64(m.data_ptr()), np.int64(n), np.int64(chunk))
+        backend.launch(fn, (blocks,), (BLOCK,), (*args, np.uint64(counts.data_ptr())))
+        host = np.empty(blocks, dtype=np.int64)
+        backend.copy_to_host(host.ctypes.data, counts.data_ptr(), 8 * blocks)  # the sync
+        starts = np.zeros(blocks, dtype=np.int64)
+        np.cumsum(host[:-1], out=starts[1:])
+        total = int(host.sum())
+    out = _core._empty((total, nd) if coords_last else (nd, total), int64, m.device)
+    if total and nd:
+        backend.copy_from_host(counts.data_ptr(), starts.ctypes.data, 8 * blocks)
+        g = np.zeros((), dtype=_NONZERO_GEOMETRY)
+        g["sizes"][:nd] = m.shape[::-1]
+        g["row_stride"], g["coord_stride"] = (nd, 1) if coords_last else (1, total)
+        g["ndim"] = nd
+        fn = _function(backend, ("nonzero",), "strided_nonzero_write")
+        backend.launch(
+            fn,
+            (blocks,),
+            (BLOCK,),
+            (*args, np.uint64(counts.data_ptr()), np.uint64(out.data_ptr()), g[()]),
+        )
+    return out
+
+
+# -- searchsorted -----------------------------------------------------------------------------
+
+
+def searchsorted(x1, x2, out, right):
+    """out[i] = the position of x2[i] in the sorted, contiguous 1-D ``x1`` (same dtype), NaN
+    sorting last (the CPU's ``searchsorted`` in _cpu/search.pyx)."""
+    _same_device(x2, x1, "x2")
+    _same_device(out, x1, "out")
+    if x1.dtype is not x2.dtype or not x1.is_contiguous() or x1.dtype.name not in _REAL:
+        raise ValueError("searchsorted: x1 contiguous and of x2's (real) dtype, please")
+    _launch_loop(
+        backend_for(x1.device),
+        ("searchsorted",),
+        f"strided_searchsorted<{_launch.C_TYPES[x1.dtype.name]}, {{index}}>",
+        x2.shape,
+        [_byte_strides(out), _byte_strides(x2)],
+        [out.data_ptr(), x2.data_ptr()],
+        [8, x2.itemsize],
+        (np.uint64(x1.data_ptr()), np.int64(x1.numel()), np.int32(bool(right))),
+    )
+    return out
