@@ -50,6 +50,52 @@ def _timer(cp):
     return timeit
 
 
+def _mlp_step(cp, torch, timeit, rows, dev):
+    """One training step of a 784-256-10 MLP, batch 64, float32 (forward, backward through
+    strided.autograd, SGD under no_grad), against the same step in PyTorch CUDA."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((64, 784), dtype=np.float32)
+    y = rng.integers(0, 10, 64)
+    w1 = (rng.standard_normal((784, 256)) * 0.05).astype(np.float32)
+    w2 = (rng.standard_normal((256, 10)) * 0.05).astype(np.float32)
+    sx, sy = strided.asarray(x, device=dev), strided.asarray(y, device=dev)
+    sw1 = strided.asarray(w1, device=dev).requires_grad_()
+    sw2 = strided.asarray(w2, device=dev).requires_grad_()
+
+    def s_step():
+        logits = strided.relu(sx @ sw1) @ sw2
+        loss = -strided.mean(
+            strided.take_along_axis(
+                strided.log_softmax(logits, dim=1), strided.expand_dims(sy, axis=1), axis=1
+            )
+        )
+        loss.backward()
+        with strided.no_grad():
+            strided.subtract(sw1, 0.01 * sw1.grad, out=sw1)
+            strided.subtract(sw2, 0.01 * sw2.grad, out=sw2)
+        sw1.grad = None
+        sw2.grad = None
+
+    t_step = None
+    if torch is not None:
+        tx, ty = torch.as_tensor(x, device="cuda"), torch.as_tensor(y, device="cuda")
+        tw1 = torch.as_tensor(w1, device="cuda").requires_grad_()
+        tw2 = torch.as_tensor(w2, device="cuda").requires_grad_()
+
+        def t_step():
+            loss = torch.nn.functional.cross_entropy(torch.relu(tx @ tw1) @ tw2, ty)
+            loss.backward()
+            with torch.no_grad():
+                tw1.sub_(0.01 * tw1.grad)
+                tw2.sub_(0.01 * tw2.grad)
+            tw1.grad = None
+            tw2.grad = None
+
+    ts = timeit(s_step)
+    tt = timeit(t_step) if t_step is not None else None
+    rows.append(("MLP 784-256-10 step, batch 64", ts, float("nan"), tt, None))
+
+
 def main():
     import cupy as cp
 
@@ -211,6 +257,34 @@ def main():
         f"matmul 4096 f32: strided {flops / mm[1] / 1e12:.1f} TFLOP/s, CuPy "
         f"{flops / mm[2] / 1e12:.1f}" + (f", torch {flops / mm[3] / 1e12:.1f}" if mm[3] else "")
     )
+    # issue 7's remaining cases: a gather of 1e6 rows, a sort of 1e7 float32, an MLP step
+    table = sa[: 2**20 * 64].reshape(2**20, 64)
+    ctable = ca[: 2**20 * 64].reshape(2**20, 64)
+    ttable = ta[: 2**20 * 64].reshape(2**20, 64) if torch is not None else None
+    idx_np = np.random.default_rng(2).integers(0, 2**20, 10**6)
+    sidx, cidx = strided.asarray(idx_np, device=dev), cp.asarray(idx_np)
+    tidx = torch.as_tensor(idx_np, device="cuda") if torch is not None else None
+    case(
+        "gather 1e6 rows of 64 f32",
+        2 * 4 * 64 * 10**6,
+        lambda: table[sidx],
+        lambda: ctable[cidx],
+        (lambda: ttable[tidx]) if torch is not None else None,
+        check=False,
+    )
+    s7, c7 = sa[: 10**7], ca[: 10**7]
+    t7 = ta[: 10**7] if torch is not None else None
+    case(
+        "sort 1e7 f32",
+        0,
+        lambda: strided.sort(s7),
+        lambda: cp.sort(c7),
+        (lambda: torch.sort(t7)) if torch is not None else None,
+        check=False,
+    )
+    np.testing.assert_array_equal(np.asarray(strided.sort(s7).cpu()), cp.asnumpy(cp.sort(c7)))
+    _mlp_step(cp, torch, timeit, rows, dev)
+
     for axis in (0, 1):
         got = np.asarray(strided.sum(sq, axis=axis).cpu())
         np.testing.assert_allclose(got, cp.asnumpy(cp.sum(cq, axis=axis)), rtol=1e-3, atol=1e-2)
