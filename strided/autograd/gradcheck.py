@@ -48,14 +48,30 @@ def _outputs(fn, inputs):
 def _flat_values(outs):
     if not outs:
         return np.zeros(0)
-    return np.concatenate([np.asarray(o, dtype=np.float64).reshape(-1) for o in outs])
+    return np.concatenate([np.asarray(o.cpu(), dtype=np.float64).reshape(-1) for o in outs])
 
 
 def _numerical(fn, inputs, x, eps):
     """Central, forward and backward differences of every output element by every element of
     ``x``: three (n_out, n_in) arrays."""
-    view = np.asarray(x)  # shares x's memory, in x's own layout
+    # Perturb x in place, one element at a time. On the CPU through a NumPy view that shares
+    # x's memory; on a CUDA device through a host copy written back with the device copy
+    # kernel (below autograd: the perturbation is not an op of the function being checked).
+    on_device = x.device.is_cuda
+    if on_device:
+        from strided.cuda import _copy as cuda_copy
+
+        host = _cr.empty(x.shape, dtype=x.dtype)
+        cuda_copy.copy_(host, x)
+        view = np.asarray(host)
+    else:
+        view = np.asarray(x)  # shares x's memory, in x's own layout
     n_in = view.size
+
+    def write():
+        if on_device:
+            cuda_copy.copy_(x, host)
+
     base = _flat_values(_outputs(fn, inputs))
     central = np.zeros((base.size, n_in))
     forward = np.zeros_like(central)
@@ -63,10 +79,13 @@ def _numerical(fn, inputs, x, eps):
     for j, idx in enumerate(np.ndindex(view.shape)):
         orig = view[idx]
         view[idx] = orig + eps
+        write()
         plus = _flat_values(_outputs(fn, inputs))
         view[idx] = orig - eps
+        write()
         minus = _flat_values(_outputs(fn, inputs))
         view[idx] = orig
+        write()
         central[:, j] = (plus - minus) / (2 * eps)
         forward[:, j] = (plus - base) / eps
         backward[:, j] = (base - minus) / eps
@@ -87,7 +106,7 @@ def _analytical(fn, inputs, diff):
         for k in range(n):
             onehot = np.zeros(n)
             onehot[k] = 1.0
-            g = _cr.asarray(onehot.reshape(o.shape), dtype=o.dtype)
+            g = _cr.asarray(onehot.reshape(o.shape), dtype=o.dtype, device=o.device)
             grads = engine.grad(o, diff, g, retain_graph=True, allow_unused=True)
             for jcol, gr in enumerate(grads):
                 if gr is not None:
@@ -96,7 +115,7 @@ def _analytical(fn, inputs, diff):
                             f"gradcheck: the gradient for input {jcol} has shape {gr.shape}, "
                             f"but the input has shape {diff[jcol].shape}"
                         )
-                    jac[jcol][row + k] = np.asarray(gr, dtype=np.float64).reshape(-1)
+                    jac[jcol][row + k] = np.asarray(gr.cpu(), dtype=np.float64).reshape(-1)
         row += n
     return jac
 
@@ -181,7 +200,9 @@ def gradgradcheck(
     if grad_outputs is None:
         rng = np.random.default_rng(seed)
         grad_outputs = [
-            _cr.asarray(rng.standard_normal(o.shape), dtype="float64").requires_grad_()
+            _cr.asarray(
+                rng.standard_normal(o.shape), dtype="float64", device=o.device
+            ).requires_grad_()
             for o in outs
         ]
     grad_outputs = list(grad_outputs)
