@@ -42,6 +42,7 @@ import numpy as np
 
 __all__ = [
     "C_TYPES",
+    "coalesce",
     "MAX_DIMS",
     "geometry_struct",
     "get_function",
@@ -138,6 +139,21 @@ def geometry_struct(shape, strides, data, scalars=None):
             if b is not None:
                 g["scalars"][k] = np.frombuffer(b.ljust(16, b"\0"), dtype="<i8")
     return g[()]
+
+
+def coalesce(sizes, strides):
+    """Row-major dims (outermost first, byte strides) merged where one steps over the whole of
+    the next, size-1 dims dropped; returned innermost first, as the kernels read them. The
+    reductions, scans and sorts use it on each group of dims (kept, reduced, the line)."""
+    out = []
+    for n, s in zip(sizes, strides, strict=True):
+        if n == 1:
+            continue
+        if out and out[-1][1] == s * n:  # the previous (outer) dim steps over this whole dim
+            out[-1] = (out[-1][0] * n, s)
+        else:
+            out.append((n, s))
+    return out[::-1]
 
 
 def use_int32(shape, strides, itemsizes):

@@ -93,20 +93,6 @@ def all_modules():
     return [(("reduce", name), "reduce.cu", _instantiations(name)) for name in _OPS]
 
 
-def _coalesce(sizes, strides):
-    """Row-major dims (outermost first) merged where contiguous, size-1 dims dropped; returned
-    innermost first, as the kernels read them."""
-    out = []
-    for n, s in zip(sizes, strides, strict=True):
-        if n == 1:
-            continue
-        if out and out[-1][1] == s * n:  # the previous (outer) dim steps over this whole dim
-            out[-1] = (out[-1][0] * n, s)
-        else:
-            out.append((n, s))
-    return out[::-1]
-
-
 def reduce(name, x, dims, keepdims, acc):
     """``name`` over ``dims`` of a CUDA tensor ``x`` (already of the accumulation dtype, or any
     dtype for argmax/argmin), into a fresh tensor. See Note [CUDA reductions]."""
@@ -127,8 +113,8 @@ def reduce(name, x, dims, keepdims, acc):
     R = math.prod(shape[d] for d in dims)
     if M == 0:
         return y
-    odims = _coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
-    rdims = _coalesce([shape[d] for d in dims], [strides[d] * item for d in dims])
+    odims = _launch.coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
+    rdims = _launch.coalesce([shape[d] for d in dims], [strides[d] * item for d in dims])
     if len(odims) > _launch.MAX_DIMS or len(rdims) > _launch.MAX_DIMS:
         raise NotImplementedError(f"{name}: more than {_launch.MAX_DIMS} dims after coalescing")
     # which kernel: does a kept dim move faster through memory than every reduced dim?

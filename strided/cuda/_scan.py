@@ -86,19 +86,6 @@ def all_modules():
     return [(("scan", name, d), "scan.cu", _names(name, d)) for name in _OPS for d in _dtypes()]
 
 
-def _coalesce(sizes, strides):
-    """Row-major dims merged where contiguous, size-1 dims dropped; innermost first."""
-    out = []
-    for n, s in zip(sizes, strides, strict=True):
-        if n == 1:
-            continue
-        if out and out[-1][1] == s * n:
-            out[-1] = (out[-1][0] * n, s)
-        else:
-            out.append((n, s))
-    return out[::-1]
-
-
 def _function(backend, name, dtype_name, fname):
     return _launch.get_function(
         backend,
@@ -126,7 +113,7 @@ def scan(name, x, axis, include_initial):
     kept = [d for d in range(x.ndim) if d != axis]
     M = math.prod(shape[d] for d in kept)
     inner = math.prod(shape[axis + 1 :])
-    kdims = _coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
+    kdims = _launch.coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
     if len(kdims) > _launch.MAX_DIMS:
         raise NotImplementedError(f"{name}: more than {_launch.MAX_DIMS} dims after coalescing")
     sx = strides[axis] * item

@@ -103,19 +103,6 @@ def _function(backend, dtype_name, fname):
     )
 
 
-def _coalesce(sizes, strides):
-    """Row-major dims merged where contiguous, size-1 dims dropped; innermost first."""
-    out = []
-    for n, s in zip(sizes, strides, strict=True):
-        if n == 1:
-            continue
-        if out and out[-1][1] == s * n:
-            out[-1] = (out[-1][0] * n, s)
-        else:
-            out.append((n, s))
-    return out[::-1]
-
-
 def _grid(n):
     return (max(1, min(math.ceil(n / BLOCK), 2**31 - 1)),)
 
@@ -169,7 +156,7 @@ def _sort_kernels(backend, x, axis, descending, values, indices):
     L = shape[axis]
     M = x.numel() // L
     kept = [d for d in range(x.ndim) if d != axis]
-    kdims = _coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
+    kdims = _launch.coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
     if len(kdims) > _launch.MAX_DIMS:
         raise NotImplementedError(f"sort: more than {_launch.MAX_DIMS} dims after coalescing")
     cap = MAX_TILE
