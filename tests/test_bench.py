@@ -55,7 +55,12 @@ def test_timed_run_reports_first_call_median_and_disagreements(tmp_path, monkeyp
     assert "| t | add |" in md and "DISAGREE" in md and "numpy/strided" in md
     msgs = _report.write_all(results, facts, False, str(tmp_path))
     assert (tmp_path / "results.csv").read_text().startswith("suite,case,device,status")
-    assert any("ratios.png" in m for m in msgs)
+    try:  # matplotlib is in the examples extra, not the test one
+        import matplotlib  # noqa: F401
+
+        assert any("ratios.png" in m for m in msgs)
+    except ImportError:
+        assert any("matplotlib is not installed" in m for m in msgs)
 
     real_import = builtins.__import__
 
