@@ -33,10 +33,14 @@ class CudaUnavailableError(RuntimeError):
 
 _lock = threading.Lock()
 _backends: dict = {}
+_by_device: dict = {}  # id(Device) -> backend: the per-op lookup, without building a key
 
 
 def backend_for(device):
     """The backend object of a CUDA ``device`` (a strided Device), created on first use."""
+    b = _by_device.get(id(device))  # Device objects are canonical: one per name, never freed
+    if b is not None:
+        return b
     key = (device.type, device.index)
     b = _backends.get(key)
     if b is None:
@@ -48,6 +52,7 @@ def backend_for(device):
                 else:
                     b = EmulatorBackend(device.index)
                 _backends[key] = b
+    _by_device[id(device)] = b
     return b
 
 

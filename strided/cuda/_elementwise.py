@@ -50,6 +50,7 @@ _REAL = {"complex64": "float32", "complex128": "float64"}
 _ALL = tuple(_launch.C_TYPES)
 _KIND = {n: as_dtype(n).kind for n in _ALL}
 _FLAGGING = ("floor_divide", "remainder", "pow")
+_NULL = np.uint64(0)
 
 
 def _functor(name, dtype_name):
@@ -113,18 +114,40 @@ def all_modules():
     return mods
 
 
+# (family, kernel, 32-bit index, contiguous) -> the name expression: formatting it per call
+# costs more than looking it up
+_NAMES: dict = {}
+
+
 def _launch_plan(plan, family, kernel, module_key, instantiations, extra=()):
     geometry, n, idx32, contig = plan.launch_args(_launch.MAX_DIMS)
     if n == 0:
         return
-    fname = (
-        f"strided_{family}<{kernel}, "
-        f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
-    )
+    key = (family, kernel, idx32, contig)
+    fname = _NAMES.get(key)
+    if fname is None:
+        fname = _NAMES[key] = (
+            f"strided_{family}<{kernel}, "
+            f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
+        )
     backend = backend_for(plan.out.device)
     fn = _launch.get_function(backend, module_key, "elementwise.cu", instantiations, fname)
-    args = (np.void(geometry), np.int32(n) if idx32 else np.int64(n)) + tuple(extra)
+    args = (np.void(geometry), np.int32(n) if idx32 else np.int64(n)) + extra
     _launch.launch_1d(backend, fn, n, args)
+
+
+_KERNELS: dict = {}
+
+
+def _kernel(name, d, o):
+    """The template arguments ``functor, T, Out`` of op ``name`` on dtypes d -> o (cached)."""
+    key = (name, d, o)
+    k = _KERNELS.get(key)
+    if k is None:
+        k = _KERNELS[key] = (
+            f"{_functor(name, d.name)}, {_launch.C_TYPES[d.name]}, {_launch.C_TYPES[o.name]}"
+        )
+    return k
 
 
 def _unsupported(name, dtype, kinds):
@@ -151,23 +174,21 @@ def binary(name, a, b, out=None):
         # a negative exponent fails after the kernel ran: compute aside (out= stays untouched)
         result = binary(name, a, b, None)
         return _copy_into(out, result)
-    backend = backend_for(plan.out.device)
     flag = None
     if name in _FLAGGING and d.kind in "iu":
         flag = _core.Storage._new(4, plan.out.device, zero=True)
-    o = plan.out_dtype.name
-    kernel = f"{_functor(name, d.name)}, {_launch.C_TYPES[d.name]}, {_launch.C_TYPES[o]}"
+    kernel = _kernel(name, d, plan.out_dtype)
     _launch_plan(
         plan,
         "binary",
         kernel,
         ("binary", name),
         lambda: _instantiations("binary", name),
-        extra=(np.uint64(flag.data_ptr() if flag is not None else 0),),
+        extra=(_NULL,) if flag is None else (np.uint64(flag.data_ptr()),),
     )
     if flag is not None:  # Note [Flags from the GPU]
         host = np.zeros(1, dtype=np.int32)
-        backend.copy_to_host(host.ctypes.data, flag.data_ptr(), 4)
+        backend_for(plan.out.device).copy_to_host(host.ctypes.data, flag.data_ptr(), 4)
         if host[0] == 1:
             warnings.warn(
                 f"{name}: integer division by zero (the result there is 0, as NumPy gives)",
@@ -218,8 +239,7 @@ def unary(name, x, out=None):
     d = plan.dtype
     if d.kind not in kinds:
         _unsupported(name, d, kinds)
-    o = plan.out_dtype.name
-    kernel = f"{_functor(name, d.name)}, {_launch.C_TYPES[d.name]}, {_launch.C_TYPES[o]}"
+    kernel = _kernel(name, d, plan.out_dtype)
     _launch_plan(
         plan,
         "unary",
