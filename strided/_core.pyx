@@ -1041,6 +1041,11 @@ def _has_internal_overlap(TensorBase t):
     return may_have_internal_overlap(t)
 
 
+def _storage_overlap(TensorBase a, TensorBase b):
+    """``storage_overlap`` for Python callers (the CUDA backend's copies and scatters)."""
+    return storage_overlap(a, b)
+
+
 def _storage_range(TensorBase t):
     """(lo, hi): the storage bytes ``t`` can touch, as a half-open range."""
     cdef Py_ssize_t lo, hi

@@ -99,21 +99,13 @@ def _device_copy(dst, src, src_strides):
     _launch.launch_1d(backend, fn, n, args, unroll=1)
 
 
-def _overlaps(a, b):
-    if a.untyped_storage() is not b.untyped_storage():
-        return False
-    alo, ahi = _core._storage_range(a)
-    blo, bhi = _core._storage_range(b)
-    return alo < bhi and blo < ahi
-
-
 def copy_(dst, src):
     """Copy ``src`` into ``dst`` (broadcast, cast), where at least one is on a CUDA device."""
     src_strides = _cpu_copy.copy_checks(dst, src)
     if dst.numel() == 0:
         return dst
     if dst.device is src.device:
-        if _overlaps(dst, src):
+        if _core._storage_overlap(dst, src):
             if (
                 src.data_ptr() == dst.data_ptr()
                 and src.dtype is dst.dtype

@@ -248,23 +248,11 @@ def index_get(t, offsets, dim_map, pos, out):
     return out
 
 
-def _has_internal_overlap(t):
-    return any(n > 1 and s == 0 for n, s in zip(t.shape, t.stride(), strict=True))
-
-
-def _overlaps(a, b):
-    if a.untyped_storage() is not b.untyped_storage():
-        return False
-    alo, ahi = _core._storage_range(a)
-    blo, bhi = _core._storage_range(b)
-    return alo < bhi and blo < ahi
-
-
 def index_put(t, offsets, dim_map, pos, values, accumulate):
     """Scatter ``values`` (of t's dtype, the loop's shape) into ``t`` at the offsets; with
     ``accumulate``, add. See Note [Duplicate indices on a GPU]."""
     _same_device(values, t, "the values")
-    if _has_internal_overlap(t):
+    if _core._has_internal_overlap(t):
         raise RuntimeError(
             f"index_put: the tensor has elements that share memory (an expanded or overlapping "
             f"view with shape {t.shape} and strides {t.stride()}); writing into it is "
@@ -272,7 +260,7 @@ def index_put(t, offsets, dim_map, pos, values, accumulate):
         )
     if values.numel() == 0:
         return t
-    if _overlaps(values, t):  # read everything before writing anything
+    if _core._storage_overlap(values, t):  # read everything before writing anything
         from strided.cuda._copy import contiguous_copy
 
         values = contiguous_copy(values)
