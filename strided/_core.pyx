@@ -337,6 +337,8 @@ cdef class Storage:
         s.owner = owner
         s.writable = writable
         s.device = as_device(device)
+        if not _device_seen and not s.device.is_cpu:
+            _first_device_storage()
         return s
 
     def __dealloc__(self):
@@ -912,6 +914,27 @@ cdef TensorBase empty_tensor(int ndim, const Py_ssize_t* sizes, DType dtype, Dev
 
 
 cdef object _device_allocator = None
+cdef bint _device_seen = False   # has any storage on a device other than the CPU been made?
+cdef list _device_callbacks = []
+
+
+def on_device_storage(fn):
+    """Call ``fn()`` once, when the first storage on a device other than the CPU is made (now,
+    if one was already). The dispatcher registers here (a higher layer registering with a lower
+    one, DESIGN.md): from then on it must look for CUDA tensors in every call."""
+    if _device_seen:
+        fn()
+    else:
+        _device_callbacks.append(fn)
+
+
+cdef int _first_device_storage() except -1:
+    global _device_seen
+    _device_seen = True
+    for fn in _device_callbacks:
+        fn()
+    _device_callbacks.clear()
+    return 0
 
 
 def set_device_allocator(fn):

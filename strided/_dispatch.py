@@ -71,12 +71,16 @@ def _update_fast():
 
 
 def activate_cuda():
-    """Called by strided.cuda when the first CUDA storage is made: from then on every op goes
-    through the dispatcher, which sends CUDA tensors to CUDA kernels (Note [The fast path])."""
+    """Called once, when the first storage on a CUDA device is made (_core tells us: see
+    ``_core.on_device_storage``): from then on every op goes through the dispatcher, which
+    sends CUDA tensors to CUDA kernels (Note [The fast path])."""
     global _cuda_active
     if not _cuda_active:
         _cuda_active = True
         _update_fast()
+
+
+_core.on_device_storage(activate_cuda)
 
 
 def register(name, key, kernel=None):

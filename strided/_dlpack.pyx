@@ -537,13 +537,10 @@ cdef TensorBase _import_dltensor(object capsule, const char* used_name, _DLPackO
         return make_tensor(base._storage, base._offset + (data - base._data()) // dtype.itemsize,
                            ndim, sizes, strides, dtype)
 
-    # GPU memory becomes a storage on "cuda:N" (Note [Device kinds] in _core.pyx); the CUDA
-    # backend is told, so that ops on it reach the CUDA kernels
+    # GPU memory becomes a storage on "cuda:N" (Note [Device kinds] in _core.pyx)
     device = as_device("cpu")
     if dl.device.device_type == kDLCUDA:
         device = as_device(f"cuda:{dl.device.device_id}")
-        from strided import _dispatch
-        _dispatch.activate_cuda()
     storage = Storage._wrap(<uintptr_t>(data + lo * dtype.itemsize), nbytes, owner,
                             device, writable)
     return make_tensor(storage, -lo, ndim, sizes, strides, dtype)

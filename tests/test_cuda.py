@@ -669,3 +669,17 @@ def test_gradcheck_on_the_device(device, name, fn):
     assert x.grad is not None and x.grad.device == x.device
     if name in ("tanh*y", "softmax", "matmul", "sum dim"):
         assert gradgradcheck(fn, (x, y))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_addmm_on_the_device(device, rng):
+    c = rng.uniform(-1, 1, (4,))
+    a, b = rng.uniform(-1, 1, (4, 6)), rng.uniform(-1, 1, (6, 4))
+    dc, da, db = (strided.asarray(v, device=device) for v in (c, a, b))
+    for beta, alpha in ((1, 1), (2, 0.5), (0, 3)):
+        got = strided.addmm(dc, da, db, beta=beta, alpha=alpha)
+        assert got.device == dc.device
+        np.testing.assert_allclose(got.cpu(), beta * c + alpha * (a @ b), rtol=1e-12)
+    out = strided.empty((4, 4), device=device)
+    assert strided.addmm(dc, da, db, out=out) is out
+    np.testing.assert_allclose(out.cpu(), c + a @ b, rtol=1e-12)

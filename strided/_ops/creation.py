@@ -170,9 +170,6 @@ def _from_cuda_array_interface(obj):
     except AttributeError:
         pass
     storage = _core.Storage._wrap(ptr + lo * item, nbytes, obj, f"cuda:{dev_index}", not readonly)
-    from strided import _dispatch
-
-    _dispatch.activate_cuda()
     return _core._from_parts(storage, -lo, shape, strides, d)
 
 

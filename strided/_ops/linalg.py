@@ -23,6 +23,7 @@ import scipy_openblas32  # noqa: F401
 from strided import _core, _dispatch
 from strided._cpu import blas as _blas
 from strided._cpu import lapack as _lapack
+from strided._ops import copying as _copying
 from strided._ops import elementwise as _ew
 from strided._ops import views as _vops
 from strided._ops.creation import asarray
@@ -52,9 +53,18 @@ def _cuda_matmul(x1, x2, out=None):
 
 
 def _cuda_addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat1 @ mat2) on a CUDA device: the matmul kernel, then
+    elementwise kernels (cuBLAS's own alpha and beta are not used yet)."""
     from strided.cuda import _linalg
 
-    return _linalg.addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    result = _linalg.matmul(mat1, mat2)
+    if alpha != 1:
+        result = _ew.multiply(result, alpha)
+    if beta != 0:
+        result = _ew.add(input if beta == 1 else _ew.multiply(input, beta), result)
+    if out is None:
+        return result
+    return _copying.copy_(out, result)
 
 
 _dispatch.register("matmul", "CUDA", _cuda_matmul)

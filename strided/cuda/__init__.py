@@ -85,20 +85,12 @@ def get_device_name(device=None):
 # -- what the lower layers need from this one (registered, not imported: DESIGN.md) ------------
 
 
-_activated = [False]
-
-
 def _allocate(device, nbytes, zero):
     """The allocator of CUDA storages (see Note [Device kinds] in _core.pyx)."""
     backend = backend_for(device)
     ptr, owner = backend.allocate(nbytes)
     if zero:
         backend.memset(ptr, 0, nbytes)
-    if not _activated[0]:
-        from strided import _dispatch  # the layer above, loaded by now
-
-        _dispatch.activate_cuda()
-        _activated[0] = True
     return _core.Storage._wrap(ptr, nbytes, owner, device)
 
 

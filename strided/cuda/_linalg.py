@@ -1,4 +1,4 @@
-"""matmul and addmm on CUDA devices.
+"""matmul on CUDA devices (addmm is composed of it in strided/_ops/linalg.py).
 
 Note [CUDA matmul]
 ~~~~~~~~~~~~~~~~~~
@@ -19,12 +19,12 @@ import math
 
 import numpy as np
 
-from strided import _core
+from strided import _core, _views
 from strided._dtype import promote_types
 from strided.cuda import _launch
 from strided.cuda._backend import backend_for
 
-__all__ = ["matmul", "addmm", "all_modules"]
+__all__ = ["matmul", "all_modules"]
 
 _TILE = 16
 _BLAS = ("float32", "float64", "complex64", "complex128")
@@ -77,9 +77,7 @@ def _shapes(x1, x2, name="matmul"):
             f"{name}: the last dim of x1 (size {k}) must match the contracted dim "
             f"of x2 (size {k2}); x1 has shape {x1.shape}, x2 has shape {x2.shape}"
         )
-    import strided
-
-    batch = strided.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    batch = _views.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     rshape = tuple(batch) + (() if v1 else (m,)) + (() if v2 else (n,))
     return tuple(batch), m, k, n, rshape
 
@@ -148,23 +146,3 @@ def _tiled(a, b, c, batch, m, k, n):
     fn = _launch.get_function(backend, ("matmul",), "matmul.cu", _instantiations, fname)
     grid = (math.ceil(n / _TILE), math.ceil(m / _TILE), min(math.prod(batch), 65535))
     backend.launch(fn, grid, (_TILE, _TILE), (g[()],))
-
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    """beta * input + alpha * (mat1 @ mat2) on a CUDA device, composed of matmul and
-    elementwise kernels."""
-    import strided
-
-    prod = matmul(mat1, mat2)
-    if alpha != 1:
-        prod = strided.multiply(prod, alpha)
-    if beta == 0:
-        result = prod
-    else:
-        scaled = input if beta == 1 else strided.multiply(input, beta)
-        result = strided.add(scaled, prod)
-    if out is None:
-        return result
-    from strided.cuda._copy import copy_
-
-    return copy_(out, result)

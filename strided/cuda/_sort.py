@@ -208,12 +208,12 @@ def _sort_kernels(backend, x, axis, descending, values, indices):
 
 def topk(x, dim, k, largest):
     """The first ``k`` of the stable sort along ``dim`` (descending for ``largest``)."""
-    from strided._ops import copying
+    from strided.cuda._copy import contiguous_copy
 
     values, indices = sort(x, dim, largest, True, True)
     if k < x.shape[dim]:
-        values = copying.contiguous_copy(_views.narrow(values, dim, 0, k))
-        indices = copying.contiguous_copy(_views.narrow(indices, dim, 0, k))
+        values = contiguous_copy(_views.narrow(values, dim, 0, k))
+        indices = contiguous_copy(_views.narrow(indices, dim, 0, k))
     return values, indices
 
 
