@@ -14,8 +14,8 @@ import ctypes
 
 import numpy as np
 import pytest
+from devices import DEVICES, on
 from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values
-from test_cuda import DEVICES, on
 
 import strided
 from strided import _core
@@ -261,14 +261,19 @@ def test_out_of_range_indices_raise_and_write_nothing(device):
         lambda: x.__setitem__((slice(None), bad), 7.0),
         lambda: x.index_put_((slice(None), bad), x[:, :3], True),
     ]
+    # Note [Checking indices on the device]: the op returns; the error comes when the host next
+    # waits for the device (here .cpu() and synchronize), and a scatter has written nothing
     for i, fn in enumerate(cases):
+        fn()
         with pytest.raises(IndexError, match=msg):
-            fn()
+            x.cpu()
         np.testing.assert_array_equal(x.cpu(), np.arange(12.0).reshape(3, 4), err_msg=str(i))
+    x[strided.asarray([[0, -4]])]
     with pytest.raises(IndexError, match="index -4 is out of bounds for dim 0 with size 3"):
-        x[strided.asarray([[0, -4]])]
+        strided.cuda.synchronize(x.device)
+    y = strided.take(x, strided.asarray([12]))
     with pytest.raises(IndexError, match="index 12 is out of bounds for dim 0 with size 12"):
-        strided.take(x, strided.asarray([12]))
+        y.cpu()
     with pytest.raises(RuntimeError, match="share memory"):
         strided.scatter(x[:1].expand(3, 4), 0, strided.asarray([[0]]), 1.0, inplace=True)
 

@@ -5,8 +5,9 @@ composition, with the CUDA backend's index kernels (strided/cuda/_index.py: ``in
 ``index_get``, ``index_put``, ``nonzero``, ``searchsorted``) in place of the CPU's. NumPy's
 indexing rules are applied once, by ``indexing._parse`` and ``indexing._layout``, for both
 devices. See Note [CUDA indexing is a gather over byte offsets], Note [Checking indices on the
-device] (why every advanced index synchronises once) and Note [Duplicate indices on a GPU] in
-strided/cuda/_index.py.
+device] (bad indices raise at the next synchronisation; no op here waits for the GPU except
+boolean-mask indexing, whose result size depends on the data) and Note [Duplicate indices on a
+GPU] in strided/cuda/_index.py.
 
 Index tensors may live on the host while the indexed tensor is on the device (``x[[0, 2]]``
 makes its index on the CPU; PyTorch accepts CPU indices for CUDA tensors too): they are copied
@@ -62,7 +63,8 @@ def _plan(x, index):
         adjacent = _ix._adjacent(adv)
     index_shape, tensors = _ix._broadcast_indices([_on(a[2], v) for a in adv])
     vdims = tuple(a[1] for a in adv)
-    offsets = _cuda().index_offsets(v, vdims, tensors, tuple(a[3] for a in adv))
+    names = tuple(a[3] for a in adv)
+    offsets = _cuda().index_offsets(v, vdims, tensors, names, "an advanced index")
     return (v, offsets, *_ix._layout(v, vdims, index_shape, adjacent))
 
 
@@ -81,36 +83,36 @@ def _index_put_cuda(x, index, value, accumulate=False):
 
 def _take_cuda(x, indices, axis):
     k = _cuda()
-    off = k.index_offsets(x, (axis,), (_on(indices, x),), (axis,))
+    off = k.index_offsets(x, (axis,), (_on(indices, x),), (axis,), "take")
     dim_map = (*range(axis), *([-1] * indices.ndim), *range(axis + 1, x.ndim))
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1 :]
     return k.index_get(x, off, dim_map, axis, _core._empty(shape, x.dtype, x.device))
 
 
-def _along(x, dim, index):
+def _along(x, dim, index, what):
     """The offsets of a gather/scatter along ``dim`` and its loop's dim_map."""
-    off = _cuda().index_offsets(x, (dim,), (_on(index, x),), (dim,))
+    off = _cuda().index_offsets(x, (dim,), (_on(index, x),), (dim,), what)
     return off, tuple(-1 if d == dim else d for d in range(x.ndim))
 
 
 def _gather_cuda(x, dim, index):
-    off, dim_map = _along(x, dim, index)
+    off, dim_map = _along(x, dim, index, "gather")
     out = _core._empty(index.shape, x.dtype, x.device)
     return _cuda().index_get(x, off, dim_map, 0, out)
 
 
 def _scatter_assign_cuda(x, dim, index, src):
-    off, dim_map = _along(x, dim, index)
+    off, dim_map = _along(x, dim, index, "scatter_")
     return _cuda().index_put(x, off, dim_map, 0, _on(src, x), False)
 
 
 def _scatter_add_cuda(x, dim, index, src):
-    off, dim_map = _along(x, dim, index)
+    off, dim_map = _along(x, dim, index, "scatter_add_")
     return _cuda().index_put(x, off, dim_map, 0, _on(src, x), True)
 
 
 def _index_add_cuda(x, dim, index, source):
-    off, dim_map = _along(x, dim, index)
+    off, dim_map = _along(x, dim, index, "index_add_")
     return _cuda().index_put(x, off, dim_map, dim, _on(source, x), True)
 
 

@@ -4,7 +4,8 @@ Note [Two CUDA backends]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 Everything the CUDA side of strided does to a device goes through one small object, a backend:
 allocate and free memory, copy bytes between host and device, compile a CUDA source into a
-module, launch a kernel of that module, wait for the device. There are two:
+module, launch a kernel of that module, wait for the device (and, whenever it waits, report
+what earlier kernels found wrong with the data: ``checks``, see _deferred.py). There are two:
 
 - ``CupyBackend`` ("cuda:N"): memory from CuPy's memory pool (the caching allocator, PyTorch's
   CUDACachingAllocator's twin: freed blocks are kept for reuse, so an op's output costs no
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import ctypes
 import threading
+
+from strided.cuda._deferred import DeferredChecks
 
 __all__ = ["backend_for", "CudaUnavailableError"]
 
@@ -94,6 +97,7 @@ class CupyBackend:
             raise CudaUnavailableError(f"device 'cuda:{index}' does not exist: {count} GPU(s)")
         self.cupy = cupy
         self.index = index
+        self.checks = DeferredChecks(self)
         self.runtime = cupy.cuda.runtime
         self._launch_kernel = cupy.cuda.driver.launchKernel
         with cupy.cuda.Device(index):
@@ -129,11 +133,15 @@ class CupyBackend:
             )
 
     def copy_to_host(self, dst, src, nbytes):
+        """Copy to host memory; waits for the device, so it reports what earlier kernels found
+        (Note [Errors found on the device are reported at the next synchronisation])."""
         if nbytes:
-            self.runtime.memcpyAsync(
-                dst, src, nbytes, self.runtime.memcpyDeviceToHost, self._stream()
-            )
-            self.synchronize()
+            self._read_back(dst, src, nbytes)
+            self.checks.flush()
+
+    def _read_back(self, dst, src, nbytes):
+        self.runtime.memcpyAsync(dst, src, nbytes, self.runtime.memcpyDeviceToHost, self._stream())
+        self._wait()
 
     def copy_device(self, dst, src, nbytes):
         if nbytes:
@@ -172,6 +180,11 @@ class CupyBackend:
         )
 
     def synchronize(self):
+        """Wait for every queued kernel, then report what they found."""
+        self._wait()
+        self.checks.flush()
+
+    def _wait(self):
         with self.cupy.cuda.Device(self.index):
             self.runtime.deviceSynchronize()
 
@@ -220,6 +233,7 @@ class EmulatorBackend:
 
         self.emu = _emulator
         self.index = index
+        self.checks = DeferredChecks(self)
         self.properties = dict(_emulator.DEVICE_PROPERTIES)
 
     def allocate(self, nbytes):
@@ -236,7 +250,11 @@ class EmulatorBackend:
 
     def copy_to_host(self, dst, src, nbytes):
         if nbytes:
-            ctypes.memmove(dst, src, nbytes)
+            self._read_back(dst, src, nbytes)
+            self.checks.flush()  # as on a GPU: see CupyBackend.copy_to_host
+
+    def _read_back(self, dst, src, nbytes):
+        ctypes.memmove(dst, src, nbytes)
 
     def copy_device(self, dst, src, nbytes):
         if nbytes:
@@ -250,7 +268,9 @@ class EmulatorBackend:
         function(grid, block, args, shared_mem)
 
     def synchronize(self):
-        pass  # kernels run to completion inside the launch
+        # kernels ran to completion inside the launch; what they found is reported now, as on
+        # a GPU (Note [Errors found on the device are reported at the next synchronisation])
+        self.checks.flush()
 
     def memory_allocated(self):
         return self.emu.memory_allocated()

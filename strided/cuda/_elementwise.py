@@ -19,9 +19,13 @@ axes).
 Note [Flags from the GPU]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
 NumPy warns on an integer division by zero and refuses an integer to a negative power. The
-kernel learns of it element by element; it sets a 4-byte flag in device memory, and the host
-reads it back after the launch. That read waits for the GPU, so it is only done for the ops
-that can set it (integer floor_divide, remainder, pow): every other op stays asynchronous.
+kernel learns of it element by element and sets a flag in device memory: a slot of the
+backend's deferred checks (Note [Errors found on the device are reported at the next
+synchronisation] in _deferred.py), read back, with the warning or ValueError, when the host
+next waits for the device. Only the ops that can set it (integer floor_divide, remainder, pow)
+reserve a slot; none of them waits. One exception: an integer ``pow`` with ``out=`` computes
+into a fresh tensor and waits for the flag before copying into ``out``, so that a refused
+power leaves ``out`` untouched, as on the CPU.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from strided import _core
 from strided._cpu import binary as _binary
 from strided._cpu import unary as _unary
 from strided._dtype import as_dtype
-from strided.cuda import _launch
+from strided.cuda import _deferred, _launch
 from strided.cuda._backend import backend_for
 
 __all__ = ["binary", "unary", "where"]
@@ -170,13 +174,16 @@ def binary(name, a, b, out=None):
     d = plan.dtype
     if d.kind not in kinds:
         _unsupported(name, d, kinds)
+    backend = backend_for(plan.out.device)
     if name == "pow" and out is not None and d.kind in "iu":
-        # a negative exponent fails after the kernel ran: compute aside (out= stays untouched)
+        # a negative exponent is found by the kernel: compute aside, wait for its flag (the
+        # one wait, Note [Flags from the GPU]), and only then write out=
         result = binary(name, a, b, None)
+        backend.synchronize()
         return _copy_into(out, result)
     flag = None
     if name in _FLAGGING and d.kind in "iu":
-        flag = _core.Storage._new(4, plan.out.device, zero=True)
+        flag = backend.checks.reserve(1, _flag_report(name, plan.out.device), fill=0)
     kernel = _kernel(name, d, plan.out_dtype)
     _launch_plan(
         plan,
@@ -184,22 +191,33 @@ def binary(name, a, b, out=None):
         kernel,
         ("binary", name),
         lambda: _instantiations("binary", name),
-        extra=(_NULL,) if flag is None else (np.uint64(flag.data_ptr()),),
+        extra=(_NULL,) if flag is None else (np.uint64(flag),),
     )
-    if flag is not None:  # Note [Flags from the GPU]
-        host = np.zeros(1, dtype=np.int32)
-        backend_for(plan.out.device).copy_to_host(host.ctypes.data, flag.data_ptr(), 4)
-        if host[0] == 1:
-            warnings.warn(
-                f"{name}: integer division by zero (the result there is 0, as NumPy gives)",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        elif host[0] == 2:
-            raise ValueError(
-                f"{name}: integers to negative integer powers are not allowed; use a float dtype"
-            )
+    if flag is not None:
+        backend.checks.issued()
     return plan.finish_device()
+
+
+def _flag_report(name, device):
+    """What a flag slot of ``name`` means (Note [Flags from the GPU]): 1 warns, 2 raises."""
+
+    def report(values):
+        where = f"(found on {device}, reported when the host next waited for the device)"
+        if values[0] == 1:
+            warnings.warn(
+                f"{name}: integer division by zero (the result there is 0, as NumPy gives) "
+                + where,
+                RuntimeWarning,
+                stacklevel=_deferred.user_stacklevel(),
+            )
+        elif values[0] == 2:
+            return ValueError(
+                f"{name}: integers to negative integer powers are not allowed; use a float "
+                "dtype " + where
+            )
+        return None
+
+    return report
 
 
 def _copy_into(out, result):

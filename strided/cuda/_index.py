@@ -22,14 +22,16 @@ Gathers and plain scatters only move bytes: one instantiation per element *size*
 Note [Checking indices on the device]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 An index outside [-size, size) must raise IndexError naming the dim and its size, as on the
-CPU. The indices live on the device, so the offsets kernel checks them as it goes: a bad one is
-skipped and the smallest row-major position holding one is kept in device memory (``atomicMin``:
-the same answer in any thread order). After the K launches the host reads the K positions back
-in one transfer, and that read **waits for the GPU**: every advanced index, take, gather,
-scatter and index_add synchronises once. (PyTorch instead traps in the kernel with a device
-assert, which kills the CUDA context; a clean Python exception is worth the wait here.) A
-scatter checks before it writes anything, so a bad index leaves the target untouched. The value
-in the message is then read from the index tensor (a second transfer, on the error path only).
+CPU. The indices live on the device, so the offsets kernel checks them as it goes: a bad one
+adds nothing (its element points at t's first element, never outside the storage) and the
+smallest row-major position holding one goes to a slot in device memory (``atomicMin``: the
+same answer in any thread order). The host does **not** wait to read it: that would make every
+advanced index, take, gather and scatter synchronise. The slot is reported at the host's next
+synchronisation with the device instead (Note [Errors found on the device are reported at the
+next synchronisation] in _deferred.py), which reads the value back from the index tensor for
+the message. A scatter's kernels read the slots before writing and write nothing if one is
+set, so a bad index leaves the target untouched, as on the CPU. A gather with a bad index fills
+its fresh output with something; the error is raised before anyone can read it.
 
 Note [Duplicate indices on a GPU]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -67,6 +69,7 @@ issue allows exactly these (results whose size depends on data).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,6 +77,7 @@ from strided import _core
 from strided._dtype import as_dtype, int64
 from strided.cuda import _launch
 from strided.cuda._backend import backend_for
+from strided.cuda._deferred import NOTHING
 
 __all__ = [
     "all_modules",
@@ -89,7 +93,6 @@ _ALL = tuple(_launch.C_TYPES)
 _INDEX_TYPES = ("int32_t", "int64_t")
 _CARRIERS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "complex128_t"}
 _REAL = tuple(d for d in _ALL if as_dtype(d).kind in "biuf")
-_NO_BAD = 0x7F7F7F7F7F7F7F7F  # bytes 0x7f: larger than any position (memset, no kernel)
 GET, PUT, CLAIM, PUT_WINNER = range(4)
 
 
@@ -174,10 +177,21 @@ def _same_device(t, ref, what):
 # -- offsets ----------------------------------------------------------------------------------
 
 
-def index_offsets(t, dims, indices, names=None):
+class Offsets(NamedTuple):
+    """What ``index_offsets`` makes: the int64 byte offsets, and the device address of the
+    ``nbad`` slots where its kernels recorded the first bad position of each index tensor (the
+    scatters read them and write nothing if one is set)."""
+
+    tensor: object
+    bad: int
+    nbad: int
+
+
+def index_offsets(t, dims, indices, names=None, what="an advanced index"):
     """Byte offsets into ``t`` picked by the int64 ``indices`` (one per dim in ``dims``, all on
-    t's device and of one broadcast shape), as an int64 tensor of that shape. Checks every
-    index; raises IndexError naming the first bad one (Note [Checking indices on the device])."""
+    t's device and of one broadcast shape): an ``Offsets`` whose tensor has that shape. Checks
+    every index on the device; an out-of-range one raises IndexError at the next
+    synchronisation (Note [Checking indices on the device])."""
     shape = indices[0].shape
     for idx in indices:
         _same_device(idx, t, "an index tensor")
@@ -187,11 +201,11 @@ def index_offsets(t, dims, indices, names=None):
     out = _core._empty(shape, int64, t.device)
     n = out.numel()
     if n == 0:
-        return out
+        return Offsets(out, 0, 0)
     backend.memset(out.data_ptr(), 0, n * 8)
-    k = len(indices)
-    bad = _core.Storage._new(8 * k, t.device)
-    backend.memset(bad.data_ptr(), 0x7F, 8 * k)
+    report = _bounds_report(t, dims, indices, names, what)
+    retains = sum(idx.untyped_storage().nbytes for idx in indices)
+    bad = backend.checks.reserve(len(indices), report, retains=retains)
     for j, (d, idx) in enumerate(zip(dims, indices, strict=True)):
         size, stride = t.shape[d], t.stride(d) * t.itemsize
         _launch_loop(
@@ -202,19 +216,41 @@ def index_offsets(t, dims, indices, names=None):
             [_byte_strides(out), _byte_strides(idx)],
             [out.data_ptr(), idx.data_ptr()],
             [8, 8],
-            (np.int64(size), np.int64(stride), np.uint64(bad.data_ptr() + 8 * j)),
+            (np.int64(size), np.int64(stride), np.uint64(bad + 8 * j)),
         )
-    first = np.empty(k, dtype=np.int64)
-    backend.copy_to_host(first.ctypes.data, bad.data_ptr(), 8 * k)  # the one synchronisation
-    for j, p in enumerate(first.tolist()):
-        if p != _NO_BAD:
+    backend.checks.issued()  # STRIDED_CUDA_LAUNCH_BLOCKING: report now, before any write
+    return Offsets(out, bad, len(indices))
+
+
+def _bounds_report(t, dims, indices, names, what):
+    """The report of an index check (Note [Errors found on the device are reported at the next
+    synchronisation]): given the first bad row-major position of each index tensor, the
+    IndexError for the first tensor that has one, or None."""
+    shape = indices[0].shape
+    sizes = [t.shape[d] for d in dims]
+    names = names if names is not None else dims
+    versions = [idx._version for idx in indices]
+    device = t.device
+
+    def report(first):
+        for j, p in enumerate(first):
+            if p == NOTHING:
+                continue
             coords = tuple(int(c) for c in np.unravel_index(p, shape))
-            value = int(indices[j][coords].item()) if coords else int(indices[j].item())
-            name = names[j] if names is not None else dims[j]
-            raise IndexError(
-                f"index {value} is out of bounds for dim {name} with size {t.shape[dims[j]]}"
+            if indices[j]._version == versions[j]:  # unchanged since the op: quote the value
+                idx = indices[j][coords] if coords else indices[j]
+                bad = f"index {int(idx.item())}"
+            else:
+                bad = f"the index at {coords} of index tensor {j}"
+            return IndexError(
+                f"{bad} is out of bounds for dim {names[j]} with size {sizes[j]} (found on "
+                f"{device} by {what}; CUDA ops report such errors when the host next waits for "
+                "the device, and a scatter that finds one writes nothing. Set "
+                "STRIDED_CUDA_LAUNCH_BLOCKING=1 to have it raised by the op itself)"
             )
-    return out
+        return None
+
+    return report
 
 
 # -- gathers and scatters ---------------------------------------------------------------------
@@ -233,6 +269,7 @@ def index_get(t, offsets, dim_map, pos, out):
     """Gather into ``out``: ``out[s] = t[walked dims of s, element picked by offsets]`` (the
     CPU's ``index_get``; Note [CUDA indexing is a gather over byte offsets])."""
     _same_device(out, t, "out")
+    offsets = offsets.tensor  # a bad index added nothing: its element reads t's first one
     ts, os_ = _loop_strides(t, offsets, dim_map, pos)
     item = t.itemsize
     _launch_loop(
@@ -243,7 +280,7 @@ def index_get(t, offsets, dim_map, pos, out):
         [ts, _byte_strides(out), os_],
         [t.data_ptr(), out.data_ptr(), offsets.data_ptr()],
         [item, item, 8],
-        (np.uint64(0), np.int64(0)),
+        (np.uint64(0), np.int64(0), np.uint64(0), np.int32(0)),
     )
     return out
 
@@ -265,6 +302,9 @@ def index_put(t, offsets, dim_map, pos, values, accumulate):
 
         values = contiguous_copy(values)
     backend = backend_for(t.device)
+    # every write kernel first reads the offsets' bad slots, and writes nothing if one is set
+    checked = (np.uint64(offsets.bad), np.int32(offsets.nbad))
+    offsets = offsets.tensor
     ts, os_ = _loop_strides(t, offsets, dim_map, pos)
     vs = _byte_strides(values)
     item = t.itemsize
@@ -277,6 +317,7 @@ def index_put(t, offsets, dim_map, pos, values, accumulate):
             ("index", "add"),
             f"strided_index_add<{_launch.C_TYPES[t.dtype.name]}, {{index}}>",
             *args,
+            checked,
         )
         t._bump_version()
         return t
@@ -290,7 +331,7 @@ def index_put(t, offsets, dim_map, pos, values, accumulate):
             ("index", "move"),
             f"strided_index<{carrier}, {{index}}, {PUT}>",
             *args,
-            (np.uint64(0), np.int64(0)),
+            (np.uint64(0), np.int64(0), *checked),
         )
     else:
         lo, hi = _core._storage_range(t)
@@ -303,7 +344,7 @@ def index_put(t, offsets, dim_map, pos, values, accumulate):
                 ("index", "move"),
                 f"strided_index<{carrier}, {{index}}, {mode}>",
                 *args,
-                (np.uint64(winner.data_ptr()), np.int64(base)),
+                (np.uint64(winner.data_ptr()), np.int64(base), *checked),
             )
     t._bump_version()
     return t

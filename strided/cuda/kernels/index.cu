@@ -13,7 +13,8 @@
 // Operand 0: the int64 byte offsets being built (one per index position), operand 1: one index
 // tensor broadcast to the index shape. An index outside [-size, size) is not added: the
 // smallest row-major position holding one goes to *bad (atomicMin: any order of the threads
-// leaves the same, smallest, position), and the host raises after reading it back.
+// leaves the same, smallest, position); the host reads it back at its next synchronisation
+// and raises there (strided/cuda/_deferred.py).
 template <typename index_t>
 __global__ void strided_index_offsets(Geometry<2> g, index_t n, int64_t size, int64_t stride,
                                       long long* bad) {
@@ -31,6 +32,18 @@ __global__ void strided_index_offsets(Geometry<2> g, index_t n, int64_t size, in
     }
 }
 
+// ---- the scatters' guard ---------------------------------------------------------------------
+// Whether the offsets kernels found a bad index (any of the ``nbad`` slots holds a position):
+// then a scatter writes nothing, and the target is left as it was when the host raises
+// (Note [Errors found on the device are reported at the next synchronisation]). Every thread
+// reads the same few slots, so this is a handful of cached loads per thread.
+__device__ __forceinline__ bool strided_any_bad(const long long* bad, int nbad) {
+    for (int j = 0; j < nbad; ++j) {
+        if (bad[j] != 0x7F7F7F7F7F7F7F7FLL) return true;
+    }
+    return false;
+}
+
 // ---- gathers and scatters -------------------------------------------------------------------
 // Operand 0 is the indexed tensor v (its strides on the loop's walked dims, 0 on its index
 // dims), operand 2 the int64 byte offsets (0 strides on the walked dims): element i of the loop
@@ -43,8 +56,11 @@ __global__ void strided_index_offsets(Geometry<2> g, index_t n, int64_t size, in
 // MODE 1: scatter (indexed element <- operand 1), for duplicates that cannot differ;
 // MODE 2: claim: winner[slot] = max(winner[slot], i), slot = the indexed element's place in v;
 // MODE 3: scatter where this i won the claim: the last write in row-major order wins.
+// The scatters (MODE 1-3) write nothing when the offsets kernels found a bad index.
 template <typename T, typename index_t, int MODE>
-__global__ void strided_index(Geometry<3> g, index_t n, long long* winner, int64_t lo) {
+__global__ void strided_index(Geometry<3> g, index_t n, long long* winner, int64_t lo,
+                              const long long* bad, int nbad) {
+    if (MODE != 0 && strided_any_bad(bad, nbad)) return;
     for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (index_t)blockDim.x * gridDim.x) {
         index_t off[3];
@@ -134,7 +150,8 @@ template <typename R> struct atomic_adder<cplx<R> > {
 
 // The accumulating scatter: indexed element += operand 1 (see MODE above for the operands).
 template <typename T, typename index_t>
-__global__ void strided_index_add(Geometry<3> g, index_t n) {
+__global__ void strided_index_add(Geometry<3> g, index_t n, const long long* bad, int nbad) {
+    if (strided_any_bad(bad, nbad)) return;
     for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (index_t)blockDim.x * gridDim.x) {
         index_t off[3];

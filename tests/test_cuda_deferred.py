@@ -1,0 +1,141 @@
+"""Errors found by kernels, reported when the host next waits for the device.
+
+Note [Errors found on the device are reported at the next synchronisation] (in
+strided/cuda/_deferred.py): no op waits for the GPU to learn whether an index was in range or a
+divisor was zero; the error is raised at the next ``.cpu()``, ``.item()``, ``synchronize()``.
+These tests run on the emulator, which counts every wait, so "no op waits" is checked directly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided
+from strided.cuda import _backend, _deferred
+
+DEVICE = "cuda-emulated"
+
+
+@pytest.fixture
+def backend():
+    b = _backend.backend_for(strided.device(DEVICE))
+    b.synchronize()  # nothing left over from another test
+    return b
+
+
+@pytest.fixture
+def waits(backend, monkeypatch):
+    """A list that gets one entry each time the host waits for the device."""
+    seen = []
+    read_back = backend._read_back
+
+    def counting_read_back(dst, src, nbytes):
+        seen.append(nbytes)
+        read_back(dst, src, nbytes)
+
+    monkeypatch.setattr(backend, "_read_back", counting_read_back)
+    return seen
+
+
+def _ops(rng):
+    """(name, fn) of ops over device tensors that must not wait for the device."""
+    x = strided.asarray(rng.standard_normal((6, 5)), device=DEVICE)
+    i = strided.asarray([[0, 5, 2], [1, 1, 4]], device=DEVICE)
+    n = strided.asarray([3, -7, 8], dtype="int32", device=DEVICE)
+    return [
+        ("add", lambda: x + 1),
+        ("floor_divide int", lambda: n // strided.asarray([2, 0, 3], dtype="int32", device=DEVICE)),
+        ("pow int", lambda: n ** strided.asarray([2, 3, 1], dtype="int32", device=DEVICE)),
+        ("sum", lambda: strided.sum(x, axis=0)),
+        ("argmax", lambda: strided.argmax(x, axis=1)),
+        ("softmax", lambda: strided.softmax(x, dim=1)),
+        ("matmul", lambda: x @ x.T),
+        ("cumsum", lambda: strided.cumulative_sum(x, axis=0)),
+        ("advanced index", lambda: x[i]),
+        ("advanced index put", lambda: x.__setitem__((i, 0), 1.0)),
+        ("index accumulate", lambda: x.index_put_((i,), x[:1], True)),
+        ("take", lambda: strided.take(x, i)),
+        ("gather", lambda: strided.take_along_axis(x, i[:, :1].expand(2, 5), axis=0)),
+        ("scatter_add", lambda: x.scatter_add_(0, i[:, :2], x[:2, :2])),
+        ("index_add", lambda: x.index_add_(0, i[0], x[:3])),
+        ("masked_fill", lambda: strided.masked_fill(x, x > 0, 0.0)),
+        ("sort", lambda: strided.sort(x, axis=1)),
+        ("searchsorted", lambda: strided.searchsorted(strided.sort(x[0]), x)),
+    ]
+
+
+def test_no_op_waits_for_the_device(waits, rng):
+    for name, fn in _ops(rng):
+        fn()
+        assert waits == [], f"{name} waited for the device"
+    with pytest.warns(RuntimeWarning, match="floor_divide: integer division by zero"):
+        strided.cuda.synchronize(DEVICE)
+    assert len(waits) == 1  # one wait reads back every slot: the flag and the index checks
+
+
+def test_ops_whose_result_size_depends_on_data_wait(waits, backend):
+    m = strided.asarray([True, False, True], device=DEVICE)
+    assert strided.nonzero(m)[0].shape == (2,)
+    assert waits, "nonzero must read the count back"
+
+
+def test_a_bad_index_raises_at_the_next_wait_and_only_once(waits):
+    x = strided.arange(10.0, device=DEVICE)
+    y = x[strided.asarray([1, 12, 3], device=DEVICE)]  # queued; nothing checked yet
+    assert waits == []
+    with pytest.raises(IndexError, match="index 12 is out of bounds for dim 0 with size 10"):
+        y.cpu()
+    np.testing.assert_array_equal(x.cpu(), np.arange(10.0))  # reported once: no raise now
+
+
+def test_the_first_error_in_issue_order_is_raised():
+    x = strided.zeros(4, device=DEVICE)
+    x[strided.asarray([9], device=DEVICE)]
+    x.scatter_add_(0, strided.asarray([-5], device=DEVICE), strided.ones(1, device=DEVICE))
+    with pytest.raises(IndexError, match="index 9 is out of bounds.*an advanced index"):
+        strided.cuda.synchronize(DEVICE)
+    np.testing.assert_array_equal(x.cpu(), np.zeros(4))  # the failed scatter wrote nothing
+
+
+def test_launch_blocking_raises_at_the_op(monkeypatch):
+    monkeypatch.setenv("STRIDED_CUDA_LAUNCH_BLOCKING", "1")
+    x = strided.zeros((2, 3), device=DEVICE)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dim 1 with size 3"):
+        x.index_add_(1, strided.asarray([0, 3], device=DEVICE), strided.ones((2, 2), device=DEVICE))
+    np.testing.assert_array_equal(x.cpu(), np.zeros((2, 3)))
+    a = strided.asarray([1, 2], device=DEVICE)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        a ** strided.asarray([1, -1], device=DEVICE)
+
+
+def test_an_index_tensor_changed_before_the_report_is_not_quoted():
+    x = strided.arange(5.0, device=DEVICE)
+    i = strided.asarray([0, 7], device=DEVICE)
+    x[i]
+    i[1] = 2  # an in-place write bumps i's version: the value read now is not the bad one
+    with pytest.raises(IndexError, match=r"the index at \(1,\) of index tensor 0 is out of"):
+        strided.cuda.synchronize(DEVICE)
+
+
+def test_full_slots_wait_before_taking_more(backend, waits, monkeypatch):
+    monkeypatch.setattr(_deferred.DeferredChecks, "CAPACITY", 3)
+    x = strided.arange(6.0, device=DEVICE)
+    good = strided.asarray([5], device=DEVICE)
+    x[strided.asarray([6], device=DEVICE)]  # slot 1: bad
+    x[good]  # slot 2
+    x[good]  # slot 3
+    assert waits == []
+    with pytest.raises(IndexError, match="index 6 is out of bounds"):
+        x[good]  # no slot left: waits, and reports the first op's error
+    assert waits[0] == 24  # the three slots in one read (then the bad value, for the message)
+
+
+def test_retained_index_tensors_are_bounded(backend, waits, monkeypatch):
+    monkeypatch.setattr(_deferred.DeferredChecks, "RETAIN_LIMIT", 100)
+    x = strided.arange(6.0, device=DEVICE)
+    big = strided.zeros(10, dtype="int64", device=DEVICE)  # 80 bytes kept for the message
+    x[big]
+    assert waits == []
+    x[big]  # 160 > 100 bytes: waits first
+    assert waits == [8]
