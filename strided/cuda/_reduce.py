@@ -9,14 +9,18 @@ argmax returns. Then one of two kernels of kernels/reduce.cu runs:
 
 - **a block per output** when the reduced dims hold the input's fastest (smallest-stride)
   dim, as in a row sum: the 256 threads of a block read neighbouring elements (coalesced),
-  each keeps a running accumulator, and a tree in shared memory combines the 256;
+  each keeps running accumulators, and the block combines its 256 threads;
 - **a thread per output** when a kept dim is the fastest, as in a column sum: neighbouring
   threads then own neighbouring outputs and read neighbouring addresses, each walking its
   reduced elements in order.
 
 A reduction with few outputs and many elements (the sum of a whole tensor) would leave most of
 the GPU idle, so its reduced elements are cut into G chunks (``gridDim.y``); each block writes a
-partial accumulator and a second, small kernel combines each output's G partials in chunk order.
+partial accumulator and a second, small kernel combines each output's G partials in chunk order
+(a thread per output when G is small; a block per output when G is large, since one thread
+walking thousands of partials waits for each load in turn). Within a block, each thread keeps
+8 running accumulators (8 loads in flight), and the block combines its threads with warp
+shuffles and one exchange through shared memory (``block_combine`` in kernels/reduce.cu).
 G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
 and nothing uses atomics: a float sum gives the same bits on every run (issue 7's "deterministic
 for a given shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the
@@ -65,6 +69,7 @@ _GEOMETRY = np.dtype(
     align=True,
 )
 _ACC_BYTES = {"argmax": 16, "argmin": 16}
+_PARTIALS_PER_BLOCK = 64  # from this many partials per output, a block combines them
 
 
 def _out_c(name, dtype_name):
@@ -80,6 +85,7 @@ def _names(name, d):
         for index in ("int32_t", "int64_t")
     ]
     names.append(f"strided_reduce_partials<{op}, {t}, {o}>")
+    names.append(f"strided_reduce_partials_block<{op}, {t}, {o}>")
     return names
 
 
@@ -159,12 +165,18 @@ def reduce(name, x, dims, keepdims, acc):
         blocks = min(M, 2**31 - 1)
     backend.launch(fn, (blocks, G), (BLOCK,), (g[()], pptr))
     if G > 1:
+        # many partials per output: a block combines them (Note [CUDA reductions])
+        by_block = G >= _PARTIALS_PER_BLOCK
         fn2 = _launch.get_function(
-            backend, ("reduce", name), "reduce.cu", lambda: _instantiations(name), names[-1]
+            backend,
+            ("reduce", name),
+            "reduce.cu",
+            lambda: _instantiations(name),
+            names[-1] if by_block else names[-2],
         )
         backend.launch(
             fn2,
-            (min(math.ceil(M / BLOCK), 2**31 - 1),),
+            (min(M if by_block else math.ceil(M / BLOCK), 2**31 - 1),),
             (BLOCK,),
             (pptr, np.uint64(y.data_ptr()), np.int64(M), np.int64(G)),
         )

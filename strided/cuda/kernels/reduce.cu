@@ -167,51 +167,100 @@ template <typename Out, typename T> struct finisher<Out, value_index<T> > {
     __device__ __forceinline__ static Out run(value_index<T> a) { return (Out)a.i; }
 };
 
-// One block per output element (threads stride over the reduced elements, then a tree in
-// shared memory): for long reductions along the input's fastest dim. blockIdx.y picks a chunk
-// of the reduced elements when one output's work is split over several blocks; those blocks
-// write partial accumulators that strided_reduce_partials combines.
+// ---- combining a block's accumulators --------------------------------------------------------
+// CUDA's __shfl_down_sync moves one 4- or 8-byte register between the lanes of a warp. An
+// accumulator may be a bool, a complex or a (value, index) pair: a small one travels as an int,
+// a larger one as its 4-byte words (every accumulator of 4 bytes or more is a whole number of
+// words: float, double, the 64-bit integers, complex, value_index).
+template <typename A> struct alignas(A) Words { unsigned int w[sizeof(A) / 4]; };
+template <typename A>
+__device__ __forceinline__ A shfl_down(A v, int delta) {
+    if constexpr (sizeof(A) < 4) {
+        return (A)__shfl_down_sync(0xffffffffu, (int)v, delta);
+    } else {
+        static_assert(sizeof(A) % 4 == 0, "an accumulator of whole 4-byte words");
+        Words<A> u = *reinterpret_cast<const Words<A>*>(&v);
+#pragma unroll
+        for (int k = 0; k < (int)(sizeof(A) / 4); ++k)
+            u.w[k] = __shfl_down_sync(0xffffffffu, u.w[k], delta);
+        return *reinterpret_cast<const A*>(&u);
+    }
+}
+
+// The combination of every thread's ``v`` (blockDim.x a multiple of 32), valid in thread 0.
+// Lanes first, by a tree of shuffles within each warp (no shared memory, no barrier), then
+// warp 0 combines the warps' results the same way: two barriers in all, where a tree in shared
+// memory needs one per level (eight for 256 threads). The order is fixed by the block size, so
+// the result is the same on every run. ``sh`` holds 32 accumulators; the caller must
+// __syncthreads() before using it again.
+template <typename Op>
+__device__ __forceinline__ typename Op::acc_t block_combine(typename Op::acc_t v,
+                                                            typename Op::acc_t* sh) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v = Op::combine(v, shfl_down(v, d));
+    if (lane == 0) sh[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (int)(blockDim.x >> 5) ? sh[lane] : Op::identity();
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) v = Op::combine(v, shfl_down(v, d));
+    }
+    return v;
+}
+
+// One block per output element (threads stride over the reduced elements, then the block
+// combines its threads): for long reductions along the input's fastest dim. blockIdx.y picks a
+// chunk of the reduced elements when one output's work is split over several blocks; those
+// blocks write partial accumulators that a second pass combines.
+//
+// Memory bandwidth needs many bytes in flight: each thread keeps UNROLL running accumulators
+// and issues UNROLL independent loads before it adds any (eight 4-byte loads per thread, 2048
+// threads per SM: 64 KiB in flight per SM, well over the ~25 KiB an H100 SM needs to hide
+// its memory latency). The UNROLL accumulators are combined in a fixed order at the end.
+#define STRIDED_REDUCE_UNROLL 8
 template <typename Op, typename T, typename Out, typename index_t>
 __global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* partials) {
     typedef typename Op::acc_t A;
-    __shared__ A sh[STRIDED_REDUCE_BLOCK];
+    const int U = STRIDED_REDUCE_UNROLL;
+    __shared__ A sh[32];
     const char* x = reinterpret_cast<const char*>(g.x);
     index_t r0 = (index_t)blockIdx.y * (index_t)g.chunk;
     index_t r1 = r0 + (index_t)g.chunk;
     if (r1 > (index_t)g.R) r1 = (index_t)g.R;
     for (index_t o = blockIdx.x; o < (index_t)g.M; o += gridDim.x) {
         index_t base = dims_offset<index_t>(g.osizes, g.ostrides, g.nout, o);
-        // four running accumulators, so that four loads are in flight per thread; they are
-        // combined in a fixed order at the end (the result depends on the shape alone)
-        A acc[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
+        A acc[STRIDED_REDUCE_UNROLL];
+#pragma unroll
+        for (int j = 0; j < U; ++j) acc[j] = Op::identity();
         index_t r = r0 + threadIdx.x;
         const index_t step = blockDim.x;
-        for (; r + 3 * step < r1; r += 4 * step) {
-            T v[4];
+        for (; r + (U - 1) * step < r1; r += U * step) {
+            T v[STRIDED_REDUCE_UNROLL];
 #pragma unroll
-            for (int j = 0; j < 4; ++j)
+            for (int j = 0; j < U; ++j)
                 v[j] = *reinterpret_cast<const T*>(
                     x + base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r + j * step));
 #pragma unroll
-            for (int j = 0; j < 4; ++j) acc[j] = Op::combine(acc[j], Op::load(v[j], (int64_t)(r + j * step)));
+            for (int j = 0; j < U; ++j) acc[j] = Op::combine(acc[j], Op::load(v[j], (int64_t)(r + j * step)));
         }
         for (; r < r1; r += step) {
             index_t off = base + dims_offset<index_t>(g.rsizes, g.rstrides, g.nred, r);
             acc[0] = Op::combine(acc[0], Op::load(*reinterpret_cast<const T*>(x + off), (int64_t)r));
         }
-        sh[threadIdx.x] = Op::combine(Op::combine(acc[0], acc[1]), Op::combine(acc[2], acc[3]));
-        __syncthreads();
-        for (int s = STRIDED_REDUCE_BLOCK / 2; s > 0; s >>= 1) {
-            if ((int)threadIdx.x < s) sh[threadIdx.x] = Op::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
-            __syncthreads();
+#pragma unroll
+        for (int w = 1; w < U; w *= 2) {  // a tree over the U accumulators: (0+1)+(2+3), ...
+#pragma unroll
+            for (int j = 0; j + w < U; j += 2 * w) acc[j] = Op::combine(acc[j], acc[j + w]);
         }
+        A total = block_combine<Op>(acc[0], sh);
         if (threadIdx.x == 0) {
             if (gridDim.y == 1)
-                reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(sh[0]);
+                reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(total);
             else
-                partials[(int64_t)o * gridDim.y + blockIdx.y] = sh[0];
+                partials[(int64_t)o * gridDim.y + blockIdx.y] = total;
         }
-        __syncthreads();
+        __syncthreads();  // sh is written again by the next output's block_combine
     }
 }
 
@@ -252,6 +301,7 @@ __global__ void strided_reduce_thread(ReduceGeometry g, typename Op::acc_t* part
 }
 
 // The second pass of a split reduction: output o combines its G partials, in chunk order.
+// A thread per output, for many outputs with few partials each.
 template <typename Op, typename T, typename Out>
 __global__ void strided_reduce_partials(const typename Op::acc_t* partials, Out* y, int64_t M,
                                         int64_t G) {
@@ -261,5 +311,24 @@ __global__ void strided_reduce_partials(const typename Op::acc_t* partials, Out*
         A acc = partials[o * G];
         for (int64_t c = 1; c < G; ++c) acc = Op::combine(acc, partials[o * G + c]);
         y[o] = finisher<Out, A>::run(acc);
+    }
+}
+
+// The same pass with a block per output, for few outputs with many partials (the sum of a whole
+// tensor: one output, thousands of partials). One thread walking 2048 partials would wait for
+// each load in turn, longer than the first pass took; here thread t combines partials t,
+// t + 256, ... in order, and the block combines its threads (a fixed order again).
+template <typename Op, typename T, typename Out>
+__global__ void strided_reduce_partials_block(const typename Op::acc_t* partials, Out* y,
+                                              int64_t M, int64_t G) {
+    typedef typename Op::acc_t A;
+    __shared__ A sh[32];
+    for (int64_t o = blockIdx.x; o < M; o += gridDim.x) {
+        A acc = Op::identity();
+        for (int64_t c = threadIdx.x; c < G; c += blockDim.x)
+            acc = Op::combine(acc, partials[o * G + c]);
+        A total = block_combine<Op>(acc, sh);
+        if (threadIdx.x == 0) y[o] = finisher<Out, A>::run(total);
+        __syncthreads();
     }
 }
