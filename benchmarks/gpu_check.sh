@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Everything the CUDA backend wants from a machine with a GPU, in one command, for a session
+# with little GPU time: build, the CUDA tests on the real device, compute-sanitizer over them,
+# and the GPU benchmarks against CuPy and PyTorch.
+#
+#   bash benchmarks/gpu_check.sh [OUT_DIR]      (default: ./gpu-results)
+#
+# Needs CuPy (and, for the comparisons, PyTorch) importable by python3; pytest and pytest-xdist
+# for the tests. Without network access, put the scipy-openblas32 wheel in $WHEELS (default
+# .whl/): it is installed from there. Each step writes its log to OUT_DIR and a one-line summary
+# to stdout; a failing step does not stop the next one. The exit status is that of the tests.
+set -u -o pipefail
+export PYTHONUNBUFFERED=1
+out=${1:-${OUT:-gpu-results}}
+mkdir -p "$out"
+jobs=${JOBS:-$(nproc)}
+
+step() { printf '== %s\n' "$*"; }
+
+step "device"
+python3 -c "import cupy; p = cupy.cuda.runtime.getDeviceProperties(0); \
+print(p['name'].decode(), 'driver', cupy.cuda.runtime.driverGetVersion(), 'cupy', cupy.__version__)" \
+    2>&1 | tee "$out/device.txt"
+
+step "build (scipy-openblas32 from ${WHEELS:-.whl} if present)"
+if ls "${WHEELS:-.whl}"/scipy_openblas32-*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/strided-site \
+        "${WHEELS:-.whl}"/scipy_openblas32-*.whl >"$out/pip.log" 2>&1
+    export PYTHONPATH=/tmp/strided-site${PYTHONPATH:+:$PYTHONPATH}
+fi
+python3 setup.py build_ext --inplace -j "$jobs" >"$out/build.log" 2>&1 ||
+    { tail -30 "$out/build.log"; exit 1; }
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+
+step "CUDA tests on the GPU (STRIDED_REQUIRE_GPU=1: a missing GPU fails instead of skipping)"
+STRIDED_REQUIRE_GPU=1 timeout 400 python3 -m pytest -q -n "$jobs" -p no:cacheprovider \
+    tests/test_cuda*.py tests/test_autograd_ops.py -k "not emulated and not compiles" \
+    >"$out/tests.log" 2>&1
+status=$?
+tail -3 "$out/tests.log"
+
+# compute-sanitizer: memcheck (out-of-bounds and misaligned accesses) and racecheck (shared
+# memory hazards) over a subset that launches every kernel file at least once; slow (10-100x).
+if command -v compute-sanitizer >/dev/null; then
+    subset=(tests/test_cuda.py::test_reductions_match_the_cpu
+            tests/test_cuda_indexing.py tests/test_cuda_scan_sort.py tests/test_cuda_deferred.py
+            "tests/test_cuda.py::test_matmul_matches_numpy"
+            "tests/test_cuda.py::test_random_draws_match_the_cpu_stream")
+    for tool in memcheck racecheck; do
+        step "compute-sanitizer --tool $tool"
+        STRIDED_REQUIRE_GPU=1 timeout 600 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+            --target-processes all python3 -m pytest -q -x -p no:cacheprovider "${subset[@]}" \
+            -k "not emulated" >"$out/sanitizer-$tool.log" 2>&1
+        echo "exit $? ($tool)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$tool.log" | tail -2
+    done
+fi
+
+step "benchmarks/bench_cuda.py"
+timeout 300 python3 benchmarks/bench_cuda.py 2>&1 | tee "$out/bench_cuda.log" | tail -25
+exit $status
