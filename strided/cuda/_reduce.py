@@ -17,8 +17,8 @@ argmax returns. Then one of two kernels of kernels/reduce.cu runs:
 A reduction with few outputs and many elements (the sum of a whole tensor) would leave most of
 the GPU idle, so its reduced elements are cut into G chunks (``gridDim.y``); each block writes a
 partial accumulator and a second, small kernel combines each output's G partials in chunk order
-(a thread per output when G is small; a block per output when G is large, since one thread
-walking thousands of partials waits for each load in turn). Within a block, each thread keeps
+(a thread per output when outputs are many; a block per output when they are few and their
+partials many, since one thread walking thousands of partials waits for each load in turn). Within a block, each thread keeps
 8 running accumulators (8 loads in flight), and the block combines its threads with warp
 shuffles and one exchange through shared memory (``block_combine`` in kernels/reduce.cu).
 G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
@@ -69,7 +69,7 @@ _GEOMETRY = np.dtype(
     align=True,
 )
 _ACC_BYTES = {"argmax": 16, "argmin": 16}
-_PARTIALS_PER_BLOCK = 64  # from this many partials per output, a block combines them
+_FEW_OUTPUTS = 4096  # below this many outputs, a split reduction's 2nd pass is block-wide
 
 
 def _out_c(name, dtype_name):
@@ -165,8 +165,8 @@ def reduce(name, x, dims, keepdims, acc):
         blocks = min(M, 2**31 - 1)
     backend.launch(fn, (blocks, G), (BLOCK,), (g[()], pptr))
     if G > 1:
-        # many partials per output: a block combines them (Note [CUDA reductions])
-        by_block = G >= _PARTIALS_PER_BLOCK
+        # few outputs with many partials each: a block per output (Note [CUDA reductions])
+        by_block = M < _FEW_OUTPUTS and G >= 16
         fn2 = _launch.get_function(
             backend,
             ("reduce", name),

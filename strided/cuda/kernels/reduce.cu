@@ -258,7 +258,7 @@ __global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* parti
             if (gridDim.y == 1)
                 reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(total);
             else
-                partials[(int64_t)o * gridDim.y + blockIdx.y] = total;
+                partials[(int64_t)blockIdx.y * g.M + o] = total;
         }
         __syncthreads();  // sh is written again by the next output's block_combine
     }
@@ -296,28 +296,40 @@ __global__ void strided_reduce_thread(ReduceGeometry g, typename Op::acc_t* part
         if (gridDim.y == 1)
             reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(acc);
         else
-            partials[(int64_t)o * gridDim.y + blockIdx.y] = acc;
+            partials[(int64_t)blockIdx.y * g.M + o] = acc;
     }
 }
 
 // The second pass of a split reduction: output o combines its G partials, in chunk order.
-// A thread per output, for many outputs with few partials each.
+// The partials are stored chunk-major, partials[c * M + o], so that neighbouring threads of
+// the first pass write, and of this pass read, neighbouring addresses.
+//
+// A thread per output, for many outputs with few partials each: each thread loads eight
+// partials before combining them (eight loads in flight), in chunk order all the same.
 template <typename Op, typename T, typename Out>
 __global__ void strided_reduce_partials(const typename Op::acc_t* partials, Out* y, int64_t M,
                                         int64_t G) {
     typedef typename Op::acc_t A;
     for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < M;
          o += (int64_t)blockDim.x * gridDim.x) {
-        A acc = partials[o * G];
-        for (int64_t c = 1; c < G; ++c) acc = Op::combine(acc, partials[o * G + c]);
+        A acc = partials[o];
+        int64_t c = 1;
+        for (; c + 7 < G; c += 8) {
+            A p[8];
+#pragma unroll
+            for (int j = 0; j < 8; ++j) p[j] = partials[(c + j) * M + o];
+#pragma unroll
+            for (int j = 0; j < 8; ++j) acc = Op::combine(acc, p[j]);
+        }
+        for (; c < G; ++c) acc = Op::combine(acc, partials[c * M + o]);
         y[o] = finisher<Out, A>::run(acc);
     }
 }
 
 // The same pass with a block per output, for few outputs with many partials (the sum of a whole
-// tensor: one output, thousands of partials). One thread walking 2048 partials would wait for
-// each load in turn, longer than the first pass took; here thread t combines partials t,
-// t + 256, ... in order, and the block combines its threads (a fixed order again).
+// tensor: one output, 2048 partials). One thread walking them would wait for each load in
+// turn, as long as the first pass took; here thread t combines partials t, t + 256, ... in
+// order, and the block combines its threads (a fixed order again).
 template <typename Op, typename T, typename Out>
 __global__ void strided_reduce_partials_block(const typename Op::acc_t* partials, Out* y,
                                               int64_t M, int64_t G) {
@@ -326,7 +338,7 @@ __global__ void strided_reduce_partials_block(const typename Op::acc_t* partials
     for (int64_t o = blockIdx.x; o < M; o += gridDim.x) {
         A acc = Op::identity();
         for (int64_t c = threadIdx.x; c < G; c += blockDim.x)
-            acc = Op::combine(acc, partials[o * G + c]);
+            acc = Op::combine(acc, partials[c * M + o]);
         A total = block_combine<Op>(acc, sh);
         if (threadIdx.x == 0) y[o] = finisher<Out, A>::run(total);
         __syncthreads();
