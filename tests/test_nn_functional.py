@@ -43,9 +43,20 @@ def np_windows(x, kh, kw, stride, padding, dilation=1, value=0.0):
     return out
 
 
-def np_conv2d(x, w, b, stride, padding, dilation=1):
+def np_conv2d(x, w, b, stride, padding, dilation=1, groups=1):
     win = np_windows(x, w.shape[2], w.shape[3], stride, padding, dilation)
-    out = np.einsum("ncijkl,ockl->noij", win, w)
+    cin, cout = w.shape[1], w.shape[0] // groups  # per group
+    out = np.concatenate(
+        [
+            np.einsum(
+                "ncijkl,ockl->noij",
+                win[:, g * cin : (g + 1) * cin],
+                w[g * cout : (g + 1) * cout],
+            )
+            for g in range(groups)
+        ],
+        axis=1,
+    )
     return out if b is None else out + b[None, :, None, None]
 
 
@@ -76,6 +87,27 @@ def test_conv2d_matches_numpy(rng, stride, padding, dilation):
     np.testing.assert_allclose(
         np.asarray(got), np_conv2d(x, w, b, stride, padding, dilation), rtol=1e-10, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("groups,cin,cout", [(2, 4, 6), (4, 4, 4), (3, 3, 6)])
+def test_grouped_and_depthwise_conv2d(rng, groups, cin, cout):
+    x = rng.standard_normal((2, cin, 6, 5))
+    w = rng.standard_normal((cout, cin // groups, 3, 2))
+    b = rng.standard_normal(cout)
+    for stride, padding, dilation in [(1, 0, 1), (2, 1, 1), (1, 1, 2)]:
+        got = F.conv2d(
+            strided.asarray(x), strided.asarray(w), strided.asarray(b), stride, padding, dilation,
+            groups,
+        )  # fmt: skip
+        want = np_conv2d(x, w, b, stride, padding, dilation, groups)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
+    assert gradcheck(
+        lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=groups), (s64(x), s64(w), s64(b))
+    )
+    with pytest.raises(ValueError, match=f"with groups={groups} expects {cin}"):
+        F.conv2d(strided.asarray(x[:, :-1]), strided.asarray(w), groups=groups)
+    with pytest.raises(ValueError, match="groups must be a positive int dividing"):
+        F.conv2d(strided.asarray(x), strided.asarray(w), groups=5)
 
 
 def test_conv2d_of_a_non_contiguous_input(rng):
@@ -215,10 +247,90 @@ def test_cross_entropy_spatial_and_probabilities(rng):
     np.testing.assert_allclose(float(got), -(p * logp).sum(), rtol=1e-12)
 
 
+def np_weighted_nll(logp, y, w, ignore, reduction):
+    """NumPy's answer for Note [Weighted and ignored targets]: (N, C, ...) log-probabilities."""
+    kept = y != ignore
+    safe = np.where(kept, y, 0)
+    picked = np.take_along_axis(logp, safe[:, None], 1)[:, 0]
+    wi = w[safe] * kept
+    loss = -picked * wi
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.sum() / wi.sum()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(7, 4), (3, 4, 5)])
+def test_class_weights_and_ignore_index(rng, reduction, shape):
+    x = rng.standard_normal(shape)
+    y = rng.integers(0, shape[1], (shape[0],) + shape[2:])
+    y.flat[[1, 4]] = -100  # ignored samples
+    w = rng.uniform(0.5, 2.0, shape[1])
+    logp = np_log_softmax(x, 1)
+    want = np_weighted_nll(logp, y, w, -100, reduction)
+    sx, sy, sw = strided.asarray(x), strided.asarray(y), strided.asarray(w)
+    got = F.cross_entropy(sx, sy, sw, reduction=reduction)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    got = F.nll_loss(strided.asarray(logp), sy, sw, reduction=reduction)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    # no weight: every kept sample weighs 1, the mean is over the kept ones
+    want = np_weighted_nll(logp, y, np.ones(shape[1]), -100, reduction)
+    np.testing.assert_allclose(np.asarray(F.cross_entropy(sx, sy, reduction=reduction)), want)
+    # another ignore_index: -100 is then an ordinary (bad) class, 2 is skipped
+    y2 = np.where(y < 0, 2, y)
+    want = np_weighted_nll(logp, y2, w, 2, reduction)
+    got = F.cross_entropy(sx, strided.asarray(y2), sw, ignore_index=2, reduction=reduction)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    assert gradcheck(
+        lambda t: F.cross_entropy(t, sy, sw, reduction=reduction, label_smoothing=0.2), (s64(x),)
+    )
+
+
+def test_weighted_label_smoothing_and_probabilities(rng):
+    x = rng.standard_normal((6, 4))
+    y = rng.integers(0, 4, 6)
+    y[2] = -100
+    w = rng.uniform(0.5, 2.0, 4)
+    logp = np_log_softmax(x, 1)
+    e = 0.3
+    kept = y != -100
+    smooth = np.where(kept, -(logp * w).sum(1), 0.0)
+    total = (w[np.where(kept, y, 0)] * kept).sum()
+    want = (1 - e) * np_weighted_nll(logp, y, w, -100, "mean") + e / 4 * smooth.sum() / total
+    got = F.cross_entropy(
+        strided.asarray(x), strided.asarray(y), strided.asarray(w), label_smoothing=e
+    )
+    np.testing.assert_allclose(float(got), want, rtol=1e-12)
+    p = np.exp(np_log_softmax(rng.standard_normal((6, 4)), 1))  # probabilities: mean over N
+    got = F.cross_entropy(strided.asarray(x), strided.asarray(p), strided.asarray(w))
+    np.testing.assert_allclose(float(got), -(p * logp * w).sum(1).mean(), rtol=1e-12)
+    every = F.cross_entropy(strided.asarray(x[:2]), strided.asarray([-100, -100]))
+    assert np.isnan(float(every))  # 0 / 0, as in PyTorch
+    with pytest.raises(ValueError, match=r"weight of shape \(3,\) must be \(4,\)"):
+        F.cross_entropy(strided.asarray(x), strided.asarray(y), strided.ones(3))
+
+
+def test_embedding_padding_idx_gets_no_gradient(rng):
+    table = rng.standard_normal((5, 3))
+    idx = np.array([[0, 4], [4, 2]])
+    for pad in (4, -1):
+        w = s64(table)
+        out = F.embedding(strided.asarray(idx), w, padding_idx=pad)
+        np.testing.assert_array_equal(np.asarray(out.detach()), table[idx])  # values unchanged
+        out.sum().backward()
+        want = np.zeros_like(table)
+        np.add.at(want, idx[idx != 4], 1.0)
+        np.testing.assert_array_equal(np.asarray(w.grad), want)
+    with pytest.raises(ValueError, match=r"padding_idx must be an int in \[-5, 5\)"):
+        F.embedding(strided.asarray(idx), strided.asarray(table), padding_idx=5)
+
+
 def test_loss_errors():
     x = strided.zeros((2, 3))
     with pytest.raises(IndexError, match="target holds class 3, outside 0..2"):
         F.cross_entropy(x, strided.asarray([0, 3]))
+    with pytest.raises(IndexError, match="target holds class -1, outside 0..2"):
+        F.cross_entropy(x, strided.asarray([-1, -100]))  # -100 is ignored; -1 is not
     with pytest.raises(ValueError, match=r"target of class indices of shape \(2,\)"):
         F.cross_entropy(x, strided.asarray([0, 1, 2]))
     with pytest.raises(ValueError, match="reduction must be"):
@@ -316,17 +428,27 @@ def test_against_torch(rng, name, fn, shapes):
 
 
 @needs_torch
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("smoothing", [0.0, 0.2])
-def test_cross_entropy_against_torch(rng, smoothing):
+def test_cross_entropy_against_torch(rng, smoothing, reduction, weighted):
     x = rng.standard_normal((6, 4, 3))
     y = rng.integers(0, 4, (6, 3))
+    y[1, 2] = y[4, 0] = -100
+    w = rng.uniform(0.5, 2.0, 4) if weighted else None
     ours = s64(x)
     theirs = torch.tensor(x, requires_grad=True)
-    a = F.cross_entropy(ours, strided.asarray(y), label_smoothing=smoothing)
-    b = TF.cross_entropy(theirs, torch.tensor(y), label_smoothing=smoothing)
-    np.testing.assert_allclose(float(a), b.item(), rtol=1e-12)
-    a.backward()
-    b.backward()
+    a = F.cross_entropy(
+        ours, strided.asarray(y), None if w is None else strided.asarray(w),
+        reduction=reduction, label_smoothing=smoothing,
+    )  # fmt: skip
+    b = TF.cross_entropy(
+        theirs, torch.tensor(y), None if w is None else torch.tensor(w),
+        reduction=reduction, label_smoothing=smoothing,
+    )  # fmt: skip
+    np.testing.assert_allclose(np.asarray(a.detach()), b.detach().numpy(), rtol=1e-12)
+    a.sum().backward()
+    b.sum().backward()
     np.testing.assert_allclose(np.asarray(ours.grad), theirs.grad.numpy(), rtol=1e-10)
 
 

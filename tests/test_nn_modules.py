@@ -255,3 +255,35 @@ def test_mlp_with_norms_matches_torch(rng):
         theirs(torch.tensor(x)).detach().numpy(),
         rtol=1e-10,
     )
+
+
+def test_grouped_conv_padded_embedding_and_weighted_loss_modules():
+    conv = nn.Conv2d(4, 6, 3, padding=1, groups=2)
+    assert conv.weight.shape == (6, 2, 3, 3) and "groups=2" in repr(conv)
+    x = strided.random.randn(1, 4, 5, 5)
+    want = nn.functional.conv2d(x, conv.weight, conv.bias, padding=1, groups=2)
+    np.testing.assert_array_equal(np.asarray(conv(x).detach()), np.asarray(want.detach()))
+    with pytest.raises(ValueError, match="groups=3 must divide both"):
+        nn.Conv2d(4, 6, 3, groups=3)
+
+    emb = nn.Embedding(5, 3, padding_idx=-1)
+    assert emb.padding_idx == 4 and "padding_idx=4" in repr(emb)
+    np.testing.assert_array_equal(np.asarray(emb.weight.detach())[4], 0.0)  # starts at zero
+    emb(strided.asarray([4, 1, 4])).sum().backward()
+    g = np.asarray(emb.weight.grad)
+    np.testing.assert_array_equal(g[4], 0.0)  # and learns nothing
+    np.testing.assert_array_equal(g[1], 1.0)
+
+    w = strided.asarray([1.0, 2.0, 0.5])
+    loss = nn.CrossEntropyLoss(weight=w, ignore_index=1)
+    assert "weight" in loss.state_dict()  # a buffer: saved, and moved by .to()
+    assert loss.to("cuda-emulated").weight.device == strided.device("cuda-emulated")
+    logits, target = strided.zeros((3, 3)), strided.asarray([0, 1, 2])
+    # uniform logits: each kept sample costs log 3; the mean is weighted by w[0] and w[2]
+    np.testing.assert_allclose(
+        float(nn.CrossEntropyLoss(weight=w, ignore_index=1)(logits, target)), math.log(3)
+    )
+    nll = nn.NLLLoss(weight=w, reduction="sum")
+    np.testing.assert_allclose(
+        float(nll(strided.log(strided.full((3, 3), 1 / 3)), target)), 3.5 * math.log(3)
+    )

@@ -13,6 +13,7 @@ import math
 import strided
 from strided.nn import functional as F
 from strided.nn import init
+from strided.nn.functional.linear import _padding_row
 from strided.nn.module import Module
 from strided.nn.parameter import Parameter
 
@@ -75,7 +76,8 @@ class Linear(Module):
 
 class Conv2d(Module):
     """2-D convolution through a strided window view and one matmul (Note [Convolution is a
-    strided view and a matmul] in ``functional/conv.py``); ``groups`` is always 1."""
+    strided view and a matmul] in ``functional/conv.py``); ``groups`` splits the channels into
+    independent groups (``groups=in_channels``: depthwise)."""
 
     def __init__(
         self,
@@ -85,31 +87,41 @@ class Conv2d(Module):
         stride=1,
         padding=0,
         dilation=1,
+        groups=1,
         bias=True,
         device=None,
         dtype=None,
     ):
         super().__init__()
         kh, kw = F.conv.pair(kernel_size, "kernel_size", "Conv2d")
+        if groups < 1 or in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"Conv2d: groups={groups} must divide both in_channels ({in_channels}) and "
+                f"out_channels ({out_channels})"
+            )
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = (kh, kw)
         self.stride, self.padding, self.dilation = stride, padding, dilation
+        self.groups = groups
         d = _dtype(dtype)
-        shape = (out_channels, in_channels, kh, kw)
+        shape = (out_channels, in_channels // groups, kh, kw)
         self.weight = Parameter(strided.empty(shape, dtype=d, device=device))
         if bias:
             self.bias = Parameter(strided.empty(out_channels, dtype=d, device=device))
         else:
             self.register_parameter("bias", None)
-        _default_init(self.weight, self.bias, in_channels * kh * kw)
+        _default_init(self.weight, self.bias, in_channels // groups * kh * kw)
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation)
+        return F.conv2d(
+            x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
 
     def extra_repr(self):
+        groups = f", groups={self.groups}" if self.groups != 1 else ""
         return (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}, padding={self.padding}"
+            f"stride={self.stride}, padding={self.padding}{groups}"
         )
 
 
@@ -181,20 +193,28 @@ class Dropout(Module):
 
 
 class Embedding(Module):
-    """A table of ``num_embeddings`` vectors of size ``embedding_dim``, initialised N(0, 1)."""
+    """A table of ``num_embeddings`` vectors of size ``embedding_dim``, initialised N(0, 1).
 
-    def __init__(self, num_embeddings, embedding_dim, device=None, dtype=None):
+    Row ``padding_idx`` (if given; negative counts from the end) starts at zero and gets no
+    gradient, so it stays the "nothing here" vector of padded positions, as in PyTorch."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, device=None, dtype=None):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = _padding_row(padding_idx, num_embeddings, "Embedding")
         shape = (num_embeddings, embedding_dim)
         self.weight = Parameter(strided.empty(shape, dtype=_dtype(dtype), device=device))
         init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with strided.no_grad():
+                self.weight[self.padding_idx] = 0.0
 
     def forward(self, indices):
-        return F.embedding(indices, self.weight)
+        return F.embedding(indices, self.weight, self.padding_idx)
 
     def extra_repr(self):
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
 
 
 class BatchNorm1d(Module):

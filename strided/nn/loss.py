@@ -18,27 +18,32 @@ class MSELoss(Module):
 
 
 class CrossEntropyLoss(Module):
-    """Cross-entropy of logits against class indices (or probabilities), with optional label
-    smoothing; see ``functional.cross_entropy``."""
+    """Cross-entropy of logits against class indices (or probabilities), with optional class
+    weights, an ignored target value and label smoothing; see ``functional.cross_entropy``."""
 
-    def __init__(self, reduction="mean", label_smoothing=0.0):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
         super().__init__()
-        self.reduction, self.label_smoothing = reduction, label_smoothing
+        self.ignore_index, self.reduction = ignore_index, reduction
+        self.label_smoothing = label_smoothing
+        self.register_buffer("weight", weight)  # moves with .to(device), saved in state_dict
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.reduction, self.label_smoothing)
+        return F.cross_entropy(
+            input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+        )
 
     def extra_repr(self):
         return f"label_smoothing={self.label_smoothing}" if self.label_smoothing else ""
 
 
 class NLLLoss(Module):
-    def __init__(self, reduction="mean"):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
         super().__init__()
-        self.reduction = reduction
+        self.ignore_index, self.reduction = ignore_index, reduction
+        self.register_buffer("weight", weight)
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, self.reduction)
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
 
 
 class BCEWithLogitsLoss(Module):

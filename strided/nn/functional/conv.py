@@ -109,11 +109,14 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     return strided.reshape(cols, (n, c * kh * kw, h_out * w_out))
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1):
-    """2-D cross-correlation (what deep learning calls convolution), as PyTorch's ``F.conv2d``
-    with ``groups=1``: ``x`` (N, C_in, H, W), ``weight`` (C_out, C_in, kh, kw), ``bias`` (C_out,).
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D cross-correlation (what deep learning calls convolution), as PyTorch's ``F.conv2d``:
+    ``x`` (N, C_in, H, W), ``weight`` (C_out, C_in / groups, kh, kw), ``bias`` (C_out,).
 
-    See Note [Convolution is a strided view and a matmul].
+    With ``groups`` = g the channels are cut into g groups and group k of the output sees only
+    group k of the input (g = C_in is a depthwise convolution): the matmul becomes g matmuls,
+    one batched matmul over the group dim. See Note [Convolution is a strided view and a
+    matmul].
 
     Examples
     --------
@@ -129,23 +132,38 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1):
     need_float(x, "input", fn)
     need_float(weight, "weight", fn)
     need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
-    need_ndim(weight, (4,), "weight", fn, "out_channels, in_channels, kh, kw")
-    c_out, c_in, kh, kw = weight.shape
-    if x.shape[1] != c_in:
+    need_ndim(weight, (4,), "weight", fn, "out_channels, in_channels / groups, kh, kw")
+    c_out, c_group, kh, kw = weight.shape
+    if not isinstance(groups, int) or groups < 1 or c_out % groups:
+        raise ValueError(
+            f"conv2d: groups must be a positive int dividing the {c_out} output channels of "
+            f"weight of shape {tuple(weight.shape)}, got {groups!r}"
+        )
+    if x.shape[1] != c_group * groups:
         raise ValueError(
             f"conv2d: input of shape {tuple(x.shape)} has {x.shape[1]} channels but weight of "
-            f"shape {tuple(weight.shape)} expects {c_in} (weight is (out, in, kh, kw))"
+            f"shape {tuple(weight.shape)} with groups={groups} expects {c_group * groups} "
+            "(weight is (out, in / groups, kh, kw))"
+        )
+    if bias is not None and tuple(bias.shape) != (c_out,):
+        raise ValueError(
+            f"conv2d: bias of shape {tuple(bias.shape)} must be ({c_out},), one value per "
+            "output channel"
         )
     win = window_view(x, (kh, kw), stride, padding, dilation, fn=fn)
     n, _, h_out, w_out, _, _ = win.shape
+    # (N, H_out, W_out, C_in, kh, kw) -> one row of C_in*kh*kw taps per output position
     rows = strided.reshape(strided.permute(win, (0, 2, 3, 1, 4, 5)), (n * h_out * w_out, -1))
-    out = rows @ strided.reshape(weight, (c_out, -1)).mT  # (N*H_out*W_out, C_out)
+    if groups == 1:
+        out = rows @ strided.reshape(weight, (c_out, -1)).mT  # (N*H_out*W_out, C_out)
+    else:
+        # channel c of the input is tap block c // c_group of group c // c_group: the row's
+        # C_in*kh*kw taps split into (groups, c_group*kh*kw); one matmul per group, batched
+        taps = strided.permute(strided.reshape(rows, (rows.shape[0], groups, -1)), (1, 0, 2))
+        w = strided.reshape(weight, (groups, c_out // groups, -1))
+        out = taps @ w.mT  # (groups, N*H_out*W_out, C_out / groups)
+        out = strided.reshape(strided.permute(out, (1, 0, 2)), (rows.shape[0], c_out))
     if bias is not None:
-        if tuple(bias.shape) != (c_out,):
-            raise ValueError(
-                f"conv2d: bias of shape {tuple(bias.shape)} must be ({c_out},), one value per "
-                "output channel"
-            )
         out = out + bias
     return strided.permute(strided.reshape(out, (n, h_out, w_out, c_out)), (0, 3, 1, 2))
 

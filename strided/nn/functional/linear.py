@@ -62,10 +62,27 @@ def dropout(x, p=0.5, training=True, generator=None):
     return strided.where(keep, x, 0.0) * (1.0 / (1.0 - p))
 
 
-def embedding(indices, weight):
+def _padding_row(padding_idx, num_embeddings, fn):
+    """``padding_idx`` as a row number in 0..num_embeddings-1 (negative counts from the end)."""
+    if padding_idx is None:
+        return None
+    if not isinstance(padding_idx, int) or not -num_embeddings <= padding_idx < num_embeddings:
+        raise ValueError(
+            f"{fn}: padding_idx must be an int in [{-num_embeddings}, {num_embeddings}) for "
+            f"{num_embeddings} embeddings, got {padding_idx!r}"
+        )
+    return padding_idx % num_embeddings
+
+
+def embedding(indices, weight, padding_idx=None):
     """Rows of ``weight`` (num_embeddings, dim) picked by integer ``indices`` of any shape: the
     result has shape ``indices.shape + (dim,)``. The gradient adds into the picked rows
-    (``index_select``'s backward is an ``index_add``), repeated indices included.
+    (``index_select``'s backward is an ``index_add``), repeated indices included; row
+    ``padding_idx`` gets none (the rows it fills are detached).
+
+    On the CPU an index outside 0..num_embeddings-1 raises here; on a CUDA device the gather
+    checks on the device and raises at the next synchronisation (Note [Checking indices on the
+    device] in strided/cuda/_index.py), so that an embedding never waits for the GPU.
     """
     need_tensor(indices, "indices", "embedding")
     need_float(weight, "weight", "embedding")
@@ -79,8 +96,11 @@ def embedding(indices, weight):
             f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
             f"{tuple(weight.shape)}"
         )
+    padding_idx = _padding_row(padding_idx, weight.shape[0], "embedding")
     flat = strided.reshape(indices, (-1,))
-    if flat.shape[0]:
+    if flat.device.is_cuda:  # negative rows must fail the device's check, not wrap around
+        flat = strided.where(flat < 0, weight.shape[0], flat)
+    elif flat.shape[0]:
         lo, hi = int(strided.min(flat)), int(strided.max(flat))
         if lo < 0 or hi >= weight.shape[0]:
             bad = lo if lo < 0 else hi
@@ -89,6 +109,11 @@ def embedding(indices, weight):
                 f"(valid: 0..{weight.shape[0] - 1})"
             )
     rows = strided.index_select(weight, 0, flat)
+    if padding_idx is not None and rows.requires_grad:
+        # the same values, but the padded positions' rows come from a detached copy: no
+        # gradient flows back into row padding_idx
+        keep = strided.expand_dims(flat != padding_idx, axis=1)
+        rows = strided.where(keep, rows, rows.detach())
     return strided.reshape(rows, tuple(indices.shape) + (weight.shape[1],))
 
 
