@@ -14,6 +14,7 @@ from strided import (
     optim,  # SGD, Adam, AdamW, as torch.optim
     random,  # the strided.random module, as torch.random / numpy.random
 )
+from strided._config import are_deterministic_algorithms_enabled, use_deterministic_algorithms
 from strided._core import Device, Storage, device
 from strided._cpu.blas import last_matmul_plan
 from strided._cpu.copy import last_copy_plan
@@ -261,6 +262,8 @@ __all__ = [
     "seed",
     "select",
     "set_default_dtype",
+    "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled",
     "set_grad_enabled",
     "set_num_threads",
     "split",

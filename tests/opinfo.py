@@ -805,7 +805,8 @@ def _copy_samples(shape):
 
 
 def _copy_op(t, shape, dtype):
-    out = strided.zeros(shape, dtype=t.dtype if dtype is None else dtype)
+    # on the input's device: tests/test_cuda_opinfo.py runs this row on CUDA devices too
+    out = strided.zeros(shape, dtype=t.dtype if dtype is None else dtype, device=t.device)
     res = out.copy_(t)
     assert res is out
     return out

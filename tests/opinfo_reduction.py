@@ -36,6 +36,7 @@ __all__ = [
     "RED_OPS_BY_NAME",
     "ReductionOpInfo",
     "axis_samples",
+    "dtype_samples",
     "numpy_axis",
     "reference",
     "tame",
@@ -88,6 +89,21 @@ def axis_samples(shape, kind="reduce"):
         if nd == 0:
             axes += [(0,), (-1,)]
     return [{"axis": a, "keepdims": k} for a in axes for k in (False, True)]
+
+
+def dtype_samples(op, dtype, shape, rng):
+    """(target, values) pairs to call a ``supports_dtype`` row with ``dtype=target`` on
+    ``dtype`` input: a wider float, complex for complex input, and for integer sum/prod the
+    input's own dtype, which wraps around as NumPy's does (full-range values; small ones for
+    float targets, whose products must not overflow)."""
+    targets = [strided.complex128] if dtype.kind == "c" else [strided.float64, strided.float32]
+    if dtype.kind in "iu" and op.name != "mean":
+        targets.append(dtype)
+    for target in targets:
+        if target is dtype and dtype.kind in "iu":
+            yield target, make_values(shape, dtype, rng)
+        else:
+            yield target, tame(0.5, 1.5, ints=(-3, 3))(shape, dtype, rng)
 
 
 def numpy_axis(a, axis):

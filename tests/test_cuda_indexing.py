@@ -370,3 +370,81 @@ def test_a_small_cnn_step_matches_the_cpu(device):
         grads.append([np.asarray(p.grad.cpu()) for p in m.parameters()])
     for g_cpu, g_dev in zip(*grads, strict=True):
         np.testing.assert_allclose(g_dev, g_cpu, rtol=1e-4, atol=1e-6)
+
+
+@pytest.fixture
+def deterministic():
+    strided.use_deterministic_algorithms(True)
+    yield
+    strided.use_deterministic_algorithms(False)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_deterministic_accumulation_is_the_cpus_bit_for_bit(
+    device, dtype, rng, thread_order, deterministic
+):
+    """Note [Deterministic algorithms] (strided/_config.py): sorted by cell, each cell's values
+    added in row-major order from the cell's value, so any thread order gives the CPU's bits
+    (atomics in reverse order give other last bits: checked below on the emulator)."""
+    values = (rng.standard_normal((400, 5)) * 1e3).astype(dtype)
+    base = rng.standard_normal((6, 5)).astype(dtype)
+    idx = rng.integers(-6, 6, 400)
+    idx2 = rng.integers(0, 6, (7, 5))
+    cases = [
+        ("index_add_", lambda x, v, i, i2: x.index_add_(0, i, v)),
+        ("scatter_add_", lambda x, v, i, i2: x.scatter_add_(0, i2, v[:7])),
+        ("index_put_ accumulate", lambda x, v, i, i2: x.index_put_((i,), v, True)),
+        ("transposed target", lambda x, v, i, i2: x.T.index_add_(1, i, v.T)),
+        ("negative-stride values", lambda x, v, i, i2: x.index_add_(0, i, v[::-1])),
+    ]
+    for name, fn in cases:
+        want = strided.asarray(base.copy())
+        fn(want, strided.asarray(values), strided.asarray(idx), strided.asarray(idx2))
+        got = strided.asarray(base, device=device)
+        dev = [strided.asarray(a, device=device) for a in (values, idx, idx2)]
+        fn(got, *dev)
+        np.testing.assert_array_equal(got.cpu(), want, err_msg=f"{name} {dtype} on {device}")
+    if dtype == "complex64":  # no complex autograd (yet): the backward case is real only
+        dtype = "float32"
+        base, values = base.real.copy(), values.real.copy()
+    # and the backward of a gather, through the same scatter
+    w = strided.asarray(base, device=device).requires_grad_()
+    strided.sum(
+        w[strided.asarray(idx, device=device)] * strided.asarray(values, device=device)
+    ).backward()
+    cw = strided.asarray(base.copy()).requires_grad_()
+    strided.sum(cw[strided.asarray(idx)] * strided.asarray(values)).backward()
+    np.testing.assert_array_equal(w.grad.cpu(), cw.grad, err_msg=f"gather backward {dtype}")
+    # a bad index still writes nothing
+    target = strided.asarray(base, device=device)
+    target.index_add_(
+        0, strided.asarray([0, 9], device=device), strided.ones((2, 5), dtype=dtype, device=device)
+    )
+    with pytest.raises(IndexError, match="index 9 is out of bounds for dim 0 with size 6"):
+        target.cpu()
+    np.testing.assert_array_equal(target.cpu(), base)
+
+
+def test_atomic_accumulation_depends_on_the_thread_order(rng):
+    """Why the switch exists: with atomics, the emulator's reverse thread order rounds a float
+    sum differently from the CPU's row-major one."""
+    from strided.cuda import _emulator as emu
+
+    values = (rng.standard_normal((400, 5)) * 1e3).astype("float32")
+    idx = rng.integers(0, 3, 400)
+    want = strided.zeros((3, 5), dtype="float32").index_add_(
+        0, strided.asarray(idx), strided.asarray(values)
+    )
+    emu.set_thread_order("reverse")
+    try:
+        got = strided.zeros((3, 5), dtype="float32", device="cuda-emulated")
+        got.index_add_(
+            0,
+            strided.asarray(idx, device="cuda-emulated"),
+            strided.asarray(values, device="cuda-emulated"),
+        )
+        assert not np.array_equal(got.cpu(), want)
+        np.testing.assert_allclose(got.cpu(), want, rtol=1e-4, atol=1e-2)
+    finally:
+        emu.set_thread_order("forward")

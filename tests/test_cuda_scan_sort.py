@@ -11,31 +11,12 @@ test_cuda.py.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
+from devices import DEVICES, GPU_ONLY, on
 from layouts import ALL_DTYPES, LAYOUTS, make_layout
 
 import strided
-from strided import _core
-from strided.cuda import _backend
-
-GPU = _backend.cupy_usable()
-REQUIRE_GPU = os.environ.get("STRIDED_REQUIRE_GPU") == "1"
-GPU_ONLY = pytest.mark.skipif(
-    not GPU and not REQUIRE_GPU, reason="no usable GPU (cupy.is_available() is False)"
-)
-DEVICES = ["cuda-emulated", pytest.param("cuda", marks=GPU_ONLY)]
-
-
-def on(device, t):
-    """``t`` on ``device`` with the same layout: the same storage size, offset and strides."""
-    storage = _core.Storage._new(t.untyped_storage().nbytes, device)
-    _backend.backend_for(storage.device).copy_from_host(
-        storage.data_ptr(), t.untyped_storage().data_ptr(), storage.nbytes
-    )
-    return _core._from_parts(storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
 
 
 def same_bits(got, want, where):
@@ -235,7 +216,17 @@ def test_sort_nan_placement_and_stability(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
-    "dtype", [strided.int16, strided.float32, strided.float64, strided.bool], ids=lambda d: d.name
+    "dtype",
+    [
+        strided.int8,
+        strided.int16,
+        strided.uint64,
+        strided.float32,
+        strided.float64,
+        strided.complex128,
+        strided.bool,
+    ],
+    ids=lambda d: d.name,
 )
 def test_topk_matches_the_cpu(device, dtype, rng):
     vals = _sort_values((6, 40), dtype, rng)
@@ -255,7 +246,15 @@ def test_topk_matches_the_cpu(device, dtype, rng):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
     "dtype",
-    [strided.bool, strided.int8, strided.uint32, strided.float32, strided.complex128],
+    [
+        strided.bool,
+        strided.int8,
+        strided.uint32,
+        strided.uint64,
+        strided.float32,
+        strided.float64,
+        strided.complex128,
+    ],
     ids=lambda d: d.name,
 )
 def test_unique_matches_the_cpu(device, dtype, rng):

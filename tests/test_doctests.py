@@ -40,6 +40,8 @@ MODULES = [
     "strided._cpu.unique",
     "strided._ops.sorting",
     "strided.random",
+    "strided._config",
+    "strided.cuda._deferred",
 ]
 
 

@@ -81,13 +81,14 @@ CASES = [
 ]
 
 
-def _spell(index, spelling):
-    """The NumPy-style ``index`` with its arrays as strided tensors, NumPy arrays or lists."""
+def _spell(index, spelling, device=None):
+    """The NumPy-style ``index`` with its arrays as strided tensors (on ``device``), NumPy
+    arrays or lists."""
 
     def one(item):
         if isinstance(item, np.ndarray):
             if spelling == "tensor":
-                return strided.asarray(item)
+                return strided.asarray(item, device=device)
             if spelling == "list":
                 return item.tolist()
         return item

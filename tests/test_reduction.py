@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 import pytest
-from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values, to_numpy_dtype
-from opinfo_reduction import RED_OPS, numpy_axis, reference, tame
+from layouts import ALL_DTYPES, LAYOUTS, make_layout, to_numpy_dtype
+from opinfo_reduction import RED_OPS, dtype_samples, numpy_axis, reference
 
 import strided
 
@@ -140,9 +140,9 @@ def _method(op, t, kw):
     return fn(**kw, **op.kwargs)
 
 
-def _torch_method(op, t, kw):
+def _torch_method(op, t, kw, *, indices=False):
     """The Tensor method as PyTorch users call it: ``x.sum(1, True)``, ``x.var(dim=(0, 2))``.
-    ``x.max(int)`` returns (values, indices): its values are compared here."""
+    ``x.max(int)`` returns (values, indices): its values, or with ``indices`` the pair."""
     fn = getattr(t, op.method)
     tkw = _torch_spelling(kw)
     if op.kind == "dim":
@@ -151,7 +151,7 @@ def _torch_method(op, t, kw):
     if op.name == "count_nonzero":
         return fn(dim, keepdims=keepdim)
     got = fn(dim, keepdim, **op.kwargs)
-    return got.values if isinstance(got, tuple) else got
+    return got.values if isinstance(got, tuple) and not indices else got
 
 
 @pytest.mark.parametrize("op,layout,dtype", list(_variant_cases()))
@@ -192,19 +192,9 @@ def _dtype_cases():
 
 @pytest.mark.parametrize("op,dtype", list(_dtype_cases()))
 def test_dtype_argument(op, dtype, rng):
-    # dtype= casts the input first: a wider float, complex for complex input, and for integer
-    # sum/prod the input's own dtype, which wraps around as NumPy's does (full-range values;
-    # small ones for float targets, whose products must not overflow)
-    targets = [strided.complex128] if dtype.kind == "c" else [strided.float64, strided.float32]
-    if dtype.kind in "iu" and op.name != "mean":
-        targets.append(dtype)
+    # dtype= casts the input first (see dtype_samples for the targets and values)
     npfn = {"sum": np.sum, "prod": np.prod, "mean": np.mean}[op.name]
-    for target in targets:
-        values = (
-            make_values(SHAPE, dtype, rng)
-            if target is dtype and dtype.kind in "iu"
-            else tame(0.5, 1.5, ints=(-3, 3))(SHAPE, dtype, rng)
-        )
+    for target, values in dtype_samples(op, dtype, SHAPE, rng):
         t, a = make_layout("transposed", values, rng)
         for axis in (None, 0, (1, 3), -1):
             where = f"{op.name}(axis={axis}, dtype={target.name}) of {dtype.name}"

@@ -48,17 +48,25 @@ class Arr:
         return f"Arr({self.array.dtype}{list(self.array.shape)})"
 
 
-def _bind(args, self_value, to_tensor):
-    """``args`` with SELF replaced by ``self_value`` and each Arr by a tensor or an array."""
+def _bind(args, self_value, to_tensor, device=None):
+    """``args`` with SELF replaced by ``self_value`` and each Arr by a tensor (on ``device``)
+    or an array."""
     if args is SELF:
         return self_value
     if isinstance(args, Arr):
-        return strided.tensor(args.array) if to_tensor else args.array
+        return strided.tensor(args.array, device=device) if to_tensor else args.array
     if isinstance(args, list):
-        return [_bind(a, self_value, to_tensor) for a in args]
+        return [_bind(a, self_value, to_tensor, device) for a in args]
     if isinstance(args, tuple):
-        return tuple(_bind(a, self_value, to_tensor) for a in args)
+        return tuple(_bind(a, self_value, to_tensor, device) for a in args)
     return args
+
+
+def _same_values(other, out):
+    """Another spelling of the op gave ``out``'s values, on ``out``'s device (the rows also run
+    on CUDA devices: tests/test_cuda_opinfo.py)."""
+    assert other.device == out.device, (other.device, out.device)
+    np.testing.assert_array_equal(np.asarray(other.cpu()), np.asarray(out.cpu()))
 
 
 def _tensors_in(args):
@@ -109,7 +117,7 @@ def _concat_samples(shape, dtype, rng):
 def _concat_op(arrays, axis):
     out = strided.concat(arrays, axis=axis)
     if axis is not None:
-        np.testing.assert_array_equal(np.asarray(strided.cat(arrays, axis)), np.asarray(out))
+        _same_values(strided.cat(arrays, axis), out)
     return out
 
 
@@ -122,7 +130,7 @@ def _stack_samples(shape, dtype, rng):
 
 def _stack_op(arrays, axis):
     out = strided.stack(arrays, axis=axis)
-    np.testing.assert_array_equal(np.asarray(strided.stack(arrays, dim=axis)), np.asarray(out))
+    _same_values(strided.stack(arrays, dim=axis), out)
     return out
 
 
@@ -145,11 +153,11 @@ def _tile_samples(shape, dtype, rng):
 def _tile_op(x, reps):
     out = strided.tile(x, reps)
     tup = reps if isinstance(reps, tuple) else (reps,)
-    np.testing.assert_array_equal(np.asarray(x.tile(tup)), np.asarray(out))
-    np.testing.assert_array_equal(np.asarray(x.tile(*tup)), np.asarray(out))
+    _same_values(x.tile(tup), out)
+    _same_values(x.tile(*tup), out)
     if len(tup) >= x.ndim:  # PyTorch's Tensor.repeat is tile with a size per dim
-        np.testing.assert_array_equal(np.asarray(x.repeat(*tup)), np.asarray(out))
-        np.testing.assert_array_equal(np.asarray(x.repeat(tup)), np.asarray(out))
+        _same_values(x.repeat(*tup), out)
+        _same_values(x.repeat(tup), out)
     return out
 
 
@@ -177,7 +185,7 @@ def _repeat_samples(shape, dtype, rng):
 def _repeat_op(x, repeats, axis):
     out = strided.repeat(x, repeats, axis=axis)
     for other in (strided.repeat_interleave(x, repeats, axis), x.repeat_interleave(repeats, axis)):
-        np.testing.assert_array_equal(np.asarray(other), np.asarray(out))
+        _same_values(other, out)
     return out
 
 
@@ -208,7 +216,7 @@ def _roll_samples(shape, dtype, rng):
 
 def _roll_op(x, shift, axis):
     out = strided.roll(x, shift, axis=axis)
-    np.testing.assert_array_equal(np.asarray(x.roll(shift, axis)), np.asarray(out))
+    _same_values(x.roll(shift, axis), out)
     return out
 
 
@@ -278,13 +286,13 @@ def _triangle_samples(shape, dtype, rng):
 
 def _tril_op(x, k):
     out = strided.tril(x, k=k)
-    np.testing.assert_array_equal(np.asarray(x.tril(k)), np.asarray(out))
+    _same_values(x.tril(k), out)
     return out
 
 
 def _triu_op(x, k):
     out = strided.triu(x, k=k)
-    np.testing.assert_array_equal(np.asarray(x.triu(k)), np.asarray(out))
+    _same_values(x.triu(k), out)
     return out
 
 
@@ -303,7 +311,7 @@ def _meshgrid_op(arrays, indexing):
     out = strided.meshgrid(*arrays, indexing=indexing)
     assert isinstance(out, list)
     for a, b in zip(out, strided.meshgrid(arrays, indexing=indexing), strict=True):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        _same_values(a, b)
     return tuple(out)
 
 

@@ -57,11 +57,22 @@ def _cuda_addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     elementwise kernels (cuBLAS's own alpha and beta are not used yet)."""
     from strided.cuda import _linalg
 
+    if not (input.device is mat1.device is mat2.device):
+        # checked here: copy_ below would quietly fetch an input from another device
+        raise RuntimeError(
+            f"addmm: expected all tensors on one device, got {input.device}, {mat1.device} "
+            f"and {mat2.device}"
+        )
     result = _linalg.matmul(mat1, mat2)
     if alpha != 1:
         result = _ew.multiply(result, alpha)
     if beta != 0:
-        result = _ew.add(input if beta == 1 else _ew.multiply(input, beta), result)
+        # input broadcasts one way only, to the product's shape, as in the CPU kernel (where C
+        # starts as a copy_ of input): an input with more or bigger dims is copy_'s error, not a
+        # bigger result. add() alone would broadcast both ways.
+        start = _core._empty(result.shape, input.dtype, result.device)
+        _copying.copy_(start, input)
+        result = _ew.add(start if beta == 1 else _ew.multiply(start, beta), result)
     if out is None:
         return result
     return _copying.copy_(out, result)

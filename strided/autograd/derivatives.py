@@ -380,7 +380,7 @@ def _cumprod_quadratic(x, g, axis):
     n = x.shape[axis]
     xm = V.movedim(x, axis, -1)  # (..., n)
     gm = V.movedim(g, axis, -1)
-    ids = _cr.arange(n)
+    ids = _cr.arange(n, device=x.device)  # the masks meet x in `where`: on x's device
     after = E.greater(V.expand_dims(ids, axis=0), V.expand_dims(ids, axis=1))  # [k, i]: i > k
     rows = E.where(after, V.expand_dims(xm, axis=-2), 1.0)  # (..., n, n): x[i] for i > k, else 1
     c = _scan.cumulative_prod(rows, axis=-1)  # [k, j]: the product of x[k+1 .. j]
@@ -727,8 +727,10 @@ def _strided_backward(node, g):
     in_shape, in_strides, in_offset = node.in_geometry
     out_shape, out_strides, out_offset = node.out_geometry
     cells = node.storage_cells
+    # the positions are made on g's device: index_add would accept host positions too, but it
+    # copies them over on every backward (the docstring of strided/_ops/indexing_cuda.py)
     positions = _core._from_parts(
-        _cr.arange(cells, dtype="int64").untyped_storage(),
+        _cr.arange(cells, dtype="int64", device=g.device).untyped_storage(),
         out_offset,
         out_shape,
         out_strides,

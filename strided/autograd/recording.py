@@ -305,12 +305,15 @@ class CopySlices(Node):
         return f"CopySlices({self.fn.name()})"
 
     def apply(self, grad_outputs):
+        from strided._ops import creation as _cr
         from strided.autograd.derivatives import sum_to
 
         (g,) = grad_outputs
         if state.enabled:  # create_graph: this backward is itself recorded
             return self._apply_recorded(g)
-        storage = _core.Storage(self.cells * g.itemsize)
+        # The scratch storage lives on g's device: a bare ``_core.Storage(nbytes)`` is host
+        # memory, and a CUDA gradient copied into it would come back as a CPU gradient.
+        storage = _cr.empty(self.cells, dtype=g.dtype, device=g.device).untyped_storage()
         result = _core._from_parts(storage, *_reorder(self.base_geometry), g.dtype)
         _copying.copy_(result, g)
         region = _core._from_parts(storage, *_reorder(self.view_geometry), g.dtype)

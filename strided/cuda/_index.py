@@ -50,9 +50,10 @@ a complex). Integer sums are exact whatever the order (wrapping addition is asso
 commutative). **Float sums are not deterministic on a GPU**: the threads' order of arrival
 changes from run to run, and so does the rounding of a cell that receives several values;
 the result may differ in the last bits from the CPU's row-major sum. (The emulator runs threads
-in a fixed order, so there it is repeatable.) PyTorch's CUDA ``index_add_`` behaves the same;
-a deterministic variant would sort the indices first (PyTorch's
-``use_deterministic_algorithms``), which is possible work.
+in a fixed order, so there it is repeatable.) PyTorch's CUDA ``index_add_`` behaves the same.
+``strided.use_deterministic_algorithms(True)`` sorts the positions by cell first and adds each
+cell's values in row-major order instead, which gives the CPU's bits on every run (Note
+[Deterministic algorithms] in strided/_config.py; ``_add_in_order`` below).
 
 Note [nonzero on a GPU synchronises]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -73,9 +74,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from strided import _core
+from strided import _config, _core
 from strided._dtype import as_dtype, int64
-from strided.cuda import _launch
+from strided.cuda import _launch, _sort
 from strided.cuda._backend import backend_for
 from strided.cuda._deferred import NOTHING
 
@@ -93,7 +94,9 @@ _ALL = tuple(_launch.C_TYPES)
 _INDEX_TYPES = ("int32_t", "int64_t")
 _CARRIERS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "complex128_t"}
 _REAL = tuple(d for d in _ALL if as_dtype(d).kind in "biuf")
-GET, PUT, CLAIM, PUT_WINNER = range(4)
+GET, PUT, CLAIM, PUT_WINNER, SLOT = range(5)
+# the dtypes whose sums depend on the order of the additions (Note [Deterministic algorithms])
+_IN_ORDER = tuple(d for d in _ALL if as_dtype(d).kind in "fc")
 
 
 def _move_instantiations():
@@ -102,13 +105,19 @@ def _move_instantiations():
         f"strided_index<{c}, {i}, {m}>"
         for c in _CARRIERS.values()
         for i in _INDEX_TYPES
-        for m in range(4)
+        for m in range(5)
     ]
     return names
 
 
 def _add_instantiations():
-    return [f"strided_index_add<{_launch.C_TYPES[d]}, {i}>" for d in _ALL for i in _INDEX_TYPES]
+    names = [f"strided_index_add<{_launch.C_TYPES[d]}, {i}>" for d in _ALL for i in _INDEX_TYPES]
+    names += [
+        f"strided_index_add_sorted<{_launch.C_TYPES[d]}, {i}>"
+        for d in _IN_ORDER
+        for i in _INDEX_TYPES
+    ]
+    return names
 
 
 def _nonzero_instantiations():
@@ -312,13 +321,16 @@ def index_put(t, offsets, dim_map, pos, values, accumulate):
     data = [t.data_ptr(), values.data_ptr(), offsets.data_ptr()]
     args = (values.shape, strides, data, [item, item, 8])
     if accumulate:
-        _launch_loop(
-            backend,
-            ("index", "add"),
-            f"strided_index_add<{_launch.C_TYPES[t.dtype.name]}, {{index}}>",
-            *args,
-            checked,
-        )
+        if t.dtype.name in _IN_ORDER and _config.are_deterministic_algorithms_enabled():
+            _add_in_order(backend, t, args, checked)
+        else:
+            _launch_loop(
+                backend,
+                ("index", "add"),
+                f"strided_index_add<{_launch.C_TYPES[t.dtype.name]}, {{index}}>",
+                *args,
+                checked,
+            )
         t._bump_version()
         return t
     carrier = _CARRIERS[item]
@@ -348,6 +360,34 @@ def index_put(t, offsets, dim_map, pos, values, accumulate):
             )
     t._bump_version()
     return t
+
+
+def _add_in_order(backend, t, args, checked):
+    """The accumulating scatter of Note [Deterministic algorithms] (strided/_config.py): the
+    cell of every loop position (one launch), a stable sort by cell, then one thread per cell
+    adds its values in row-major order."""
+    shape = args[0]
+    n = math.prod(shape)
+    lo, _ = _core._storage_range(t)
+    cells = _core._empty((n,), int64, t.device)
+    base = t.untyped_storage().data_ptr() + lo
+    carrier = _CARRIERS[t.itemsize]
+    _launch_loop(
+        backend,
+        ("index", "move"),
+        f"strided_index<{carrier}, {{index}}, {SLOT}>",
+        *args,
+        (np.uint64(cells.data_ptr()), np.int64(base), *checked),
+    )
+    keys, order = _sort.sort(cells, 0, False, True, True)
+    # the loop is the values' row-major order, as above; keys and order ride along
+    _launch_loop(
+        backend,
+        ("index", "add"),
+        f"strided_index_add_sorted<{_launch.C_TYPES[t.dtype.name]}, {{index}}>",
+        *args,
+        (np.uint64(keys.data_ptr()), np.uint64(order.data_ptr()), *checked),
+    )
 
 
 # -- nonzero ----------------------------------------------------------------------------------

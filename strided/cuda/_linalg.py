@@ -59,6 +59,13 @@ def all_modules():
     return [(("matmul",), "matmul.cu", _instantiations())]
 
 
+def _dim_text(vector, first):
+    """How the CPU kernel's messages name a contracted dim."""
+    if vector:
+        return "the only dim"
+    return "the last dim" if first else "the second-to-last dim"
+
+
 def _shapes(x1, x2, name="matmul"):
     """(batch shape, m, k, n, result shape), with the CPU kernel's checks and messages."""
     if x1.ndim == 0 or x2.ndim == 0:
@@ -72,12 +79,22 @@ def _shapes(x1, x2, name="matmul"):
     k = x1.shape[-1]
     k2 = x2.shape[0] if v2 else x2.shape[-2]
     n = 1 if v2 else x2.shape[-1]
+    # The messages are the CPU kernel's word for word (_matmul in _cpu/blas.pyx): the same call
+    # must fail alike on every device (tests/test_cuda_opinfo.py compares them).
     if k != k2:
         raise ValueError(
-            f"{name}: the last dim of x1 (size {k}) must match the contracted dim "
-            f"of x2 (size {k2}); x1 has shape {x1.shape}, x2 has shape {x2.shape}"
+            f"{name}: {_dim_text(v1, True)} of x1 (size {k}) must match "
+            f"{_dim_text(v2, False)} of x2 (size {k2}); x1 has shape {x1.shape}, x2 has "
+            f"shape {x2.shape}"
         )
-    batch = _views.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    try:
+        batch = _views.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"{name}: the batch dims of x1 {x1.shape[:-2]} and x2 {x2.shape[:-2]} cannot be "
+            f"broadcast together (sizes must be equal, or one of them 1); x1 has shape "
+            f"{x1.shape}, x2 has shape {x2.shape}"
+        ) from None
     rshape = tuple(batch) + (() if v1 else (m,)) + (() if v2 else (n,))
     return tuple(batch), m, k, n, rshape
 
@@ -88,6 +105,10 @@ def matmul(x1, x2, out=None):
         raise RuntimeError(
             f"matmul: expected both tensors on one device, got {x1.device} and {x2.device}"
         )
+    if out is not None and out.device is not x1.device:
+        # as the CPU kernel: out= on another device is an error, not a copy across the bus (and
+        # CPU inputs reach this kernel when only out= is on a CUDA device)
+        raise RuntimeError(f"matmul: out= is on {out.device}, the inputs on {x1.device}")
     batch, m, k, n, rshape = _shapes(x1, x2)
     dtype = promote_types(x1.dtype, x2.dtype)
     a = x1 if x1.dtype is dtype else x1.astype(dtype)

@@ -18,9 +18,10 @@ A reduction with few outputs and many elements (the sum of a whole tensor) would
 the GPU idle, so its reduced elements are cut into G chunks (``gridDim.y``); each block writes a
 partial accumulator and a second, small kernel combines each output's G partials in chunk order
 (a thread per output when outputs are many; a block per output when they are few and their
-partials many, since one thread walking thousands of partials waits for each load in turn). Within a block, each thread keeps
-8 running accumulators (8 loads in flight), and the block combines its threads with warp
-shuffles and one exchange through shared memory (``block_combine`` in kernels/reduce.cu).
+partials many, since one thread walking thousands of partials waits for each load in turn).
+Within a block, each thread keeps 8 running accumulators (8 loads in flight), and the block
+combines its threads with warp shuffles and one exchange through shared memory
+(``block_combine`` in kernels/reduce.cu).
 G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
 and nothing uses atomics: a float sum gives the same bits on every run (issue 7's "deterministic
 for a given shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the

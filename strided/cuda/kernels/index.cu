@@ -55,7 +55,8 @@ __device__ __forceinline__ bool strided_any_bad(const long long* bad, int nbad) 
 // MODE 0: gather (operand 1 <- indexed element);
 // MODE 1: scatter (indexed element <- operand 1), for duplicates that cannot differ;
 // MODE 2: claim: winner[slot] = max(winner[slot], i), slot = the indexed element's place in v;
-// MODE 3: scatter where this i won the claim: the last write in row-major order wins.
+// MODE 3: scatter where this i won the claim: the last write in row-major order wins;
+// MODE 4: no write: winner[i] = the cell position i hits (strided_index_add_sorted's keys).
 // The scatters (MODE 1-3) write nothing when the offsets kernels found a bad index.
 template <typename T, typename index_t, int MODE>
 __global__ void strided_index(Geometry<3> g, index_t n, long long* winner, int64_t lo,
@@ -75,6 +76,8 @@ __global__ void strided_index(Geometry<3> g, index_t n, long long* winner, int64
             int64_t slot = ((int64_t)at - lo) / (int64_t)sizeof(T);
             if (MODE == 2) {
                 atomicMax(&winner[slot], (long long)i);
+            } else if (MODE == 4) {
+                winner[i] = slot;  // the cell of position i, for the deterministic add below
             } else if (winner[slot] == (long long)i) {
                 *reinterpret_cast<T*>(at) = load_operand<T, 3, index_t>(g, 1, off[1]);
             }
@@ -159,6 +162,31 @@ __global__ void strided_index_add(Geometry<3> g, index_t n, const long long* bad
         int64_t o = *reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(g.data[2]) + off[2]);
         T* at = reinterpret_cast<T*>(reinterpret_cast<char*>(g.data[0]) + off[0] + o);
         atomic_adder<T>::run(at, load_operand<T, 3, index_t>(g, 1, off[1]));
+    }
+}
+
+// The accumulating scatter in a fixed order (Note [Deterministic algorithms] in
+// strided/_config.py): ``keys`` are the cells of the loop positions, sorted (stably), and
+// ``order`` the positions in that order. The first position of each run of equal keys owns the
+// cell: it reads the cell, adds the run's values in row-major order (the stable sort kept it)
+// and writes the cell once. The same additions, in the same order, as the CPU's serial loop.
+template <typename T, typename index_t>
+__global__ void strided_index_add_sorted(Geometry<3> g, index_t n, const long long* keys,
+                                         const long long* order, const long long* bad, int nbad) {
+    if (strided_any_bad(bad, nbad)) return;
+    for (index_t k = (index_t)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (index_t)blockDim.x * gridDim.x) {
+        if (k > 0 && keys[k] == keys[k - 1]) continue;  // another position owns this cell
+        index_t off[3];
+        operand_offsets<3, index_t>(g, (index_t)order[k], off);
+        int64_t o = *reinterpret_cast<const int64_t*>(reinterpret_cast<const char*>(g.data[2]) + off[2]);
+        T* at = reinterpret_cast<T*>(reinterpret_cast<char*>(g.data[0]) + off[0] + o);
+        T acc = *at;
+        for (index_t j = k; j < n && keys[j] == keys[k]; ++j) {
+            operand_offsets<3, index_t>(g, (index_t)order[j], off);
+            acc = acc + load_operand<T, 3, index_t>(g, 1, off[1]);
+        }
+        *at = acc;
     }
 }
 

@@ -1,0 +1,33 @@
+"""The CUDA devices the device tests run on, and ``on``, which puts a test input on one of them.
+
+``cuda-emulated`` (strided's kernels compiled by g++ and run by the CPU emulator) is always
+tested; ``cuda`` (a real GPU through CuPy) when ``cupy.is_available()``, else skipped with the
+reason. ``STRIDED_REQUIRE_GPU=1`` turns that skip into a failure (for runs on a GPU machine).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from strided import _core
+from strided.cuda import _backend
+
+__all__ = ["DEVICES", "GPU", "GPU_ONLY", "REQUIRE_GPU", "on"]
+
+GPU = _backend.cupy_usable()
+REQUIRE_GPU = os.environ.get("STRIDED_REQUIRE_GPU") == "1"
+GPU_ONLY = pytest.mark.skipif(
+    not GPU and not REQUIRE_GPU, reason="no usable GPU (cupy.is_available() is False)"
+)
+DEVICES = ["cuda-emulated", pytest.param("cuda", marks=GPU_ONLY)]
+
+
+def on(device, t):
+    """``t`` on ``device`` with the same layout: the same storage size, offset and strides."""
+    storage = _core.Storage._new(t.untyped_storage().nbytes, device)
+    _backend.backend_for(storage.device).copy_from_host(
+        storage.data_ptr(), t.untyped_storage().data_ptr(), storage.nbytes
+    )
+    return _core._from_parts(storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
