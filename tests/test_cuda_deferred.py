@@ -139,3 +139,41 @@ def test_retained_index_tensors_are_bounded(backend, waits, monkeypatch):
     assert waits == []
     x[big]  # 160 > 100 bytes: waits first
     assert waits == [8]
+
+
+def test_a_training_step_never_waits_for_the_device(waits):
+    """A CNN and an embedding model, forward, backward and an Adam step, on the device: not one
+    wait until the loss is read (the issue's "no host synchronisation inside ops")."""
+    from strided import nn, optim
+    from strided.nn import functional as F
+
+    strided.random.seed(0)
+    cnn = nn.Sequential(
+        nn.Conv2d(1, 4, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(4, 4, 3, padding=1, groups=2),
+        nn.Flatten(),
+        nn.Dropout(0.1),
+        nn.Linear(64, 8),
+        nn.BatchNorm1d(8),
+        nn.GELU(),
+        nn.Linear(8, 3),
+    ).to(DEVICE)
+    emb = nn.Embedding(10, 3, padding_idx=0).to(DEVICE)
+    params = list(cnn.parameters()) + list(emb.parameters())
+    opt = optim.Adam(params, lr=1e-2)
+    x = strided.random.randn(5, 1, 8, 8).to(DEVICE)
+    y = strided.asarray([0, 2, 1, -100, 2], device=DEVICE)
+    tokens = strided.asarray([[1, 0, 3], [9, 9, 0], [2, 4, 5], [0, 0, 0], [7, 8, 1]], device=DEVICE)
+    weight = strided.asarray([1.0, 2.0, 0.5], device=DEVICE)
+    waits.clear()
+    for _ in range(2):
+        opt.zero_grad()
+        logits = cnn(x) + strided.mean(emb(tokens), axis=1)
+        loss = F.cross_entropy(logits, y, weight, label_smoothing=0.1)
+        loss.backward()
+        opt.step()
+    assert waits == [], f"{len(waits)} waits for the device during the training steps"
+    assert np.isfinite(loss.item())
+    assert waits  # reading the loss is the first wait
