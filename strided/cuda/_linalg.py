@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from strided import _core, _views
-from strided._dtype import promote_types
+from strided._dtype import can_cast, promote_types
 from strided.cuda import _launch
 from strided.cuda._backend import backend_for
 
@@ -111,6 +111,8 @@ def matmul(x1, x2, out=None):
         raise RuntimeError(f"matmul: out= is on {out.device}, the inputs on {x1.device}")
     batch, m, k, n, rshape = _shapes(x1, x2)
     dtype = promote_types(x1.dtype, x2.dtype)
+    if out is not None:  # checked before any work, so that a refused out= costs nothing
+        _check_out(out, rshape, dtype)
     a = x1 if x1.dtype is dtype else x1.astype(dtype)
     b = x2 if x2.dtype is dtype else x2.astype(dtype)
     a = a.reshape(1, -1) if a.ndim == 1 else a
@@ -126,21 +128,22 @@ def matmul(x1, x2, out=None):
     c = c.reshape(rshape)
     if out is None:
         return c
-    if out.shape != c.shape:
+    from strided.cuda._copy import copy_
+
+    return copy_(out, c)
+
+
+def _check_out(out, shape, dtype):
+    if out.shape != shape:
         raise ValueError(
             f"matmul: out= has shape {out.shape}, but the result has shape "
-            f"{c.shape}; out= must have exactly the result's shape"
+            f"{shape}; out= must have exactly the result's shape"
         )
-    from strided._dtype import can_cast
-
     if not can_cast(dtype, out.dtype, "same_kind"):
         raise TypeError(
             f"matmul: cannot write the {dtype.name} result into out= of dtype "
             f"{out.dtype.name} (NumPy's 'same_kind' casting rule)"
         )
-    from strided.cuda._copy import copy_
-
-    return copy_(out, c)
 
 
 def _tiled(a, b, c, batch, m, k, n):
