@@ -42,10 +42,13 @@ DEVICES = ["cpu", "cuda-emulated", pytest.param("cuda", marks=GPU_ONLY)]
 def _grid(layouts):
     """(device, layout) parameters: every layout on every device (Note [Second derivatives on
     the devices])."""
-    for device in ("cpu", "cuda-emulated", "cuda"):
-        for layout in layouts:
-            marks = (GPU_ONLY,) if device == "cuda" else ()
-            yield pytest.param(device, layout, id=f"{device}-{layout}", marks=marks)
+    return [
+        pytest.param(
+            device, layout, id=f"{device}-{layout}", marks=(GPU_ONLY,) if device == "cuda" else ()
+        )
+        for device in ("cpu", "cuda-emulated", "cuda")
+        for layout in layouts
+    ]
 
 
 # -- values: a smooth domain per op ------------------------------------------------------------
