@@ -426,7 +426,7 @@ def test_deterministic_accumulation_is_the_cpus_bit_for_bit(
     np.testing.assert_array_equal(target.cpu(), base)
 
 
-def test_atomic_accumulation_depends_on_the_thread_order(rng):
+def test_atomic_accumulation_on_the_emulated_device_depends_on_the_thread_order(rng):
     """Why the switch exists: with atomics, the emulator's reverse thread order rounds a float
     sum differently from the CPU's row-major one."""
     from strided.cuda import _emulator as emu
