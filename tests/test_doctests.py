@@ -42,6 +42,7 @@ MODULES = [
     "strided.random",
     "strided._config",
     "strided.cuda._deferred",
+    "strided.cuda",
 ]
 
 

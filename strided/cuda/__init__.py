@@ -21,7 +21,10 @@ tensor([0., 2., 4., 6.])
 
 from __future__ import annotations
 
+import contextlib
+
 from strided import _core, _iter
+from strided.cuda import _backend
 from strided.cuda._backend import CudaUnavailableError, backend_for, cupy_usable
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "memory_allocated",
     "memory_reserved",
     "synchronize",
+    "trace_launches",
 ]
 
 
@@ -60,6 +64,46 @@ def _device(device):
 def synchronize(device=None):
     """Wait until every kernel queued on ``device`` has finished (for timing)."""
     backend_for(_device(device)).synchronize()
+
+
+class LaunchTrace(list):
+    """The kernel launches recorded by ``trace_launches``: (name, grid, block, shared bytes)."""
+
+    def __str__(self):
+        return "\n".join(
+            f"{name}  grid {tuple(grid)} x block {tuple(block)}"
+            + (f", {shared} B shared" if shared else "")
+            for name, grid, block, shared in self
+        )
+
+
+@contextlib.contextmanager
+def trace_launches():
+    """Record every CUDA kernel launched inside the ``with`` block, on any CUDA device: the
+    kernel's name expression (the template instantiation: op, dtypes, index width), its grid
+    and its block. A teaching and debugging aid (Note [The CUDA launch] in _launch.py).
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(6.0, device="cuda-emulated")
+    >>> with strided.cuda.trace_launches() as launches:
+    ...     y = x * 2
+    >>> print(launches)
+    strided_binary<...>  grid (1,) x block (256,)
+    """
+    from strided.cuda import _launch
+
+    recorded, previous = [], _backend.tracing
+    _backend.tracing = recorded
+    trace = LaunchTrace()
+    try:
+        yield trace
+    finally:
+        _backend.tracing = previous
+        if previous is not None:  # an enclosing trace sees these launches too
+            previous.extend(recorded)
+        trace.extend((_launch.function_name(f), g, b, sh) for f, g, b, sh in recorded)
 
 
 def memory_allocated(device=None):

@@ -59,6 +59,11 @@ def backend_for(device):
     return b
 
 
+# The launches being recorded by strided.cuda.trace_launches() (None: not recording). Both
+# backends append (function, grid, block, shared bytes) to it; a teaching and debugging aid.
+tracing = None
+
+
 def _import_cupy():
     try:
         import cupy
@@ -161,6 +166,8 @@ class CupyBackend:
         bytes are the kernel's parameters, so the array of pointers cuLaunchKernel wants is
         built here in a few steps (CuPy's own ``function(grid, block, args)`` inspects every
         argument's type and costs several microseconds more; see bench_cuda.py)."""
+        if tracing is not None:
+            tracing.append((function, grid, block, shared_mem))
         bufs = [ctypes.create_string_buffer(a.tobytes(), a.nbytes) for a in args]
         params = (ctypes.c_void_p * len(bufs))(*[ctypes.addressof(b) for b in bufs])
         g = tuple(grid) + (1,) * (3 - len(grid))
@@ -265,6 +272,8 @@ class EmulatorBackend:
         return self.emu.compile_module(source, list(name_expressions), options=opts)
 
     def launch(self, function, grid, block, args, shared_mem=0):
+        if tracing is not None:
+            tracing.append((function, grid, block, shared_mem))
         function(grid, block, args, shared_mem)
 
     def synchronize(self):

@@ -209,7 +209,16 @@ def get_function(backend, module_key, source_name, name_expressions, name):
             _modules[mkey] = mod
         fn = mod.get_function(name)
         _functions[fkey] = fn
+        _names[id(fn)] = name
     return fn
+
+
+_names: dict = {}  # id(compiled function) -> its name expression, for trace_launches
+
+
+def function_name(fn):
+    """The name expression a compiled function was fetched by (``strided_binary<...>``)."""
+    return _names.get(id(fn), repr(fn))
 
 
 def launch_1d(backend, function, n, args, unroll=UNROLL):
