@@ -134,6 +134,34 @@ def test_pools_match_numpy(rng):
     )
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "channels-last", "stepped"])
+def test_tiling_pools_are_views_and_match_the_window_path(rng, layout):
+    """Windows that tile the input (stride = kernel, no padding) pool a reshaped view of it
+    (``_tiles``); odd sizes crop the last row/column, as PyTorch's floor mode."""
+    x = rng.standard_normal((2, 3, 7, 9))
+    xs = strided.asarray(x)
+    if layout == "channels-last":
+        xs = strided.permute(
+            strided.asarray(np.ascontiguousarray(x.transpose(0, 2, 3, 1))), (0, 3, 1, 2)
+        )
+    elif layout == "stepped":
+        xs = strided.asarray(np.repeat(x, 2, axis=3))[:, :, :, ::2]
+    for k in (2, 3, (2, 3)):
+        kh, kw = (k, k) if isinstance(k, int) else k
+        tiles = F.conv._tiles(xs, (kh, kw), None, 0, 1, "max_pool2d")
+        assert tiles.untyped_storage() is xs.untyped_storage()  # a view: nothing copied
+        want = np_windows(x, kh, kw, 1, 0)[:, :, ::kh, ::kw]
+        np.testing.assert_array_equal(np.asarray(F.max_pool2d(xs, k)), want.max(axis=(-2, -1)))
+        np.testing.assert_allclose(np.asarray(F.avg_pool2d(xs, k)), want.mean(axis=(-2, -1)))
+        assert F.conv._tiles(xs, (kh, kw), 1, 0, 1, "max_pool2d") is None  # overlapping
+    t = s64(x)
+    assert gradcheck(lambda t: F.max_pool2d(t, 2) + F.avg_pool2d(t, (2, 3)).sum(), (t,))
+    ties = strided.asarray(np.ones((1, 1, 4, 4))).requires_grad_()
+    F.max_pool2d(ties, 2).sum().backward()  # four-way ties share the gradient evenly
+    np.testing.assert_array_equal(np.asarray(ties.grad), np.full((1, 1, 4, 4), 0.25))
+    assert ties.grad.dtype is strided.float64
+
+
 def test_conv_and_pool_gradcheck(rng):
     x = s64(rng.standard_normal((2, 2, 5, 4)))
     w = s64(rng.standard_normal((3, 2, 3, 2)))

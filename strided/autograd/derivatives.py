@@ -319,7 +319,8 @@ def _max_min(node, g):
     x, r = node.saved_tensor(0), node.saved_tensor("result")
     rk = _keep(r, node)
     mask = E.equal(x, rk)
-    count = R.sum(mask, axis=node.args[1], keepdims=True)
+    # counted in g's dtype: an int64 count would promote a float32 share to float64
+    count = R.sum(mask, axis=node.args[1], keepdims=True, dtype=g.dtype)
     share = E.divide(_keep(g, node), count)
     return (E.where(mask, share, 0.0), None, None, None)
 
@@ -541,6 +542,27 @@ def _index_map(node, g):
     return (V.reshape(gx, shape),) + (None,) * (len(node.args) - 1)
 
 
+def _pad_back(node, g):
+    """pad: with mode='constant' the input's elements sit in one box of the output, so their
+    gradient is that box of ``g``, a view when no pad is negative (a crop); the other modes
+    repeat elements, and go through ``_index_map``."""
+    if node.args[2] != "constant":
+        return _index_map(node, g)
+    shape = node.input_meta[0][0]
+    in_box, out_box = [], []
+    for (lo, hi), n in zip(node.args[1], shape, strict=True):
+        # input element i lands at output i + lo; a negative pad crops the input's ends
+        first, stop = max(0, -lo), n - max(0, -hi)
+        in_box.append(slice(first, max(first, stop)))
+        out_box.append(slice(first + lo, max(first, stop) + lo))
+    box = g[tuple(out_box)]
+    if all(lo >= 0 and hi >= 0 for lo, hi in node.args[1]):
+        return (box,) + (None,) * (len(node.args) - 1)
+    gx = _cr.zeros(shape, dtype=g.dtype, device=g.device)
+    gx[tuple(in_box)] = box
+    return (gx,) + (None,) * (len(node.args) - 1)
+
+
 def _triangle(lower):
     def formula(node, g):
         k = node.args[1]
@@ -557,7 +579,7 @@ TABLE.update(
         "tile": _row(_index_map),
         "repeat": _row(_index_map),
         "roll": _row(_index_map),
-        "pad": _row(_index_map),
+        "pad": _row(_pad_back),
         "tril": _row(_triangle(True)),
         "triu": _row(_triangle(False)),
     }
@@ -725,24 +747,47 @@ def _strided_backward(node, g):
     views that overlap themselves (expand, unfold, as_strided with small strides), where one
     cell feeds several outputs and their gradients must add up."""
     in_shape, in_strides, in_offset = node.in_geometry
-    out_shape, out_strides, out_offset = node.out_geometry
     cells = node.storage_cells
-    # the positions are made on g's device: index_add would accept host positions too, but it
-    # copies them over on every backward (the docstring of strided/_ops/indexing_cuda.py)
-    positions = _core._from_parts(
-        _cr.arange(cells, dtype="int64", device=g.device).untyped_storage(),
-        out_offset,
-        out_shape,
-        out_strides,
-        int64,
-    )
     flat = _ix.index_add(
         _cr.zeros(cells, dtype=g.dtype, device=g.device),
         0,
-        V.reshape(positions, (-1,)),
+        _view_positions(cells, node.out_geometry, g.device),
         V.reshape(g, (-1,)),
     )
     return V.as_strided(flat, in_shape, in_strides, in_offset)
+
+
+# Note [Cached view positions]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# _strided_backward needs, for every element of the view, the storage cell it was read from:
+# an int64 tensor that depends only on the view's geometry (storage size, shape, strides,
+# offset) and device. A training loop differentiates the same views every step (a
+# convolution's window view), so the last few are kept: computing one is an int64 copy as large
+# as the view itself (for a 64x16x8x8 convolution's 3x3 windows, 147,456 positions: more time
+# than the convolution's matmul). Nobody writes into them: index_add only reads its indices.
+_POSITIONS: dict = {}
+_POSITIONS_KEPT = 8
+
+
+def _view_positions(cells, geometry, device):
+    """The storage cell of each element of the view ``geometry`` (shape, strides, offset) over
+    ``cells`` cells, flattened in row-major order: a contiguous int64 tensor on ``device``."""
+    key = (cells, geometry, device)
+    positions = _POSITIONS.pop(key, None)
+    if positions is None:
+        shape, strides, offset = geometry
+        view = _core._from_parts(
+            _cr.arange(cells, dtype="int64", device=device).untyped_storage(),
+            offset,
+            shape,
+            strides,
+            int64,
+        )
+        positions = V.reshape(view, (-1,))
+        if len(_POSITIONS) >= _POSITIONS_KEPT:
+            del _POSITIONS[next(iter(_POSITIONS))]  # the least recently used
+    _POSITIONS[key] = positions  # (re)inserted last: the most recently used
+    return positions
 
 
 def _inverse_permutation(dims):

@@ -17,15 +17,23 @@ appears in up to nine windows, yet nothing was copied. This is the "im2col" (ima
 matrix of Caffe and PyTorch's ``unfold``, as a view. Padding first makes a padded copy (the only
 copy of the input), since a view cannot invent the zeros around the border.
 
-The convolution is then one matrix product: bring the window dims next to the channel dim,
-``(N, H_out, W_out, C, kh, kw)``, reshape to ``(N*H_out*W_out, C*kh*kw)`` (here the copy happens:
-no strides can merge those dims, so the reshape copies: Note [view versus reshape] in
-``_views.pyx``), and multiply by the weight seen as ``(C_out, C*kh*kw)``,
-transposed. The result ``(N*H_out*W_out, C_out)`` is reshaped and permuted to (N, C_out, H_out,
-W_out): a channels-last layout that later ops keep (results follow their inputs' memory order).
+The convolution is then one matrix product: the windows as rows, one row of taps per output
+position, ``(N*H_out*W_out, taps)``, times the weight seen as ``(C_out, taps)``, transposed.
+Making the rows is the one copy of the im2col (no strides can merge the window dims with the
+position dims: Note [view versus reshape] in ``_views.pyx``), and its speed depends on how long
+the runs of neighbouring bytes it copies are. ``conv2d`` therefore takes its windows over the
+input seen *channels-last*, (N, H, W, C): a row is then ``(kh, kw, C)``, and within each
+window row the kw taps of all C channels are one run of ``kw * C`` neighbouring elements (48
+floats for a 3x3 kernel over 16 channels, where channels-first gives runs of 3). The weight is
+permuted to the same (C_out, kh, kw, C) order (a small copy). The result ``(N*H_out*W_out,
+C_out)`` is reshaped and permuted to (N, C_out, H_out, W_out): a channels-last layout that the
+next convolution reads without a copy and later ops keep (results follow their inputs' memory
+order).
 
 Pooling is the same view followed by a reduction over the two window dims (``max`` or ``mean``)
-instead of a matmul. No new backward formula is needed anywhere: autograd differentiates the
+instead of a matmul; in its common case, windows that tile the input (stride = kernel size),
+the view is a plain reshape that splits H and W in two (``_tiles``), whose backward is a
+reshape too. No new backward formula is needed anywhere: autograd differentiates the
 view with the as_strided rule (each gradient element is *added* into the storage cell it was
 read from, so a cell that appears in nine windows gets nine contributions: ``_strided_backward``
 in ``strided/autograd/derivatives.py``), the reshape, the matmul and the
@@ -98,6 +106,35 @@ def window_view(x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0, 
     )
 
 
+def _windows_last(x, kernel_size, stride, padding, dilation, fn):
+    """``window_view`` over x seen channels-last: (N, H_out, W_out, kh, kw, C), a view of x (or
+    of its padded copy, made channels-last). See Note [Convolution is a strided view and a
+    matmul] for why conv2d wants this order."""
+    need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
+    kh, kw = pair(kernel_size, "kernel_size", fn)
+    sh, sw = pair(stride, "stride", fn)
+    ph, pw = pair(padding, "padding", fn)
+    dh, dw = pair(dilation, "dilation", fn)
+    if min(kh, kw, sh, sw, dh, dw) < 1 or min(ph, pw) < 0:
+        raise ValueError(
+            f"{fn}: kernel_size {(kh, kw)}, stride {(sh, sw)} and dilation {(dh, dw)} must be "
+            f">= 1 and padding {(ph, pw)} >= 0"
+        )
+    n, c, h, w = x.shape
+    h_out = _out_size(h, kh, sh, ph, dh, "height", fn)
+    w_out = _out_size(w, kw, sw, pw, dw, "width", fn)
+    last = strided.permute(x, (0, 2, 3, 1))  # (N, H, W, C): a view
+    if ph or pw:
+        last = strided.pad(last, (0, 0, pw, pw, ph, ph))  # a fresh (N, H+2ph, W+2pw, C)
+    s_n, s_h, s_w, s_c = last.stride()
+    return strided.as_strided(
+        last,
+        (n, h_out, w_out, kh, kw, c),
+        (s_n, s_h * sh, s_w * sw, s_h * dh, s_w * dw, s_c),
+        last.storage_offset(),
+    )
+
+
 def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     """PyTorch's ``F.unfold``: the windows as columns, (N, C*kh*kw, L) with L = H_out*W_out.
 
@@ -150,19 +187,21 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             f"conv2d: bias of shape {tuple(bias.shape)} must be ({c_out},), one value per "
             "output channel"
         )
-    win = window_view(x, (kh, kw), stride, padding, dilation, fn=fn)
-    n, _, h_out, w_out, _, _ = win.shape
-    # (N, H_out, W_out, C_in, kh, kw) -> one row of C_in*kh*kw taps per output position
-    rows = strided.reshape(strided.permute(win, (0, 2, 3, 1, 4, 5)), (n * h_out * w_out, -1))
+    win = _windows_last(x, (kh, kw), stride, padding, dilation, fn)  # (N, Ho, Wo, kh, kw, C)
+    n, h_out, w_out = win.shape[:3]
     if groups == 1:
-        out = rows @ strided.reshape(weight, (c_out, -1)).mT  # (N*H_out*W_out, C_out)
+        rows = strided.reshape(win, (n * h_out * w_out, -1))  # the im2col copy
+        w = strided.reshape(strided.permute(weight, (0, 2, 3, 1)), (c_out, -1))
+        out = rows @ w.mT  # (N*H_out*W_out, C_out)
     else:
-        # channel c of the input is tap block c // c_group of group c // c_group: the row's
-        # C_in*kh*kw taps split into (groups, c_group*kh*kw); one matmul per group, batched
-        taps = strided.permute(strided.reshape(rows, (rows.shape[0], groups, -1)), (1, 0, 2))
-        w = strided.reshape(weight, (groups, c_out // groups, -1))
-        out = taps @ w.mT  # (groups, N*H_out*W_out, C_out / groups)
-        out = strided.reshape(strided.permute(out, (1, 0, 2)), (rows.shape[0], c_out))
+        # the channels split as (groups, c_group): one matmul per group, batched, over rows of
+        # (kh, kw, c_group) taps
+        g = strided.reshape(win, (n * h_out * w_out, kh, kw, groups, c_group))
+        rows = strided.reshape(strided.permute(g, (3, 0, 1, 2, 4)), (groups, g.shape[0], -1))
+        w = strided.reshape(weight, (groups, c_out // groups, c_group, kh, kw))
+        w = strided.reshape(strided.permute(w, (0, 1, 3, 4, 2)), (groups, c_out // groups, -1))
+        out = rows @ w.mT  # (groups, N*H_out*W_out, C_out / groups)
+        out = strided.reshape(strided.permute(out, (1, 0, 2)), (g.shape[0], c_out))
     if bias is not None:
         out = out + bias
     return strided.permute(strided.reshape(out, (n, h_out, w_out, c_out)), (0, 3, 1, 2))
@@ -185,6 +224,9 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
     need_float(x, "input", "max_pool2d")
     k = pair(kernel_size, "kernel_size", "max_pool2d")
     _check_pool_padding(k, padding, "max_pool2d")
+    tiles = _tiles(x, k, stride, padding, dilation, "max_pool2d")
+    if tiles is not None:
+        return strided.max(tiles, axis=(3, 5))
     win = window_view(
         x, k, k if stride is None else stride, padding, dilation, float("-inf"), "max_pool2d"
     )
@@ -197,8 +239,31 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0):
     need_float(x, "input", "avg_pool2d")
     k = pair(kernel_size, "kernel_size", "avg_pool2d")
     _check_pool_padding(k, padding, "avg_pool2d")
+    tiles = _tiles(x, k, stride, padding, 1, "avg_pool2d")
+    if tiles is not None:
+        return strided.mean(tiles, axis=(3, 5))
     win = window_view(x, k, k if stride is None else stride, padding, 1, 0.0, "avg_pool2d")
     return strided.mean(win, axis=(-2, -1))
+
+
+def _tiles(x, k, stride, padding, dilation, fn):
+    """Pooling's common case, windows that tile the input (stride = kernel size, no padding,
+    no dilation), as the view (N, C, H_out, kh, W_out, kw): the rows and columns that no
+    window covers are sliced off, then H and W are each split in two, which strides can
+    always express (a split never copies). Its backward is a reshape and a slice, where the
+    general window view's is a scatter through every window (``_strided_backward``). None
+    when the windows do not tile."""
+    kh, kw = k
+    if stride is not None and pair(stride, "stride", fn) != k:
+        return None
+    if pair(padding, "padding", fn) != (0, 0) or pair(dilation, "dilation", fn) != (1, 1):
+        return None
+    need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
+    n, c, h, w = x.shape
+    ho, wo = _out_size(h, kh, kh, 0, 1, "height", fn), _out_size(w, kw, kw, 0, 1, "width", fn)
+    if (ho * kh, wo * kw) != (h, w):
+        x = x[:, :, : ho * kh, : wo * kw]
+    return strided.reshape(x, (n, c, ho, kh, wo, kw))
 
 
 def _check_pool_padding(k, padding, fn):
