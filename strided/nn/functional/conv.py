@@ -63,6 +63,24 @@ def _out_size(size, k, s, p, d, what, fn):
     return n
 
 
+def _window_args(x, kernel_size, stride, padding, dilation, fn):
+    """The checked (kernel, stride, padding, dilation, output size) pairs of a window view of
+    the (N, C, H, W) tensor ``x``."""
+    need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
+    kh, kw = pair(kernel_size, "kernel_size", fn)
+    sh, sw = pair(stride, "stride", fn)
+    ph, pw = pair(padding, "padding", fn)
+    dh, dw = pair(dilation, "dilation", fn)
+    if min(kh, kw, sh, sw, dh, dw) < 1 or min(ph, pw) < 0:
+        raise ValueError(
+            f"{fn}: kernel_size {(kh, kw)}, stride {(sh, sw)} and dilation {(dh, dw)} must be "
+            f">= 1 and padding {(ph, pw)} >= 0"
+        )
+    h, w = x.shape[2:]
+    out = (_out_size(h, kh, sh, ph, dh, "height", fn), _out_size(w, kw, sw, pw, dw, "width", fn))
+    return (kh, kw), (sh, sw), (ph, pw), (dh, dw), out
+
+
 def window_view(x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0, fn="window_view"):
     """All (kh, kw) windows of ``x`` (N, C, H, W) as one strided view (N, C, H_out, W_out, kh, kw).
 
@@ -82,19 +100,10 @@ def window_view(x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0, 
             [ 9., 10., 11.],
             [13., 14., 15.]])
     """
-    need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
-    kh, kw = pair(kernel_size, "kernel_size", fn)
-    sh, sw = pair(stride, "stride", fn)
-    ph, pw = pair(padding, "padding", fn)
-    dh, dw = pair(dilation, "dilation", fn)
-    if min(kh, kw, sh, sw, dh, dw) < 1 or min(ph, pw) < 0:
-        raise ValueError(
-            f"{fn}: kernel_size {(kh, kw)}, stride {(sh, sw)} and dilation {(dh, dw)} must be "
-            f">= 1 and padding {(ph, pw)} >= 0"
-        )
-    n, c, h, w = x.shape
-    h_out = _out_size(h, kh, sh, ph, dh, "height", fn)
-    w_out = _out_size(w, kw, sw, pw, dw, "width", fn)
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), (h_out, w_out) = _window_args(
+        x, kernel_size, stride, padding, dilation, fn
+    )
+    n, c = x.shape[:2]
     if ph or pw:
         x = strided.pad(x, (pw, pw, ph, ph), value=pad_value)
     s_n, s_c, s_h, s_w = x.stride()
@@ -110,19 +119,10 @@ def _windows_last(x, kernel_size, stride, padding, dilation, fn):
     """``window_view`` over x seen channels-last: (N, H_out, W_out, kh, kw, C), a view of x (or
     of its padded copy, made channels-last). See Note [Convolution is a strided view and a
     matmul] for why conv2d wants this order."""
-    need_ndim(x, (4,), "input", fn, "batch, channels, height, width")
-    kh, kw = pair(kernel_size, "kernel_size", fn)
-    sh, sw = pair(stride, "stride", fn)
-    ph, pw = pair(padding, "padding", fn)
-    dh, dw = pair(dilation, "dilation", fn)
-    if min(kh, kw, sh, sw, dh, dw) < 1 or min(ph, pw) < 0:
-        raise ValueError(
-            f"{fn}: kernel_size {(kh, kw)}, stride {(sh, sw)} and dilation {(dh, dw)} must be "
-            f">= 1 and padding {(ph, pw)} >= 0"
-        )
-    n, c, h, w = x.shape
-    h_out = _out_size(h, kh, sh, ph, dh, "height", fn)
-    w_out = _out_size(w, kw, sw, pw, dw, "width", fn)
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), (h_out, w_out) = _window_args(
+        x, kernel_size, stride, padding, dilation, fn
+    )
+    n, c = x.shape[:2]
     last = strided.permute(x, (0, 2, 3, 1))  # (N, H, W, C): a view
     if ph or pw:
         last = strided.pad(last, (0, 0, pw, pw, ph, ph))  # a fresh (N, H+2ph, W+2pw, C)
