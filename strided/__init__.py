@@ -45,6 +45,8 @@ from strided._dtype import (
 from strided._dtype import bool_ as bool  # noqa: A001 - the Array API name shadows the builtin
 from strided._info import __array_namespace_info__
 from strided._iter import get_num_threads, set_num_threads
+from strided._ops.arrays import *  # noqa: F403 - NumPy's array manipulation routines
+from strided._ops.arrays import __all__ as _arrays_names
 from strided._ops.creation import (
     arange,
     asarray,
@@ -77,10 +79,16 @@ from strided._ops.indexing import (
     take_along_axis,
 )
 from strided._ops.linalg import addmm, bmm, matmul, mm, outer, tensordot, vecdot
+from strided._ops.mathfuncs import *  # noqa: F403 - NumPy's functions composed of elementwise ops
+from strided._ops.mathfuncs import __all__ as _mathfuncs_names
 from strided._ops.norms import matrix_norm, vector_norm
+from strided._ops.products import *  # noqa: F403 - einsum, dot, kron, cross, convolve, ...
+from strided._ops.products import __all__ as _products_names
 from strided._ops.reduction import *  # noqa: F403 - the reductions, listed in its __all__
 from strided._ops.reduction import __all__ as _reduction_names
 from strided._ops.scan import cumprod, cumsum, cumulative_prod, cumulative_sum
+from strided._ops.sets import *  # noqa: F403 - NumPy's set routines, searches and partitions
+from strided._ops.sets import __all__ as _sets_names
 from strided._ops.shape import (
     cat,
     concat,
@@ -104,6 +112,8 @@ from strided._ops.sorting import (
     unique_inverse,
     unique_values,
 )
+from strided._ops.stats import *  # noqa: F403 - NumPy's statistics: nan-aware, order, histograms
+from strided._ops.stats import __all__ as _stats_names
 from strided._ops.views import (
     as_strided,
     astype,
@@ -302,4 +312,9 @@ __all__ = [
     "trace_dispatch",
     *_elementwise_names,
     *_reduction_names,
+    *_arrays_names,
+    *_mathfuncs_names,
+    *_products_names,
+    *_sets_names,
+    *_stats_names,
 ]
