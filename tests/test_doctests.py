@@ -43,6 +43,11 @@ MODULES = [
     "strided._config",
     "strided.cuda._deferred",
     "strided.cuda",
+    "strided._ops.arrays",
+    "strided._ops.mathfuncs",
+    "strided._ops.products",
+    "strided._ops.sets",
+    "strided._ops.stats",
 ]
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -83,6 +84,10 @@ class DeferredChecks:
         self._used = 0
         self._retained = 0
         self._pending = []  # (first slot, count, report), in the order the ops were issued
+        # Python threads may launch on one device at once: taking slots and swapping the
+        # pending list out are done under a lock (the reports run outside it: they may read a
+        # tensor back, which flushes again)
+        self._lock = threading.Lock()
 
     def reserve(self, count, report, fill=0x7F, retains=0):
         """The device address of ``count`` fresh int64 slots, each byte set to ``fill``
@@ -91,13 +96,14 @@ class DeferredChecks:
         or None. ``retains``: the bytes of tensors ``report`` keeps alive until then."""
         if self._used + count > self.CAPACITY or self._retained + retains > self.RETAIN_LIMIT:
             self.flush()
-        if self._buffer is None:
-            self._buffer = self.backend.allocate(8 * self.CAPACITY)
-        address = self._buffer[0] + 8 * self._used
-        self.backend.memset(address, fill, 8 * count)  # queued: ordered before the kernels
-        self._pending.append((self._used, count, report))
-        self._used += count
-        self._retained += retains
+        with self._lock:
+            if self._buffer is None:
+                self._buffer = self.backend.allocate(8 * self.CAPACITY)
+            address = self._buffer[0] + 8 * self._used
+            self.backend.memset(address, fill, 8 * count)  # queued: ordered before the kernels
+            self._pending.append((self._used, count, report))
+            self._used += count
+            self._retained += retains
         return address
 
     def issued(self):
@@ -111,12 +117,14 @@ class DeferredChecks:
         first error. Called by the backend whenever it waits for the device."""
         if not self._pending:
             return
-        pending, used = self._pending, self._used
-        # reset first: a report that reads a tensor back (a copy that waits) finds nothing
-        # pending, and a report that raises leaves the checks ready for the next op
-        self._pending, self._used, self._retained = [], 0, 0
-        values = np.empty(used, dtype=np.int64)
-        self.backend._read_back(values.ctypes.data, self._buffer[0], 8 * used)
+        with self._lock:
+            pending, used = self._pending, self._used
+            # reset first: a report that reads a tensor back (a copy that waits) finds nothing
+            # pending, and a report that raises leaves the checks ready for the next op
+            self._pending, self._used, self._retained = [], 0, 0
+            values = np.empty(used, dtype=np.int64)
+            if used:
+                self.backend._read_back(values.ctypes.data, self._buffer[0], 8 * used)
         first = None
         for start, count, report in pending:
             error = report(values[start : start + count].tolist())
