@@ -1,5 +1,1198 @@
-"""(to be written)"""
+"""NumPy's array manipulation and creation routines that the Array API leaves out: ``hstack``,
+``array_split``, ``insert``, ``rot90``, ``diag``, ``trace``, ``logspace``, ``copyto`` and friends,
+with NumPy's names, signatures and semantics (NumPy 2.x, NEP 50 promotion).
+
+None of them has a kernel. Each is a few calls to ops strided already has, so it runs on every
+device those ops run on (a CUDA tensor stays on its device, the inputs made from lists follow
+it) and autograd differentiates it through its parts. Which parts decides what comes back:
+
+- *views*, as NumPy returns them: ``fliplr``/``flipud``/``rot90`` (a ``flip`` is a negative
+  stride and a quarter turn is a flip plus a transpose, so no element moves), ``array_split``
+  and the ``*split`` family (narrows along the axis), ``atleast_*d`` (size-1 dims added),
+  ``diag`` of a matrix (``diagonal``: one stride that steps along a row and down a column at
+  once), and ``ravel`` when the elements already lie one after the other in memory (NumPy's
+  ravel is always contiguous, so it copies where ``reshape`` could still make a view);
+- *copies*, where NumPy copies: the stacks are ``concat``; ``insert`` and ``delete`` are a
+  ``take`` with an index built on the host (see Note [insert and delete are takes]);
+  ``resize`` is a ``tile``; ``diag`` of a vector is a ``where`` over an ``eye`` mask (see
+  Note [diag of a vector is a where]).
+
+Axes out of range raise ``IndexError`` as in the rest of strided (NumPy's ``AxisError`` is both
+an ``IndexError`` and a ``ValueError``); everything else raises NumPy's exception type with a
+message that names the argument, its shape or dtype and what would work.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import operator
+
+import numpy as np
+
+from strided import _core, _views
+from strided._dtype import as_dtype
+from strided._dtype import result_type as _result_type
+from strided._ops import copying as _copy
+from strided._ops import elementwise as _E
+from strided._ops import views as _vops
+from strided._ops.creation import arange, asarray, eye, zeros
+from strided._ops.indexing import take
+from strided._ops.reduction import sum as _sum
+from strided._ops.shape import concat, pad, tile
+
+__all__ = [
+    "concatenate",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
+    "array_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "ravel",
+    "append",
+    "insert",
+    "delete",
+    "rot90",
+    "fliplr",
+    "flipud",
+    "resize",
+    "diag",
+    "diagflat",
+    "tri",
+    "identity",
+    "trace",
+    "array",
+    "ascontiguousarray",
+    "frombuffer",
+    "logspace",
+    "geomspace",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "copyto",
+]
+
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+# =============================================================================================
+# Helpers
+# =============================================================================================
+
+
+def _is_tensor(x):
+    return isinstance(x, _core.TensorBase)
+
+
+def _tensor(x, device=None):
+    """Tensors pass through; lists, NumPy arrays and scalars become tensors (on ``device``)."""
+    if _is_tensor(x):
+        return x
+    return asarray(x) if device is None else asarray(x, device=device)
+
+
+def _sequence(arrays, fn):
+    """The tensors of a NumPy-style sequence argument, non-tensors put on the first tensor's
+    device (so that ``hstack([cuda_tensor, [1, 2]])`` stays on the GPU)."""
+    if _is_tensor(arrays) or isinstance(arrays, np.ndarray):
+        if arrays.ndim == 0:
+            raise TypeError(
+                f"{fn}: arrays to stack must be a list or tuple of arrays, got a 0-d tensor"
+            )
+        arrays = list(arrays)  # NumPy iterates an array argument along its first axis
+    elif not isinstance(arrays, (list, tuple)):
+        raise TypeError(
+            f"{fn}: arrays to stack must be passed as a list or tuple, got {type(arrays).__name__}"
+        )
+    if not arrays:
+        raise ValueError(f"{fn}: need at least one array to concatenate, got an empty sequence")
+    device = next((a.device for a in arrays if _is_tensor(a)), None)
+    return [_tensor(a, device) for a in arrays]
+
+
+def _int(v, fn, name):
+    """``v`` as a Python int (NumPy ints and 0-d integer tensors too; not bools or floats)."""
+    if isinstance(v, bool) or not hasattr(type(v), "__index__"):
+        raise TypeError(f"{fn}: {name} must be an integer, got {v!r}")
+    return operator.index(v)
+
+
+def _axis(axis, ndim, fn, name="axis"):
+    """``axis`` in [0, ndim), or an IndexError naming the valid range (as strided's others)."""
+    axis = _int(axis, fn, name)
+    if not -ndim <= axis < ndim:
+        raise IndexError(
+            f"{fn}: {name}={axis} is out of range for a tensor with {ndim} dims "
+            f"(expected a value in [{-ndim}, {ndim - 1}])"
+        )
+    return axis % ndim
+
+
+def _numpy_dtype(dtype):
+    return np.dtype(as_dtype(dtype).numpy)
+
+
+def _check_cast(src, dst, casting, fn, what="input"):
+    """A TypeError unless NumPy's ``can_cast(src, dst, casting)`` allows it."""
+    if casting not in _CASTINGS:
+        raise ValueError(f"{fn}: casting must be one of {_CASTINGS}, got {casting!r}")
+    if not np.can_cast(_numpy_dtype(src), _numpy_dtype(dst), casting):
+        raise TypeError(
+            f"{fn}: cannot cast {what} from {src.name} to {dst.name} according to the rule "
+            f"{casting!r}; pass casting='unsafe' to allow it"
+        )
+
+
+def _slice_along(x, axis, start, stop):
+    """``x[..., start:stop, ...]`` on ``axis``, with Python's slice rules (a view)."""
+    return _views.getitem(x, (slice(None),) * axis + (slice(start, stop),))
+
+
+def _prepend_dims(x, k):
+    """``x`` with ``k`` leading size-1 dims (a view)."""
+    return _views.getitem(x, (None,) * k + (Ellipsis,)) if k > 0 else x
+
+
+def _f_contiguous(x):
+    return _views.permute(x, tuple(range(x.ndim))[::-1]).is_contiguous()
+
+
+# =============================================================================================
+# Joining: concatenate, the stacks, append
+# =============================================================================================
+
+
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Join tensors along an existing axis (NumPy's ``concatenate``; strided's ``concat``).
+
+    ``axis=None`` flattens every input first. ``dtype`` casts the inputs (checked against
+    ``casting``, NumPy's rule names); ``out`` receives the result. A fresh tensor.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.concatenate([[1, 2], [[3], [4]]], axis=None)
+    tensor([1, 2, 3, 4])
+    >>> strided.concatenate([strided.zeros((1, 2), dtype="int8"), [[1, 2]]], dtype="float32")
+    tensor([[0., 0.],
+            [1., 2.]], dtype=strided.float32)
+    """
+    arrays = _sequence(arrays, "concatenate")
+    if casting not in _CASTINGS:
+        raise ValueError(f"concatenate: casting must be one of {_CASTINGS}, got {casting!r}")
+    if dtype is not None and out is not None:
+        raise TypeError("concatenate: give dtype or out, not both (out's dtype decides)")
+    if dtype is not None:
+        want = as_dtype(dtype)
+        for i, a in enumerate(arrays):
+            _check_cast(a.dtype, want, casting, "concatenate", f"input {i}")
+        arrays = [a if a.dtype is want else _vops.astype(a, want) for a in arrays]
+    if axis is None:
+        result = concat(arrays, axis=None)
+    else:
+        first = arrays[0]
+        if first.ndim == 0:
+            raise ValueError(
+                "concatenate: zero-dimensional arrays cannot be concatenated along an axis; "
+                "use axis=None, or stack"
+            )
+        for i, a in enumerate(arrays[1:], 1):
+            if a.ndim != first.ndim:
+                raise ValueError(
+                    "concatenate: all the input arrays must have same number of dimensions, "
+                    f"but the array at index 0 has {first.ndim} dimension(s) (shape "
+                    f"{first.shape}) and the array at index {i} has {a.ndim} dimension(s) "
+                    f"(shape {a.shape})"
+                )
+        result = concat(arrays, axis=_axis(axis, first.ndim, "concatenate"))
+    if out is None:
+        return result
+    return _into(out, result, casting, "concatenate")
+
+
+def _into(out, result, casting, fn):
+    """Copy ``result`` into the tensor ``out`` (same shape, castable) and return ``out``."""
+    if not _is_tensor(out):
+        raise TypeError(f"{fn}: out must be a strided tensor, got {type(out).__name__}")
+    if out.shape != result.shape:
+        raise ValueError(f"{fn}: out has shape {out.shape} but the result has shape {result.shape}")
+    _check_cast(result.dtype, out.dtype, casting, fn, "the result")
+    _copy.copy_(out, result)
+    return out
+
+
+def _stack_along(arrays, axis, dtype, casting, fn):
+    if dtype is not None:
+        want = as_dtype(dtype)
+        for i, a in enumerate(arrays):
+            _check_cast(a.dtype, want, casting, fn, f"input {i}")
+        arrays = [a if a.dtype is want else _vops.astype(a, want) for a in arrays]
+    first = arrays[0]
+    for i, a in enumerate(arrays[1:], 1):
+        if a.ndim != first.ndim:
+            raise ValueError(
+                f"{fn}: all the input arrays must have same number of dimensions, but the "
+                f"array at index 0 has shape {first.shape} and the array at index {i} has "
+                f"shape {a.shape}"
+            )
+    return concat(arrays, axis=axis)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """Stack tensors horizontally: along axis 1, or axis 0 when all are 1-D (0-d count as 1-D).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.hstack([strided.arange(2), [5, 6, 7]])
+    tensor([0, 1, 5, 6, 7])
+    >>> strided.hstack([strided.zeros((2, 1), dtype="int64"), [[1], [2]]])
+    tensor([[0, 1],
+            [0, 2]])
+    """
+    arrays = [atleast_1d(a) for a in _sequence(tup, "hstack")]
+    axis = 0 if arrays[0].ndim == 1 else 1
+    return _stack_along(arrays, axis, dtype, casting, "hstack")
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """Stack tensors vertically, along axis 0, after making 1-D (and 0-d) inputs rows.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.vstack([strided.arange(3), [7, 8, 9]])
+    tensor([[0, 1, 2],
+            [7, 8, 9]])
+    """
+    arrays = [atleast_2d(a) for a in _sequence(tup, "vstack")]
+    return _stack_along(arrays, 0, dtype, casting, "vstack")
+
+
+def dstack(tup):
+    """Stack tensors along the third axis, after making each at least 3-D as ``atleast_3d``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.dstack([[1, 2], [3, 4]])
+    tensor([[[1, 3],
+             [2, 4]]])
+    """
+    arrays = [atleast_3d(a) for a in _sequence(tup, "dstack")]
+    return _stack_along(arrays, 2, None, "same_kind", "dstack")
+
+
+def column_stack(tup):
+    """Stack 1-D tensors as the columns of a matrix (2-D inputs are stacked as they are).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.column_stack([[1, 2, 3], strided.arange(3)])
+    tensor([[1, 0],
+            [2, 1],
+            [3, 2]])
+    """
+    arrays = []
+    for a in _sequence(tup, "column_stack"):
+        if a.ndim < 2:
+            a = _views.view(a, (-1, 1)) if a.ndim == 1 else _views.view(a, (1, 1))
+        arrays.append(a)
+    return _stack_along(arrays, 1, None, "same_kind", "column_stack")
+
+
+def append(arr, values, axis=None):
+    """``values`` appended to the end of ``arr``: both flattened when ``axis`` is None, else
+    joined along ``axis`` (then they need the same number of dims). A fresh tensor.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.append(strided.arange(3), [[7, 8]])
+    tensor([0, 1, 2, 7, 8])
+    >>> strided.append([[1, 2]], [[3, 4]], axis=0)
+    tensor([[1, 2],
+            [3, 4]])
+    """
+    arr = _tensor(arr)
+    values = _tensor(values, arr.device)
+    if axis is None:
+        return concat([ravel(arr), ravel(values)], axis=0)
+    return concatenate([arr, values], axis=axis)
+
+
+# =============================================================================================
+# Splitting (views)
+# =============================================================================================
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Views of ``ary`` split along ``axis``: into N nearly equal parts (the first
+    ``len % N`` one longer) for an int N, or at the listed indices (Python slice rules, so an
+    index past the end gives empty parts).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.array_split(strided.arange(5), 3)
+    [tensor([0, 1]), tensor([2, 3]), tensor([4])]
+    >>> strided.array_split(strided.arange(5), [1, 10])
+    [tensor([0]), tensor([1, 2, 3, 4]), tensor([], dtype=strided.int64)]
+    """
+    x = _tensor(ary)
+    if x.ndim == 0:
+        raise IndexError("array_split: a 0-d tensor has no axis to split along")
+    axis = _axis(axis, x.ndim, "array_split")
+    n = x.shape[axis]
+    if _is_tensor(indices_or_sections) or isinstance(indices_or_sections, np.ndarray):
+        if indices_or_sections.ndim > 0:
+            indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, (list, tuple)):
+        cuts = [_int(i, "array_split", "indices") for i in indices_or_sections]
+        points = [0, *cuts, n]
+    else:
+        sections = _int(indices_or_sections, "array_split", "indices_or_sections")
+        if sections <= 0:
+            raise ValueError(f"array_split: number sections must be larger than 0, got {sections}")
+        each, extras = divmod(n, sections)
+        points = [0]
+        for i in range(sections):
+            points.append(points[-1] + each + (1 if i < extras else 0))
+    return [_slice_along(x, axis, a, b) for a, b in zip(points[:-1], points[1:], strict=True)]
+
+
+def _split(x, indices_or_sections, axis, fn):
+    """NumPy's ``split``: ``array_split`` that needs an int N to divide the axis evenly."""
+    if not isinstance(indices_or_sections, (list, tuple, np.ndarray, _core.TensorBase)):
+        sections = _int(indices_or_sections, fn, "indices_or_sections")
+        n = x.shape[axis]
+        if sections <= 0:
+            raise ValueError(f"{fn}: number sections must be larger than 0, got {sections}")
+        if n % sections:
+            raise ValueError(
+                f"{fn}: array split does not result in an equal division: axis {axis} of "
+                f"shape {x.shape} has {n} elements, not a multiple of {sections}; "
+                "array_split allows unequal parts"
+            )
+    return array_split(x, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split horizontally into views: along axis 1, or axis 0 of a 1-D tensor (the parts
+    must be equal when an int is given).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.hsplit(strided.arange(6).reshape(2, 3), [1])
+    [tensor([[0],
+            [3]]), tensor([[1, 2],
+            [4, 5]])]
+    """
+    x = _tensor(ary)
+    if x.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions, got a 0-d tensor")
+    return _split(x, indices_or_sections, 1 if x.ndim > 1 else 0, "hsplit")
+
+
+def vsplit(ary, indices_or_sections):
+    """Split vertically into views, along axis 0 (the tensor must have 2 or more dims).
+
+    Examples
+    --------
+    >>> import strided
+    >>> [p.shape for p in strided.vsplit(strided.zeros((4, 2)), 2)]
+    [(2, 2), (2, 2)]
+    """
+    x = _tensor(ary)
+    if x.ndim < 2:
+        raise ValueError(
+            f"vsplit only works on arrays of 2 or more dimensions, got shape {x.shape}; "
+            "use array_split(x, ..., axis=0)"
+        )
+    return _split(x, indices_or_sections, 0, "vsplit")
+
+
+def dsplit(ary, indices_or_sections):
+    """Split into views along the third axis (the tensor must have 3 or more dims).
+
+    Examples
+    --------
+    >>> import strided
+    >>> [p.shape for p in strided.dsplit(strided.zeros((1, 2, 4)), [1])]
+    [(1, 2, 1), (1, 2, 3)]
+    """
+    x = _tensor(ary)
+    if x.ndim < 3:
+        raise ValueError(
+            f"dsplit only works on arrays of 3 or more dimensions, got shape {x.shape}; "
+            "use array_split(x, ..., axis=...)"
+        )
+    return _split(x, indices_or_sections, 2, "dsplit")
+
+
+# =============================================================================================
+# Shape: ravel, atleast_*d
+# =============================================================================================
+
+
+def _memory_order(strides):
+    """The dims by decreasing |stride|, as NumPy's iterator orders them for ``order="K"``: an
+    insertion sort in which a stride 0 is ambiguous (it neither moves nor stops a dim)."""
+    dims = []
+    for d, s in enumerate(strides):
+        pos = len(dims)
+        for i in range(len(dims) - 1, -1, -1):
+            t = strides[dims[i]]
+            if s == 0 or t == 0:
+                continue
+            if abs(t) >= abs(s):
+                break
+            pos = i
+        dims.insert(pos, d)
+    return tuple(dims)
+
+
+def ravel(a, order="C"):
+    """``a`` flattened to one contiguous dim: a view when ``a``'s elements already lie in
+    that order one after the other (NumPy's rule, stricter than ``reshape``), else a copy.
+
+    ``order``: "C" (row-major), "F" (column-major), "A" ("F" for a Fortran-contiguous tensor,
+    else "C") or "K" (the order the elements lie in memory, negative strides read as they
+    are, as NumPy).
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(6).reshape(2, 3)
+    >>> strided.ravel(x).untyped_storage() is x.untyped_storage()
+    True
+    >>> strided.ravel(x, order="F")
+    tensor([0, 3, 1, 4, 2, 5])
+    """
+    x = _tensor(a)
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"ravel: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    nd = x.ndim
+    if order == "A":
+        order = "F" if _f_contiguous(x) and not x.is_contiguous() else "C"
+    if order == "F":
+        x = _views.permute(x, tuple(range(nd))[::-1])
+    elif order == "K" and nd > 1:
+        x = _views.permute(x, _memory_order(x.stride()))
+    flat = _vops.reshape(x, (-1,))
+    if flat.shape[0] > 1 and flat.stride()[0] != 1:
+        flat = _copy.contiguous_copy(flat)  # NumPy's ravel is always contiguous
+    return flat
+
+
+def _atleast(arys, nd):
+    """``atleast_1d``/``atleast_2d``: leading size-1 dims up to ``nd``; one input, one result."""
+    res = []
+    for x in arys:
+        t = _tensor(x)
+        res.append(_prepend_dims(t, nd - t.ndim))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_1d(*arys):
+    """Each input with at least one dim (a 0-d tensor becomes shape (1,)); a view.
+
+    One input gives one tensor, several a tuple, as NumPy.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.atleast_1d(5)
+    tensor([5])
+    >>> [a.shape for a in strided.atleast_1d(1, [2, 3])]
+    [(1,), (2,)]
+    """
+    return _atleast(arys, 1)
+
+
+def atleast_2d(*arys):
+    """Each input with at least two dims: 0-d becomes (1, 1), shape (n,) becomes (1, n).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.atleast_2d([1, 2]).shape
+    (1, 2)
+    """
+    return _atleast(arys, 2)
+
+
+def atleast_3d(*arys):
+    """Each input with at least three dims: 0-d becomes (1, 1, 1), (n,) becomes (1, n, 1) and
+    (m, n) becomes (m, n, 1), as NumPy (not leading 1s only).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.atleast_3d([1, 2]).shape, strided.atleast_3d([[1, 2]]).shape
+    ((1, 2, 1), (1, 2, 1))
+    """
+    res = []
+    for x in arys:
+        a = _tensor(x)
+        if a.ndim == 0:
+            a = _views.view(a, (1, 1, 1))
+        elif a.ndim == 1:
+            a = _views.getitem(a, (None, slice(None), None))
+        elif a.ndim == 2:
+            a = _views.getitem(a, (Ellipsis, None))
+        res.append(a)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+# =============================================================================================
+# insert, delete
+# =============================================================================================
+
+
+def _positions(obj, n, fn):
+    """``obj`` (an int, a slice or a sequence of ints) as a 1-D int64 NumPy array of indices
+    along an axis of length ``n``, and whether it was a scalar."""
+    if isinstance(obj, slice):
+        return np.arange(*obj.indices(n), dtype=np.int64), False
+    if _is_tensor(obj):
+        obj = obj.tolist()
+    idx = np.asarray(obj)
+    if idx.dtype == bool:
+        return idx, idx.ndim == 0
+    if idx.size == 0:
+        return idx.astype(np.int64).reshape(-1), False
+    if idx.dtype.kind not in "iu":
+        raise IndexError(
+            f"{fn}: indices must be integers (or a slice), got {idx.dtype} values {obj!r}"
+        )
+    if idx.ndim > 1:
+        raise ValueError(
+            f"{fn}: indices must be an int, a slice or a 1-D sequence, got shape {idx.shape}"
+        )
+    return idx.astype(np.int64), idx.ndim == 0
+
+
+def _index_tensor(idx, like):
+    return asarray(np.ascontiguousarray(idx, dtype=np.int64), device=like.device)
+
+
+def delete(arr, obj, axis=None):
+    """A copy of ``arr`` without the entries ``obj`` (an int, a slice, a sequence of ints or a
+    boolean mask of the axis' length) along ``axis`` (the flattened tensor when None).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.delete(strided.arange(6), [0, -1])
+    tensor([1, 2, 3, 4])
+    >>> strided.delete(strided.arange(6).reshape(2, 3), 1, axis=1)
+    tensor([[0, 2],
+            [3, 5]])
+    """
+    x = _tensor(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    elif x.ndim == 0:
+        raise IndexError(f"delete: axis={axis} is out of range for a 0-d tensor; use axis=None")
+    else:
+        axis = _axis(axis, x.ndim, "delete")
+    n = x.shape[axis]
+    idx, _ = _positions(obj, n, "delete")
+    keep = np.ones(n, dtype=bool)
+    if idx.dtype == bool:
+        if idx.shape != (n,):
+            raise ValueError(
+                f"delete: a boolean obj must be one dimensional and match the axis length of "
+                f"{n}, got shape {idx.shape}"
+            )
+        keep = ~idx
+    else:
+        bad = (idx < -n) | (idx >= n)
+        if bad.any():
+            raise IndexError(
+                f"delete: index {int(idx[bad][0])} is out of bounds for axis {axis} with size {n}"
+            )
+        keep[idx] = False
+    return take(x, _index_tensor(np.flatnonzero(keep), x), axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """A copy of ``arr`` with ``values`` inserted before the indices ``obj`` along ``axis``
+    (the flattened tensor when None). ``values`` is cast to ``arr``'s dtype.
+
+    An int ``obj`` inserts ``values`` as one block (``values`` may hold several slices along
+    the axis); a sequence or a slice inserts one slice before each index, the values broadcast.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.insert(strided.arange(4), 1, [8, 9])
+    tensor([0, 8, 9, 1, 2, 3])
+    >>> strided.insert(strided.arange(4), [0, 2], 7)
+    tensor([7, 0, 1, 7, 2, 3])
+    >>> strided.insert(strided.zeros((2, 2), dtype="int64"), 1, [5, 6], axis=1)
+    tensor([[0, 5, 0],
+            [0, 6, 0]])
+    """
+    x = _tensor(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    elif x.ndim == 0:
+        raise IndexError(f"insert: axis={axis} is out of range for a 0-d tensor; use axis=None")
+    else:
+        axis = _axis(axis, x.ndim, "insert")
+    n = x.shape[axis]
+    idx, scalar = _positions(obj, n, "insert")
+    if idx.dtype == bool:
+        raise IndexError("insert: obj must hold integer indices, not booleans")
+    bad = (idx < -n) | (idx > n)
+    if bad.any():
+        raise IndexError(
+            f"insert: index {int(idx[bad][0])} is out of bounds for axis {axis} with size {n}"
+        )
+    idx = np.where(idx < 0, idx + n, idx)
+    vals = _tensor(values, x.device)
+    if vals.dtype is not x.dtype:
+        vals = _vops.astype(vals, x.dtype)
+    vals = _prepend_dims(vals, x.ndim - vals.ndim)
+    if idx.size == 1:
+        # one block: values keep their own length along the axis (see NumPy's insert)
+        if scalar:
+            vals = _views.movedim(vals, 0, axis)
+        shape = list(x.shape)
+        shape[axis] = vals.shape[axis]
+        vals = _broadcast(vals, tuple(shape), "insert", "values")
+        i = int(idx.reshape(-1)[0])
+        return concat([_slice_along(x, axis, 0, i), vals, _slice_along(x, axis, i, n)], axis=axis)
+    shape = list(x.shape)
+    shape[axis] = idx.size
+    vals = _broadcast(vals, tuple(shape), "insert", "values")
+    # Note [insert and delete are takes]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # The indices are host data (NumPy's are too), so where each output slice comes from is
+    # worked out on the host in O(n) integer steps: output position p holds either slice j of
+    # ``x`` or slice i of ``values``. Joining x and values into one tensor (``concat``) and
+    # reading it through that map (``take``) is then one gather on the device, differentiated
+    # by take's backward (a scatter-add). ``delete`` is the same take with the kept positions.
+    order = np.argsort(idx, kind="stable")
+    new_pos = np.empty_like(idx)
+    new_pos[order] = idx[order] + np.arange(idx.size)
+    source = np.empty(n + idx.size, dtype=np.int64)
+    is_new = np.zeros(n + idx.size, dtype=bool)
+    is_new[new_pos] = True
+    source[new_pos] = n + np.arange(idx.size)
+    source[~is_new] = np.arange(n)
+    return take(concat([x, vals], axis=axis), _index_tensor(source, x), axis=axis)
+
+
+def _broadcast(x, shape, fn, name):
+    try:
+        return _views.broadcast_to(x, shape)
+    except ValueError:
+        raise ValueError(
+            f"{fn}: could not broadcast {name} of shape {x.shape} into shape {shape}"
+        ) from None
+
+
+# =============================================================================================
+# Flips and turns (views)
+# =============================================================================================
+
+
+def fliplr(m):
+    """``m`` with the columns (axis 1) reversed: a negative-stride view. Needs 2 or more dims.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.fliplr(strided.arange(4).reshape(2, 2))
+    tensor([[1, 0],
+            [3, 2]])
+    """
+    x = _tensor(m)
+    if x.ndim < 2:
+        raise ValueError(f"fliplr: Input must be >= 2-d, got shape {x.shape}; use flip(x)")
+    return _views.flip(x, 1)
+
+
+def flipud(m):
+    """``m`` with the rows (axis 0) reversed: a negative-stride view. Needs 1 or more dims.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.flipud(strided.arange(3))
+    tensor([2, 1, 0])
+    """
+    x = _tensor(m)
+    if x.ndim < 1:
+        raise ValueError("flipud: Input must be >= 1-d, got a 0-d tensor")
+    return _views.flip(x, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` turned by 90 degrees ``k`` times in the plane ``axes``, from the first axis
+    towards the second: a view (a flip and a transpose), never a copy.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(4).reshape(2, 2)
+    >>> strided.rot90(x)
+    tensor([[1, 3],
+            [0, 2]])
+    >>> strided.rot90(x).untyped_storage() is x.untyped_storage()
+    True
+    """
+    x = _tensor(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError(f"rot90: len(axes) must be 2, got axes={axes}")
+    a0 = _int(axes[0], "rot90", "axes")
+    a1 = _int(axes[1], "rot90", "axes")
+    nd = x.ndim
+    if a0 == a1 or abs(a0 - a1) == nd:
+        raise ValueError(f"rot90: Axes must be different, got axes={axes} for {nd} dims")
+    if not (-nd <= a0 < nd and -nd <= a1 < nd):
+        raise ValueError(f"rot90: Axes={axes} out of range for array of dimension {nd}")
+    a0, a1 = a0 % nd, a1 % nd
+    k = _int(k, "rot90", "k") % 4
+    if k == 0:
+        return _views.getitem(x, (Ellipsis,))
+    if k == 2:
+        return _views.flip(x, (a0, a1))
+    perm = list(range(nd))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return _views.permute(_views.flip(x, a1), tuple(perm))
+    return _views.flip(_views.permute(x, tuple(perm)), a1)
+
+
+# =============================================================================================
+# resize
+# =============================================================================================
+
+
+def resize(a, new_shape):
+    """A new tensor of ``new_shape`` filled with ``a``'s elements (row-major), repeated as
+    often as needed (NumPy's function, not the in-place method). A fresh tensor.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.resize(strided.arange(3), (2, 4))
+    tensor([[0, 1, 2, 0],
+            [1, 2, 0, 1]])
+    """
+    x = _tensor(a)
+    if (_is_tensor(new_shape) or isinstance(new_shape, np.ndarray)) and new_shape.ndim:
+        new_shape = new_shape.tolist()
+    if isinstance(new_shape, (list, tuple)):
+        shape = tuple(_int(s, "resize", "new_shape") for s in new_shape)
+    elif hasattr(type(new_shape), "__index__") and not isinstance(new_shape, bool):
+        shape = (operator.index(new_shape),)
+    else:
+        raise TypeError(
+            f"resize: new_shape must be an int or a sequence of ints, got {new_shape!r}"
+        )
+    if any(s < 0 for s in shape):
+        raise ValueError(f"resize: all elements of `new_shape` must be non-negative, got {shape}")
+    size = math.prod(shape)
+    flat = ravel(x)
+    if flat.shape[0] == 0 or size == 0:
+        return zeros(shape, dtype=x.dtype, device=x.device)
+    reps = -(-size // flat.shape[0])
+    return _vops.reshape(_views.narrow(tile(flat, (reps,)), 0, 0, size), shape)
+
+
+# =============================================================================================
+# Diagonals and triangles
+# =============================================================================================
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a matrix (a view), or a square matrix with the vector ``v`` on
+    its ``k``-th diagonal (a fresh tensor, zeros elsewhere).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.diag([1, 2], k=1)
+    tensor([[0, 1, 0],
+            [0, 0, 2],
+            [0, 0, 0]])
+    >>> strided.diag(strided.arange(9).reshape(3, 3), k=-1)
+    tensor([3, 7])
+    """
+    x = _tensor(v)
+    k = _int(k, "diag", "k")
+    if x.ndim == 2:
+        return _views.diagonal(x, k, 0, 1)
+    if x.ndim != 1:
+        raise ValueError(f"diag: Input must be 1- or 2-d, got shape {x.shape}")
+    # Note [diag of a vector is a where]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # In the (N, N) result, N = n + |k|, element (i, i + k) is v[i] for k >= 0: along the
+    # diagonal the value depends on the row only. So v padded with |k| zeros to length N and
+    # seen as a column, broadcast across the rows, holds the right value at every diagonal
+    # position; for k < 0 the value depends on the column (element (j - k, j) is v[j]), so
+    # the padded v is a row instead. ``where`` with the mask ``eye(N, k=k)`` keeps those and
+    # puts zeros elsewhere: no scatter, and differentiable through pad and where.
+    n = x.shape[0]
+    size = n + abs(k)
+    padded = pad(x, (0, abs(k))) if k else x
+    values = _views.unsqueeze(padded, 1 if k >= 0 else 0)
+    mask = eye(size, k=k, dtype="bool", device=x.device)
+    return _E.where(mask, values, zeros((), dtype=x.dtype, device=x.device))
+
+
+def diagflat(v, k=0):
+    """A square matrix with the flattened ``v`` on its ``k``-th diagonal (a fresh tensor).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.diagflat([[1, 2]], k=-1)
+    tensor([[0, 0, 0],
+            [1, 0, 0],
+            [0, 2, 0]])
+    """
+    return diag(ravel(_tensor(v)), k)
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None, device=None):
+    """An (N, M) tensor with ones at and below the ``k``-th diagonal, zeros above (NumPy's
+    ``tri``; the default dtype is float64). ``device`` is strided's addition.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.tri(2, 3, k=1, dtype="int8")
+    tensor([[1, 1, 0],
+            [1, 1, 1]], dtype=strided.int8)
+    """
+    if like is not None:
+        raise TypeError("tri: like= is not supported (strided has no array subclasses)")
+    n = max(_int(N, "tri", "N"), 0)
+    m = n if M is None else max(_int(M, "tri", "M"), 0)
+    k = _int(k, "tri", "k")
+    k = max(-n - 1, min(k, m + 1))  # beyond these, every k gives the same mask
+    rows = _views.unsqueeze(arange(n, device=device), 1) + k
+    mask = _E.greater_equal(rows, arange(m, device=device))
+    return _vops.astype(mask, as_dtype(dtype))
+
+
+def identity(n, dtype=None, *, like=None, device=None):
+    """The (n, n) identity matrix (NumPy's ``identity``; ``eye`` with one size). The default
+    dtype is the default float (float64 unless changed by ``set_default_dtype``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.identity(2, dtype="int32")
+    tensor([[1, 0],
+            [0, 1]], dtype=strided.int32)
+    """
+    if like is not None:
+        raise TypeError("identity: like= is not supported (strided has no array subclasses)")
+    n = _int(n, "identity", "n")
+    if n < 0:
+        raise ValueError(f"identity: n must be non-negative, got {n}")
+    return eye(n, dtype=dtype, device=device)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum along the ``offset`` diagonal of the planes (``axis1``, ``axis2``) (NumPy's
+    ``trace``; ``strided.linalg.trace`` is the Array API's, over the last two axes).
+
+    Small integer and bool inputs are summed in int64, as ``sum`` does; an offset past the
+    edge gives 0.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.trace(strided.arange(9).reshape(3, 3))
+    tensor(12)
+    >>> strided.trace(strided.ones((2, 3, 3)), offset=1, axis1=1, axis2=2)
+    tensor([2., 2.])
+    """
+    x = _tensor(a)
+    if x.ndim < 2:
+        raise ValueError(
+            f"trace: diag requires an array of at least two dimensions, got shape {x.shape}"
+        )
+    offset = _int(offset, "trace", "offset")
+    d1 = _axis(axis1, x.ndim, "trace", "axis1")
+    d2 = _axis(axis2, x.ndim, "trace", "axis2")
+    if d1 == d2:
+        raise ValueError(f"trace: axis1 and axis2 cannot be the same, got {axis1} and {axis2}")
+    d = _views.diagonal(x, offset, d1, d2)
+    return _sum(d, axis=-1, dtype=None if dtype is None else as_dtype(dtype), out=out)
+
+
+# =============================================================================================
+# Creation from data
+# =============================================================================================
+
+
+def array(
+    object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None, device=None
+):
+    """A tensor from ``object`` (NumPy's ``array``): a copy by default (``copy=None`` copies
+    only when needed, ``copy=False`` never, raising if it would have to). ``ndmin`` adds
+    leading size-1 dims; ``order="F"`` gives a column-major result. ``device`` is strided's.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(3)
+    >>> y = strided.array(x, ndmin=2)
+    >>> y.shape, y.untyped_storage() is x.untyped_storage()
+    ((1, 3), False)
+    >>> strided.array([1, 2], dtype="float32")
+    tensor([1., 2.], dtype=strided.float32)
+    """
+    if like is not None:
+        raise TypeError("array: like= is not supported (strided has no array subclasses)")
+    if order not in ("K", "A", "C", "F", None):
+        raise ValueError(f"array: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if copy not in (True, False, None):
+        raise ValueError(f"array: copy must be True, False or None, got {copy!r}")
+    ndmin = _int(ndmin, "array", "ndmin")
+    t = asarray(object, dtype=dtype, device=device, copy=copy)
+    if order == "F" and t.ndim > 1 and not _f_contiguous(t):
+        if copy is False:
+            raise ValueError("array: order='F' needs a copy, and copy=False forbids it")
+        rev = tuple(range(t.ndim))[::-1]
+        t = _views.permute(_copy.contiguous_copy(_views.permute(t, rev)), rev)
+    elif order == "C" and not t.is_contiguous():
+        if copy is False:
+            raise ValueError("array: order='C' needs a copy, and copy=False forbids it")
+        t = _copy.contiguous_copy(t)
+    if ndmin > 64:
+        raise ValueError(f"array: ndmin bigger than allowable number of dimensions 64: {ndmin}")
+    return _prepend_dims(t, ndmin - t.ndim)
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``a`` as a row-major contiguous tensor with at least one dim: ``a`` itself when it
+    already is one (and ``dtype`` matches), else a copy.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(6).reshape(2, 3).T
+    >>> x.is_contiguous(), strided.ascontiguousarray(x).is_contiguous()
+    (False, True)
+    """
+    if like is not None:
+        raise TypeError(
+            "ascontiguousarray: like= is not supported (strided has no array subclasses)"
+        )
+    t = asarray(a, dtype=dtype)
+    if t.ndim == 0:
+        t = _views.view(t, (1,))
+    return t if t.is_contiguous() else _copy.contiguous_copy(t)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    """A 1-D tensor over the bytes of ``buffer`` (anything with the buffer protocol), shared
+    with it when aligned for ``dtype``, else copied. ``count=-1`` reads to the end.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.frombuffer(b"\\x01\\x00\\x02\\x00", dtype="int16")
+    tensor([1, 2], dtype=strided.int16)
+    """
+    if like is not None:
+        raise TypeError("frombuffer: like= is not supported (strided has no array subclasses)")
+    arr = np.frombuffer(buffer, dtype=_numpy_dtype(dtype), count=count, offset=offset)
+    return asarray(arr)
+
+
+# =============================================================================================
+# logspace, geomspace
+# =============================================================================================
+
+
+def _linspace(start, stop, num, endpoint, axis, device):
+    """NumPy's ``linspace`` for array ``start``/``stop``, step for step (the same float
+    operations in the same order, so the same roundings)."""
+    num = _int(num, "linspace", "num")
+    if num < 0:
+        raise ValueError(f"linspace: Number of samples, {num}, must be non-negative")
+    div = num - 1 if endpoint else num
+    dt = _result_type(start, stop, 1.0)
+    start = _vops.astype(start, dt, copy=False)
+    stop = _vops.astype(stop, dt, copy=False)
+    delta = stop - start
+    steps = _vops.astype(arange(0, num, dtype="float64", device=device), dt, copy=False)
+    y = _vops.reshape(steps, (-1,) + (1,) * delta.ndim)
+    if div > 0:
+        step = delta / div
+        if bool(_E.equal(step, 0).any()):
+            y = y / div * delta
+        else:
+            y = y * step
+    else:
+        y = y * delta
+    y = y + start
+    if endpoint and num > 1:
+        y[-1, ...] = stop
+    return _views.movedim(y, 0, axis) if axis != 0 else y
+
+
+def _space_args(start, stop, fn, device):
+    if device is not None:  # moves tensors too, as asarray(x, device=) does
+        start, stop = asarray(start, device=device), asarray(stop, device=device)
+    start = _tensor(start)
+    stop = _tensor(stop, start.device)
+    if start.device != stop.device:
+        raise ValueError(f"{fn}: start is on {start.device}, stop on {stop.device}")
+    return start, stop
+
+
+def _out_axis(axis, start, stop, fn):
+    nd = len(np.broadcast_shapes(start.shape, stop.shape)) + 1
+    return _axis(axis, nd, fn)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, *, device=None):
+    """``num`` numbers spaced evenly on a log scale: ``base ** linspace(start, stop)``.
+
+    ``start``, ``stop`` and ``base`` may be arrays (broadcast together); ``axis`` is where
+    the samples go in the result. ``device`` is strided's addition.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.logspace(0, 3, 4)
+    tensor([   1.,   10.,  100., 1000.])
+    >>> strided.logspace(0, 2, 3, base=2.0, dtype="int64")
+    tensor([1, 2, 4])
+    """
+    start, stop = _space_args(start, stop, "logspace", device)
+    base_is_array = not isinstance(base, (int, float)) or _is_tensor(base)
+    if base_is_array:
+        base = _tensor(base, start.device)
+        if base.ndim:
+            nd = len(np.broadcast_shapes(start.shape, stop.shape, base.shape))
+            start = _prepend_dims(start, nd - start.ndim)
+            stop = _prepend_dims(stop, nd - stop.ndim)
+            base = _prepend_dims(base, nd - base.ndim)
+    axis = _out_axis(axis, start, stop, "logspace")
+    y = _linspace(start, stop, num, endpoint, axis, start.device)
+    if base_is_array and base.ndim:
+        base = _views.unsqueeze(base, axis)
+    out = _E.pow(base, y)
+    return out if dtype is None else _vops.astype(out, as_dtype(dtype), copy=False)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0, *, device=None):
+    """``num`` numbers spaced evenly on a log scale from ``start`` to ``stop`` (each sample a
+    constant multiple of the one before), the endpoints exact. Neither may be zero; both
+    negative (or complex) works, as NumPy. ``device`` is strided's addition.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.geomspace(1, 1000, 4)
+    tensor([   1.,   10.,  100., 1000.])
+    >>> strided.geomspace(-1, -16, 5)
+    tensor([ -1.,  -2.,  -4.,  -8., -16.])
+    """
+    start, stop = _space_args(start, stop, "geomspace", device)
+    if bool(_E.equal(start, 0).any()) or bool(_E.equal(stop, 0).any()):
+        raise ValueError("geomspace: Geometric sequence cannot include zero (start or stop is 0)")
+    want = as_dtype("float64" if dtype is None else dtype)
+    dt = _result_type(start, stop, 1.0, want)
+    start = _vops.astype(start, dt)
+    stop = _vops.astype(stop, dt)
+    sign = _E.sign(start)
+    start = start / sign
+    stop = stop / sign
+    out_axis = _out_axis(axis, start, stop, "geomspace")
+    y = _linspace(_E.log10(start), _E.log10(stop), num, endpoint, 0, start.device)
+    result = _E.pow(10.0, y)
+    num = y.shape[0]
+    if num > 0:
+        result[0, ...] = start
+        if num > 1 and endpoint:
+            result[-1, ...] = stop
+    result = sign * result
+    if out_axis != 0:
+        result = _views.movedim(result, 0, out_axis)
+    return result if dtype is None else _vops.astype(result, want, copy=False)
+
+
+# =============================================================================================
+# copyto
+# =============================================================================================
+
+
+def _scalar_castable(value, dst, casting):
+    """NEP 50: a Python scalar is weak; it casts to ``dst`` when its kind fits."""
+    if casting == "unsafe":
+        return True
+    kind = np.dtype(dst.numpy).kind
+    if isinstance(value, bool):
+        return kind in "b" or casting not in ("no", "equiv")
+    if isinstance(value, int):
+        return kind in "iufc"
+    if isinstance(value, float):
+        return kind in "fc"
+    return kind == "c"
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """Copy ``src`` into the tensor ``dst`` in place, broadcast to its shape and cast (checked
+    against ``casting``); with ``where``, only where the mask (broadcast too) is True.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.zeros(4)
+    >>> strided.copyto(x, [1, 2, 3, 4], where=[True, False, True, False])
+    >>> x
+    tensor([1., 0., 3., 0.])
+    """
+    if not _is_tensor(dst):
+        raise TypeError(
+            f"copyto: argument 1 (dst) must be a strided tensor, got {type(dst).__name__}"
+        )
+    if casting not in _CASTINGS:
+        raise ValueError(f"copyto: casting must be one of {_CASTINGS}, got {casting!r}")
+    if isinstance(src, (bool, int, float, complex)) and not isinstance(src, np.generic):
+        if not _scalar_castable(src, dst.dtype, casting):
+            raise TypeError(
+                f"copyto: cannot cast the Python {type(src).__name__} {src!r} to "
+                f"{dst.dtype.name} according to the rule {casting!r}"
+            )
+        if isinstance(src, int) and not isinstance(src, bool) and dst.dtype.name[0] in "iu":
+            info = np.iinfo(dst.dtype.numpy)
+            if not info.min <= src <= info.max:
+                raise OverflowError(
+                    f"copyto: Python integer {src} out of bounds for {dst.dtype.name}"
+                )
+        src = asarray(src, dtype=dst.dtype, device=dst.device)
+    else:
+        src = _tensor(src, dst.device)
+        _check_cast(src.dtype, dst.dtype, casting, "copyto", "src")
+    src = _broadcast(src, dst.shape, "copyto", "src")
+    if where is True:
+        _copy.copy_(dst, src)
+        return None
+    mask = _tensor(where, dst.device)
+    if mask.dtype.name != "bool":
+        raise TypeError(f"copyto: where must be a boolean mask, got dtype {mask.dtype.name}")
+    mask = _broadcast(mask, dst.shape, "copyto", "where")
+    if src.dtype is not dst.dtype:
+        src = _vops.astype(src, dst.dtype)
+    _copy.copy_(dst, _E.where(mask, src, dst))
+    return None
