@@ -48,6 +48,7 @@ MODULES = [
     "strided._ops.products",
     "strided._ops.sets",
     "strided._ops.stats",
+    "strided._check",
 ]
 
 

@@ -29,7 +29,7 @@ import operator
 
 import numpy as np
 
-from strided import _core, _views
+from strided import _check, _core, _views
 from strided._dtype import as_dtype
 from strided._dtype import result_type as _result_type
 from strided._ops import copying as _copy
@@ -87,10 +87,7 @@ def _is_tensor(x):
 
 
 def _tensor(x, device=None):
-    """Tensors pass through; lists, NumPy arrays and scalars become tensors (on ``device``)."""
-    if _is_tensor(x):
-        return x
-    return asarray(x) if device is None else asarray(x, device=device)
+    return _check.tensor(x, device=device)
 
 
 def _sequence(arrays, fn):
@@ -112,22 +109,8 @@ def _sequence(arrays, fn):
     return [_tensor(a, device) for a in arrays]
 
 
-def _int(v, fn, name):
-    """``v`` as a Python int (NumPy ints and 0-d integer tensors too; not bools or floats)."""
-    if isinstance(v, bool) or not hasattr(type(v), "__index__"):
-        raise TypeError(f"{fn}: {name} must be an integer, got {v!r}")
-    return operator.index(v)
-
-
-def _axis(axis, ndim, fn, name="axis"):
-    """``axis`` in [0, ndim), or an IndexError naming the valid range (as strided's others)."""
-    axis = _int(axis, fn, name)
-    if not -ndim <= axis < ndim:
-        raise IndexError(
-            f"{fn}: {name}={axis} is out of range for a tensor with {ndim} dims "
-            f"(expected a value in [{-ndim}, {ndim - 1}])"
-        )
-    return axis % ndim
+_int = _check.integer
+_axis = _check.axis
 
 
 def _numpy_dtype(dtype):

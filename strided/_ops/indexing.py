@@ -46,7 +46,7 @@ import operator
 
 import numpy as np
 
-from strided import _core, _dispatch, _views
+from strided import _check, _core, _dispatch, _views
 from strided._cpu import index as _index
 from strided._cpu import mask as _mask
 from strided._cpu import offsets as _offsets
@@ -86,8 +86,7 @@ def _dispatched(name, kernel, *args, **kwargs):
     return _dispatch.call(name, *args, **kwargs)
 
 
-def _tensor(x):
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
 def _int64(t):
@@ -103,17 +102,7 @@ def _int_tensor(x, fn, name):
     return _int64(t)
 
 
-def _axis(axis, ndim, fn, name="axis"):
-    """``axis`` in [0, ndim), or an IndexError naming the valid range."""
-    if isinstance(axis, bool) or not hasattr(type(axis), "__index__"):
-        raise TypeError(f"{fn}: {name} must be an integer, got {axis!r}")
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise IndexError(
-            f"{fn}: {name}={axis} is out of range for a tensor with {ndim} dims "
-            f"(expected a value in [{-ndim}, {ndim - 1}])"
-        )
-    return axis % ndim
+_axis = _check.axis
 
 
 def _scalar_tensor(value, like):

@@ -20,13 +20,12 @@ from typing import NamedTuple
 # time] in setup.py.
 import scipy_openblas32  # noqa: F401
 
-from strided import _core, _dispatch
+from strided import _check, _core, _dispatch
 from strided._cpu import blas as _blas
 from strided._cpu import lapack as _lapack
 from strided._ops import copying as _copying
 from strided._ops import elementwise as _ew
 from strided._ops import views as _vops
-from strided._ops.creation import asarray
 
 __all__ = [
     "SVDResult",
@@ -82,8 +81,7 @@ _dispatch.register("matmul", "CUDA", _cuda_matmul)
 _dispatch.register("addmm", "CUDA", _cuda_addmm)
 
 
-def _tensor(x):
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
 def matmul(x1, x2, /, *, out=None):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import builtins
 import math
 
-from strided import _core
+from strided import _check, _core
 from strided._dtype import finfo, result_type
 from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
@@ -70,8 +70,7 @@ def _args(x1, x2):
     return x1, x2
 
 
-def _tensor(x):
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
 def _is_tensor(x):

@@ -23,18 +23,17 @@ from __future__ import annotations
 
 import math
 
-from strided import _core
+from strided import _check
 from strided._dtype import default_float_dtype
 from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
-from strided._ops.creation import asarray, zeros
+from strided._ops.creation import zeros
 from strided._ops.linalg import svdvals
 
 __all__ = ["vector_norm", "matrix_norm"]
 
 
-def _tensor(x):
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
 def _abs(x):

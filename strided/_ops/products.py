@@ -19,13 +19,12 @@ from __future__ import annotations
 import math
 import operator
 
-from strided import _core
+from strided import _check, _core
 from strided._dtype import as_dtype, can_cast, result_type
 from strided._ops import copying as _copying
 from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
-from strided._ops.creation import asarray
 from strided._ops.linalg import matmul, tensordot
 from strided._ops.shape import pad, stack
 
@@ -41,11 +40,7 @@ __all__ = [
 ]
 
 
-def _tensor(x, like=None):
-    """Tensors pass through; anything else becomes one (on ``like``'s device when given)."""
-    if isinstance(x, _core.TensorBase):
-        return x
-    return asarray(x) if like is None else asarray(x, device=like.device)
+_tensor = _check.tensor  # on ``like``'s device when given
 
 
 def _tensors(a, b):

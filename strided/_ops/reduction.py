@@ -14,12 +14,11 @@ from __future__ import annotations
 import collections
 import math
 
-from strided import _core, _dispatch
+from strided import _check, _dispatch
 from strided._cpu import reduce as _reduce
 from strided._dtype import as_dtype, bool_, default_float_dtype, float64, int64, uint64
 from strided._ops import copying as _copying
 from strided._ops import elementwise as _ew
-from strided._ops.creation import asarray
 
 __all__ = [
     "sum",
@@ -42,8 +41,7 @@ __all__ = [
 _NO_IDENTITY = ("max", "min", "argmax", "argmin")
 
 
-def _tensor(x):
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
 def _dims(name, x, axis, dim):

@@ -15,19 +15,17 @@ row-major order. PyTorch's ``cumsum(x, dim)`` of a 0-d tensor gives a 0-d tensor
 
 from __future__ import annotations
 
-from strided import _core, _dispatch
+from strided import _check, _dispatch
 from strided._cpu import copy as _copy
 from strided._cpu import scan as _scan
 from strided._dtype import as_dtype
 from strided._ops import copying as _copying
-from strided._ops.creation import asarray
 from strided._ops.reduction import _finish, _sum_acc
 
 __all__ = ["cumulative_sum", "cumulative_prod", "cumsum", "cumprod"]
 
 
-def _tensor(x):
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
 def _axis(name, x, axis):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import operator
 
-from strided import _core
+from strided import _check, _core
 from strided._dtype import bool_, int64
 from strided._ops import creation as _cr
 from strided._ops import elementwise as _ew
@@ -50,13 +50,7 @@ __all__ = [
 ]
 
 
-def _tensor(x, like=None):
-    """x as a tensor (NumPy-style inputs through asarray), on ``like``'s device if given."""
-    if isinstance(x, _core.TensorBase):
-        return x
-    if like is not None:
-        return _cr.asarray(x, device=like.device)
-    return _cr.asarray(x)
+_tensor = _check.tensor  # on ``like``'s device when given
 
 
 def _flat(x):

@@ -30,15 +30,14 @@ sees the same simple arguments.
 from __future__ import annotations
 
 import itertools
-import operator
 
 import numpy as np
 
-from strided import _core, _dispatch, _views
+from strided import _check, _core, _dispatch, _views
 from strided._dtype import result_type as _result_type
 from strided._ops import copying as _copy  # device-generic: CPU and CUDA tensors
 from strided._ops import views as _vops
-from strided._ops.creation import arange, asarray
+from strided._ops.creation import arange
 from strided._ops.elementwise import where
 
 __all__ = [
@@ -63,28 +62,11 @@ _MAX_DIMS = 64  # _core.MAX_DIMS, which is C-only
 # =============================================================================================
 
 
-def _tensor(x):
-    """Tensors pass through; lists, NumPy arrays and scalars become tensors."""
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
-def _int(v, fn, name):
-    """``v`` as a Python int (NumPy ints and 0-d integer tensors too; not bools or floats)."""
-    if isinstance(v, bool) or not hasattr(type(v), "__index__"):
-        raise TypeError(f"{fn}: {name} must be an integer, got {v!r}")
-    return operator.index(v)
-
-
-def _axis(axis, ndim, fn, name="axis"):
-    """``axis`` mapped into [0, ndim), or an IndexError naming the valid range (as _core's
-    normalize_dim, whose message it copies)."""
-    axis = _int(axis, fn, name)
-    if not -ndim <= axis < ndim:
-        raise IndexError(
-            f"{fn}: {name}={axis} is out of range for a tensor with {ndim} dims "
-            f"(expected a value in [{-ndim}, {ndim - 1}])"
-        )
-    return axis % ndim
+_int = _check.integer
+_axis = _check.axis
 
 
 def _ints(values, fn, name):

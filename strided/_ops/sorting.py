@@ -24,12 +24,11 @@ from __future__ import annotations
 import collections
 import operator
 
-from strided import _core, _dispatch, _views
+from strided import _check, _dispatch, _views
 from strided._cpu import copy as _copy
 from strided._cpu import sort as _sort
 from strided._cpu import unique as _unique
 from strided._ops import elementwise as _ew
-from strided._ops.creation import asarray
 
 __all__ = [
     "sort",
@@ -56,8 +55,7 @@ UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "
 UniqueInverseResult.__doc__ = "The Array API's ``unique_inverse`` result."
 
 
-def _tensor(x):
-    return x if isinstance(x, _core.TensorBase) else asarray(x)
+_tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
 
 
 def _axis(name, x, axis, dim=None):

@@ -35,7 +35,7 @@ import operator
 
 import numpy as np
 
-from strided import _core
+from strided import _check, _core
 from strided._dtype import bool_, can_cast, float64, int64, promote_types
 from strided._dtype import result_type as _result_type
 from strided._ops import creation as _cr
@@ -82,13 +82,7 @@ __all__ = [
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _tensor(x, like=None):
-    """x as a tensor (NumPy-style inputs through asarray), on ``like``'s device if given."""
-    if isinstance(x, _core.TensorBase):
-        return x
-    if like is not None:
-        return _cr.asarray(x, device=like.device)
-    return _cr.asarray(x)
+_tensor = _check.tensor  # on ``like``'s device when given
 
 
 def _is_float(x):
