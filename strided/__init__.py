@@ -47,6 +47,8 @@ from strided._info import __array_namespace_info__
 from strided._iter import get_num_threads, set_num_threads
 from strided._ops.arrays import *  # noqa: F403 - NumPy's array manipulation routines
 from strided._ops.arrays import __all__ as _arrays_names
+from strided._ops.construction import *  # noqa: F403 - NumPy's array, logspace, tri, ...
+from strided._ops.construction import __all__ as _construction_names
 from strided._ops.creation import (
     arange,
     asarray,
@@ -66,6 +68,8 @@ from strided._ops.creation import (
 )
 from strided._ops.elementwise import *  # noqa: F403 - the elementwise ops, listed in its __all__
 from strided._ops.elementwise import __all__ as _elementwise_names
+from strided._ops.histograms import *  # noqa: F403 - histogram, bincount, diff, interp, ...
+from strided._ops.histograms import __all__ as _histograms_names
 from strided._ops.indexing import (
     gather,
     index_add,
@@ -317,4 +321,6 @@ __all__ = [
     *_products_names,
     *_sets_names,
     *_stats_names,
+    *_histograms_names,
+    *_construction_names,
 ]

@@ -188,7 +188,7 @@ def test_against_numpy(name, dtype):
 
 
 def test_every_function_is_tested_and_exported():
-    from strided._ops import arrays
+    from strided._ops import arrays, construction
 
     tested = set(CASES) | {
         "tri",
@@ -198,9 +198,10 @@ def test_every_function_is_tested_and_exported():
         "geomspace",
         "copyto",
     }
-    assert set(arrays.__all__) == tested
-    for name in arrays.__all__:
-        assert getattr(strided, name) is getattr(arrays, name)
+    assert set(arrays.__all__) | set(construction.__all__) == tested
+    for module in (arrays, construction):
+        for name in module.__all__:
+            assert getattr(strided, name) is getattr(module, name)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -44,10 +44,12 @@ MODULES = [
     "strided.cuda._deferred",
     "strided.cuda",
     "strided._ops.arrays",
+    "strided._ops.construction",
     "strided._ops.mathfuncs",
     "strided._ops.products",
     "strided._ops.sets",
     "strided._ops.stats",
+    "strided._ops.histograms",
     "strided._check",
 ]
 

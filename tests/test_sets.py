@@ -185,7 +185,7 @@ def test_lexsort_matches_numpy():
         strided.lexsort([])
     with pytest.raises(ValueError, match="same shape"):
         strided.lexsort(([1, 2], [1, 2, 3]))
-    with pytest.raises(IndexError, match="axis 1 is out of range"):
+    with pytest.raises(IndexError, match="axis[= ]1 is out of range"):
         strided.lexsort(([1, 2],), axis=1)
 
 
@@ -242,7 +242,7 @@ def test_partition_errors():
             fs(strided.asarray(1), 0)
         with pytest.raises(TypeError, match="kth must be an int"):
             fs(x, 1.5)
-        with pytest.raises(IndexError, match="axis 1 is out of range"):
+        with pytest.raises(IndexError, match="axis[= ]1 is out of range"):
             fs(x, 0, axis=1)
 
 

@@ -280,7 +280,7 @@ def test_quantile_errors():
         strided.quantile(strided.zeros(0), 0.5)
     with pytest.raises(NotImplementedError, match="weights"):
         strided.quantile(x, 0.5, weights=[1.0, 1.0])
-    with pytest.raises(IndexError, match="axis 2 is out of range"):
+    with pytest.raises(IndexError, match="axis[= ]2 is out of range"):
         strided.median(strided.zeros((2, 2)), axis=2)
 
 
@@ -437,7 +437,7 @@ def test_diff_match_numpy():
         strided.diff([1, 2], n=-1)
     with pytest.raises(ValueError, match="at least 1-D"):
         strided.diff(strided.asarray(1.0))
-    with pytest.raises(IndexError, match="axis 1 is out of range"):
+    with pytest.raises(IndexError, match="axis[= ]1 is out of range"):
         strided.diff([1, 2], axis=1)
 
 
@@ -493,7 +493,7 @@ def test_interp_match_numpy():
 
 def test_reduction_errors():
     x = strided.asarray([[1.0, 2.0], [3.0, 4.0]])
-    with pytest.raises(IndexError, match="axis 3 is out of range"):
+    with pytest.raises(IndexError, match="axis[= ]3 is out of range"):
         strided.nanmean(x, axis=3)
     with pytest.raises(ValueError, match="zero elements"):
         strided.nanmax(strided.zeros((0, 2)), axis=0)

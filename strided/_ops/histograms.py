@@ -1,0 +1,372 @@
+"""Histograms, differences and interpolation: NumPy's ``histogram``, ``bincount``,
+``digitize``, ``diff``, ``ediff1d`` and ``interp``, each composed of existing ops (no kernels of
+its own), so it runs on every device and autograd differentiates it through its parts.
+
+A histogram is a search and a count: ``digitize`` is ``searchsorted`` of the values among the
+bin edges; ``histogram`` finds each value's bin the same way (or, for equal-width bins, by
+arithmetic, as NumPy does) and ``bincount`` counts the bin numbers with a scatter-add of ones
+(or of the weights) into a zeroed tensor. ``diff`` is a subtraction of two shifted views of the
+same tensor, repeated n times; ``interp`` finds each x's interval among the sample points with
+``searchsorted`` and interpolates linearly between the two ends, which keeps it differentiable in
+``x`` and ``fp``. The host reads a value back only where Note [Host reads in statistics] (in
+stats.py) allows: ``bincount``'s length, ``histogram``'s range when none is given, and the checks
+NumPy makes on the data.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from strided import _check, _core
+from strided._dtype import bool_, can_cast, float64, int64, promote_types
+from strided._ops import creation as _cr
+from strided._ops import elementwise as _ew
+from strided._ops import indexing as _ix
+from strided._ops import reduction as _red
+from strided._ops import shape as _shape
+from strided._ops import sorting as _sort
+from strided._ops import views as _views
+
+__all__ = ["histogram", "bincount", "digitize", "diff", "ediff1d", "interp"]
+
+_tensor = _check.tensor  # on ``like``'s device when given
+
+
+def _axis(name, x, axis):
+    return _check.axis(axis, x.ndim, name)
+
+
+# -- histograms ---------------------------------------------------------------------------------
+
+
+def _counts(index, nbins, weights, device):
+    """How many (or how much weight) of ``index``'s entries fall in each of ``nbins`` bins."""
+    if weights is None:
+        base = _cr.zeros(nbins, dtype=int64, device=device)
+        ones = _cr.ones(index.shape, dtype=int64, device=device)
+        return _ix.index_add(base, 0, index, ones)
+    base = _cr.zeros(nbins, dtype=weights.dtype, device=device)
+    return _ix.index_add(base, 0, index, weights)
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """``(hist, bin_edges)``: how many elements of ``a`` (flattened) fall in each bin.
+
+    ``bins`` is a number of equal bins over ``range`` (default: a's min to max; a host read of
+    the data, Note [Host reads in statistics]) or the increasing bin edges. Bin i holds
+    ``edges[i] <= x < edges[i + 1]``, the last bin also its right edge; values outside are not
+    counted. ``weights`` (a's shape) counts weight instead of 1; ``density`` normalises to a
+    probability density. Bin-selection strings ("auto", ...) are not supported.
+
+    Examples
+    --------
+    >>> import strided
+    >>> hist, edges = strided.histogram(strided.asarray([1, 2, 1, 4]), bins=3)
+    >>> hist
+    tensor([2, 1, 1])
+    >>> edges
+    tensor([1., 2., 3., 4.])
+    """
+    a = _tensor(a)
+    if a.dtype.kind == "c":
+        raise TypeError("histogram: a must be real (complex numbers have no order)")
+    flat = _views.reshape(a, (-1,))
+    w = None
+    if weights is not None:
+        w = _tensor(weights, a)
+        if w.shape != a.shape:
+            raise ValueError(
+                f"histogram: weights should have the same shape as a: got {w.shape} and {a.shape}"
+            )
+        w = _views.reshape(w, (-1,))
+    if isinstance(bins, str):
+        raise NotImplementedError(
+            f"histogram: bins={bins!r} (an estimator name) is not supported; pass a number of "
+            "bins or the bin edges"
+        )
+    if (
+        isinstance(bins, (int, np.integer))
+        and not isinstance(bins, bool)
+        or (isinstance(bins, _core.TensorBase) and bins.ndim == 0)
+    ):
+        nb = operator.index(bins if not isinstance(bins, _core.TensorBase) else int(bins))
+        if nb < 1:
+            raise ValueError(f"histogram: bins must be a positive integer, got {nb}")
+        if range is not None:
+            first, last = (float(v) for v in range)
+            if first > last:
+                raise ValueError(f"histogram: range=({first}, {last}): max must be larger than min")
+            if not (math.isfinite(first) and math.isfinite(last)):
+                raise ValueError(f"histogram: supplied range of [{first}, {last}] is not finite")
+        elif flat.numel() == 0:
+            first, last = 0.0, 1.0
+        else:
+            # host reads: the edges depend on the data (Note [Host reads in statistics])
+            first, last = _red.min(flat).item(), _red.max(flat).item()
+            if a.dtype.kind == "f":  # NumPy computes the edges from a's own scalars
+                first, last = a.dtype.numpy.type(first), a.dtype.numpy.type(last)
+            if not (math.isfinite(first) and math.isfinite(last)):
+                raise ValueError(
+                    f"histogram: autodetected range of [{first}, {last}] is not finite; pass "
+                    "range= or remove the NaN/inf values"
+                )
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        edge_np = a.dtype.numpy if a.dtype.kind == "f" else np.float64
+        edges = _cr.asarray(
+            np.linspace(first, last, nb + 1, dtype=edge_np), device=a.device
+        )  # as NumPy computes them, in a's float dtype
+    else:
+        edges = _tensor(bins, a)
+        if edges.ndim != 1:
+            raise ValueError(
+                f"histogram: bins must be an int or 1-D edges, got shape {edges.shape}"
+            )
+        if edges.shape[0] < 1:
+            raise ValueError("histogram: bins must hold at least one edge")
+        # a host read (Note [Host reads in statistics]): NumPy refuses decreasing edges
+        if edges.shape[0] > 1 and bool(_red.any(_ew.greater(edges[:-1], edges[1:]))):
+            raise ValueError("histogram: bins must increase monotonically, when an array")
+        nb = edges.shape[0] - 1
+    if weights is None and nb == 0:
+        return _cr.zeros(0, dtype=int64, device=a.device), edges
+    lo, hi = _views.select(edges, 0, 0), _views.select(edges, 0, nb)
+    inside = _ew.logical_and(_ew.greater_equal(flat, lo), _ew.less_equal(flat, hi))
+    idx = _ew.subtract(_ix.searchsorted(edges, flat, side="right"), 1)
+    idx = _ew.where(_ew.equal(flat, hi), nb - 1, idx)  # the last bin holds its right edge
+    idx = _ew.where(inside, idx, nb)  # outside: a spill bin, dropped below
+    hist = _counts(idx, nb + 1, None if w is None else _ew.where(inside, w, 0), a.device)[:nb]
+    if density:
+        widths = _ew.subtract(edges[1:], edges[:-1]).astype(float64)
+        hist = _ew.divide(_ew.divide(hist, widths), _red.sum(hist))
+    return hist, edges
+
+
+def bincount(x, /, weights=None, minlength=0):
+    """How often each value 0, 1, ..., max(x) occurs in the non-negative integers ``x`` (1-D),
+    at least ``minlength`` bins; with ``weights``, their sums per value (float64). The length
+    depends on the data: one host read (Note [Host reads in statistics]).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.bincount(strided.asarray([0, 1, 1, 3]))
+    tensor([1, 2, 0, 1])
+    >>> strided.bincount(strided.asarray([0, 1, 1]), weights=[0.5, 1.0, 2.0], minlength=3)
+    tensor([0.5, 3. , 0. ])
+    """
+    x = _tensor(x)
+    if x.ndim != 1:
+        raise ValueError(f"bincount: x must be 1-D, got shape {x.shape}")
+    if x.dtype.kind not in "iub":
+        raise TypeError(
+            f"bincount: x must hold integers, got {x.dtype.name}; cast it, e.g. x.astype(int64)"
+        )
+    if minlength is None or isinstance(minlength, bool) or not hasattr(minlength, "__index__"):
+        raise TypeError(f"bincount: minlength must be an int, got {minlength!r}")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
+    w = None
+    if weights is not None:
+        w = _tensor(weights, x)
+        if w.shape != x.shape:
+            raise ValueError(f"bincount: weights must have x's shape {x.shape}, got {w.shape}")
+        w = w.astype(float64)
+    x = x.astype(int64)
+    length = minlength
+    if x.numel():
+        lo, hi = _red.min(x).item(), _red.max(x).item()  # host reads: the length depends on x
+        if lo < 0:
+            raise ValueError(f"bincount: x must have no negative elements, got {lo}")
+        length = max(hi + 1, minlength)
+    return _counts(x, length, w, x.device)
+
+
+def digitize(x, bins, right=False):
+    """The index (int64) of the bin each element of ``x`` falls in: with increasing ``bins``,
+    i such that ``bins[i-1] <= x < bins[i]`` (``bins[i-1] < x <= bins[i]`` with ``right``);
+    decreasing bins work too. Checking that bins are monotonic is a host read (Note [Host
+    reads in statistics]).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.digitize(strided.asarray([0.5, 1.0, 2.5, 9.0]), [1.0, 2.0, 3.0])
+    tensor([0, 1, 2, 3])
+    >>> strided.digitize(strided.asarray([0.5, 1.0, 2.5, 9.0]), [1.0, 2.0, 3.0], right=True)
+    tensor([0, 0, 2, 3])
+    """
+    x = _tensor(x)
+    b = _tensor(bins, x)
+    if x.dtype.kind == "c":
+        raise TypeError("digitize: x may not be complex")
+    if b.ndim != 1:
+        raise ValueError(f"digitize: bins must be 1-D, got shape {b.shape}")
+    side = "left" if right else "right"
+    if b.shape[0] > 1:
+        up = bool(_red.all(_ew.less_equal(b[:-1], b[1:])))
+        if not up:
+            if not bool(_red.all(_ew.greater_equal(b[:-1], b[1:]))):
+                raise ValueError("digitize: bins must be monotonically increasing or decreasing")
+            return _ew.subtract(b.shape[0], _ix.searchsorted(_views.flip(b, 0), x, side=side))
+    return _ix.searchsorted(b, x, side=side)
+
+
+# -- differences and interpolation --------------------------------------------------------------
+
+
+def _edge(name, what, v, a, axis):
+    """prepend/append ``v`` as a tensor that concatenates to a along ``axis``."""
+    v = _tensor(v, a)
+    if v.ndim == 0:
+        shape = list(a.shape)
+        shape[axis] = 1
+        v = _views.broadcast_to(v, tuple(shape))
+    return v
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The n-th discrete difference along ``axis``: ``a[1:] - a[:-1]``, n times (for bools,
+    ``!=``). ``prepend``/``append`` are joined to ``a`` along ``axis`` first (scalars broadcast).
+    Differentiable.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.diff(strided.asarray([1, 4, 9, 16]))
+    tensor([3, 5, 7])
+    >>> strided.diff(strided.asarray([1, 4, 9, 16]), n=2, prepend=0)
+    tensor([2, 2, 2])
+    """
+    a = _tensor(a)
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"diff: n must be an int, got {n!r}")
+    n = operator.index(n)
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError(f"diff: order n must be non-negative, got {n}")
+    if a.ndim == 0:
+        raise ValueError("diff: a must be at least 1-D, got a 0-d tensor")
+    axis = _axis("diff", a, axis)
+    parts = []
+    if prepend is not None:
+        parts.append(_edge("diff", "prepend", prepend, a, axis))
+    parts.append(a)
+    if append is not None:
+        parts.append(_edge("diff", "append", append, a, axis))
+    if len(parts) > 1:
+        a = _shape.concat(parts, axis=axis)
+    op = _ew.not_equal if a.dtype is bool_ else _ew.subtract
+    for _ in range(n):
+        length = a.shape[axis]
+        if length == 0:
+            break
+        a = op(_views.narrow(a, axis, 1, length - 1), _views.narrow(a, axis, 0, length - 1))
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of consecutive elements of the flattened ``ary``, with ``to_begin`` and
+    ``to_end`` (cast to ary's dtype, NumPy's "same_kind" rule) around them.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.ediff1d(strided.asarray([[1, 2], [4, 7]]), to_begin=-99)
+    tensor([-99,   1,   2,   3])
+    """
+    a = _views.reshape(_tensor(ary), (-1,))
+    if a.dtype is bool_:
+        raise TypeError("ediff1d: bool input has no subtraction; cast it first")
+    parts = []
+    for what, v in (("to_begin", to_begin), ("to_end", to_end)):
+        if v is None:
+            parts.append(None)
+            continue
+        v = _tensor(v, a)
+        if not can_cast(v.dtype, a.dtype, "same_kind"):
+            raise TypeError(
+                f"ediff1d: dtype of {what} ({v.dtype.name}) must be compatible with the input "
+                f"ary ({a.dtype.name}) under the 'same_kind' rule"
+            )
+        parts.append(_views.reshape(v.astype(a.dtype), (-1,)))
+    d = (
+        _ew.subtract(a[1:], a[:-1])
+        if a.shape[0] > 1
+        else _cr.empty((0,), dtype=a.dtype, device=a.device)
+    )
+    pieces = [p for p in (parts[0], d, parts[1]) if p is not None]
+    return _shape.concat(pieces, axis=0) if len(pieces) > 1 else d
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """The piecewise-linear interpolant through the points ``(xp, fp)``, at ``x``: ``xp`` must
+    increase (not checked, as in NumPy). Below ``xp[0]`` gives ``left`` (default ``fp[0]``),
+    above ``xp[-1]`` gives ``right`` (default ``fp[-1]``); with ``period`` the points repeat
+    (and left/right are ignored). float64 (complex128 for complex ``fp``). Differentiable in
+    ``x`` and ``fp``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.interp(strided.asarray([0.5, 1.5, 5.0]), [0.0, 1.0, 2.0], [0.0, 10.0, 30.0])
+    tensor([ 5., 20., 30.])
+    """
+    # the first tensor among the three decides the device (a Python x goes to xp's)
+    like = next((v for v in (x, xp, fp) if isinstance(v, _core.TensorBase)), None)
+    x = _tensor(x, like)
+    xp = _tensor(xp, x)
+    fp = _tensor(fp, x)
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError(f"interp: xp and fp must be 1-D, got shapes {xp.shape} and {fp.shape}")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError(
+            f"interp: fp and xp are not of the same length ({fp.shape[0]} and {xp.shape[0]})"
+        )
+    if xp.shape[0] == 0:
+        raise ValueError("interp: array of sample points (xp) is empty")
+    if x.dtype.kind == "c" or xp.dtype.kind == "c":
+        raise TypeError("interp: x and xp must be real; only fp may be complex")
+    fdt = fp.dtype if fp.dtype.kind == "c" else float64
+    x, xp, fp = x.astype(float64), xp.astype(float64), fp.astype(promote_types(fdt, float64))
+    if period is not None:
+        if period == 0:
+            raise ValueError("interp: period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        x = _ew.remainder(x, period)
+        xp = _ew.remainder(xp, period)
+        order = _sort.argsort(xp)
+        xp, fp = _ix.take(xp, order), _ix.take(fp, order)
+        xp = _shape.concat([_ew.subtract(xp[-1:], period), xp, _ew.add(xp[0:1], period)])
+        fp = _shape.concat([fp[-1:], fp, fp[0:1]])
+    m = xp.shape[0]
+    first_x, last_x = xp[0], xp[m - 1]
+    first_f, last_f = fp[0], fp[m - 1]
+    if m == 1:
+        val = _views.broadcast_to(first_f, x.shape)
+    else:
+        j = _ew.subtract(_ix.searchsorted(xp, x, side="right"), 1)
+        j = _ew.clip(j, 0, m - 2)
+        x0, x1 = _ix.take(xp, j), _ix.take(xp, _ew.add(j, 1))
+        f0, f1 = _ix.take(fp, j), _ix.take(fp, _ew.add(j, 1))
+        slope = _ew.divide(_ew.subtract(f1, f0), _ew.subtract(x1, x0))
+        val = _ew.add(_ew.multiply(slope, _ew.subtract(x, x0)), f0)
+        # NumPy: a NaN from one end is retried from the other; exact hits give fp itself
+        other = _ew.add(_ew.multiply(slope, _ew.subtract(x, x1)), f1)
+        val = _ew.where(_ew.isnan(val), other, val)
+        val = _ew.where(_ew.logical_and(_ew.isnan(val), _ew.equal(f0, f1)), f0, val)
+        val = _ew.where(_ew.equal(x, x0), f0, val)
+        val = _ew.where(_ew.equal(x, last_x), last_f, val)
+    lo = first_f if left is None else _tensor(left, x).astype(fp.dtype)
+    hi = last_f if right is None else _tensor(right, x).astype(fp.dtype)
+    val = _ew.where(_ew.less(x, first_x), lo, val)
+    val = _ew.where(_ew.greater(x, last_x), hi, val)
+    if fp.dtype.kind != "c" and m > 1:  # NumPy: one point gives fp[0] even for a NaN x
+        val = _ew.where(_ew.isnan(x), x, val)
+    return val
