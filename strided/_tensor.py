@@ -273,6 +273,48 @@ class Tensor(_core.TensorBase):
         """A row-major copy sharing nothing with this tensor."""
         return _copying.contiguous_copy(self)
 
+    # -- NumPy's ndarray methods that have other names here ----------------------------------------
+
+    def copy(self):
+        """NumPy's ``a.copy()``: ``clone()``."""
+        return self.clone()
+
+    def fill(self, value):
+        """NumPy's ``a.fill(value)``: ``fill_(value)``, returning None as NumPy does."""
+        self.fill_(value)
+
+    def conjugate(self):
+        """NumPy's name for ``conj()``."""
+        return _ew.conj(self)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        """The sum along a diagonal (NumPy's ``a.trace``; see ``strided.trace``)."""
+        from strided._ops.arrays import trace
+
+        return trace(self, offset, axis1, axis2, dtype, out)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        """Where ``v`` would go in this sorted 1-D tensor (NumPy's ``a.searchsorted``)."""
+        return _ix.searchsorted(self, v, side=side, sorter=sorter)
+
+    def partition(self, kth, axis=-1):
+        """NumPy's in-place ``a.partition(kth)``: afterwards element ``kth`` is where a sort
+        would put it, smaller ones before, larger ones after (here: a full stable sort)."""
+        from strided._ops.sets import partition
+
+        self.copy_(partition(self, kth, axis=axis))
+
+    def argpartition(self, kth, axis=-1):
+        """The positions that would partition this tensor (see ``partition``)."""
+        from strided._ops.sets import argpartition
+
+        return argpartition(self, kth, axis=axis)
+
+    def tobytes(self, order="C"):
+        """The elements' bytes in ``order`` ("C" row-major, "F" column-major), as NumPy's; a
+        device tensor is copied to the host first."""
+        return np.asarray(self.cpu()).tobytes(order)
+
     def copy_(self, src):
         """Copy ``src`` (broadcast, cast to this dtype) into this tensor, in place."""
         if not isinstance(src, _core.TensorBase):
@@ -309,6 +351,17 @@ class Tensor(_core.TensorBase):
     def cpu(self):
         """This tensor on the CPU (itself if it is there already)."""
         return self.to("cpu")
+
+    def to_device(self, device, /, *, stream=None):
+        """The Array API's spelling of ``to(device)``: this tensor on ``device`` (itself if it
+        is there already). strided runs each device's kernels on one stream (CuPy's current
+        one on a GPU), so ``stream`` must be None."""
+        if stream is not None:
+            raise ValueError(
+                f"to_device: stream={stream!r} is not supported; strided copies on the "
+                "device's current stream (pass stream=None)"
+            )
+        return self.to(device)
 
     def cuda(self, device=None):
         """This tensor on a GPU (``device``: "cuda", "cuda:N" or "cuda-emulated")."""

@@ -560,3 +560,32 @@ GRADS = [
 def test_gradcheck(name, fn, shapes):
     inputs = tuple(_leaf(s, i) for i, s in enumerate(shapes))
     assert gradcheck(fn, inputs)
+
+
+def test_numpy_method_spellings_on_the_tensor():
+    """NumPy's ndarray methods that strided spells otherwise: copy, fill, conjugate, trace,
+    searchsorted, partition, argpartition, tobytes; and the Array API's to_device."""
+    a = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, 6.0]])
+    t = strided.asarray(a.copy())
+    c = t.copy()
+    assert c.untyped_storage() is not t.untyped_storage()
+    assert c.fill(2.0) is None
+    np.testing.assert_array_equal(np.asarray(c), np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(np.asarray(t), a)  # the copy was filled, not t
+    z = strided.asarray(a + 1j * a)
+    np.testing.assert_array_equal(np.asarray(z.conjugate()), (a + 1j * a).conjugate())
+    assert float(t.trace()) == a.trace() and float(t.trace(offset=1)) == a.trace(offset=1)
+    s = strided.asarray([1, 3, 5])
+    np.testing.assert_array_equal(np.asarray(s.searchsorted([2, 5], side="right")), [1, 3])
+    p = t.copy()
+    assert p.partition(1, axis=1) is None  # in place, as NumPy
+    np.testing.assert_array_equal(np.asarray(p)[:, 1], np.partition(a, 1, axis=1)[:, 1])
+    idx = np.asarray(t.argpartition(1))
+    np.testing.assert_array_equal(np.take_along_axis(a, idx, 1)[:, 1], np.sort(a, 1)[:, 1])
+    for order in ("C", "F"):
+        assert t.T.tobytes(order) == a.T.tobytes(order)
+    d = t.to_device("cuda-emulated")
+    assert d.device == strided.device("cuda-emulated") and d.to_device("cuda-emulated") is d
+    assert d.tobytes() == a.tobytes()
+    with pytest.raises(ValueError, match="stream"):
+        t.to_device("cpu", stream=1)
