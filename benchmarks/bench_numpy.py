@@ -8,9 +8,9 @@ ratios against NumPy (and PyTorch when it has the function); above 1 means strid
 These functions have no kernels of their own, so the table shows what composing costs. Where
 NumPy has a dedicated algorithm, strided pays for the general one: ``median`` and ``quantile``
 sort each slice (NumPy partitions, O(n)); ``isin`` searches a sorted copy (NumPy 2 uses a
-lookup table for small integer ranges); ``convolve`` copies the window view into a matrix
-before one matrix-vector product (NumPy runs a direct loop). ``einsum`` contracts through
-matmul (OpenBLAS), where NumPy's default ``einsum`` loops in C without BLAS.
+lookup table for small integer ranges). ``convolve`` is one GEMM over blocks of the signal
+(Note [Convolution in blocks of m outputs]) and ``einsum`` contracts through matmul, both
+OpenBLAS, where NumPy loops in C.
 """
 
 from __future__ import annotations

@@ -528,6 +528,20 @@ def cross(a, b, /, axisa=-1, axisb=-1, axisc=-1, axis=None):
 # back into the padded input, and pad's backward crops it, so the result is differentiable.
 
 
+# Note [Convolution in blocks of m outputs]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The window matrix above is a view, but matmul must copy it (no BLAS layout has overlapping
+# rows), and it holds n_out * m elements: 1e7 for a 1e5-long signal and 101 taps. Blocking cuts
+# that to 2 * n_out. Write output k = q*m + r (0 <= r < m): it needs padded[q*m + r + j] for
+# j < m, all inside the 2m-long row ``padded[q*m : q*m + 2m]``. So with those rows as a
+# (Q, 2m) view (stride m: neighbours overlap by m) and the (2m, m) Toeplitz matrix T[i, r] =
+# w[i - r] (0 where i - r is outside 0..m-1, itself an as_strided view of w padded with zeros,
+# stride -1 along r), ``rows @ T`` holds output q*m + r at [q, r]: one GEMM of Q x 2m x m, twice
+# the multiply-adds of the windows but through BLAS, over a copy of 2 * n_out elements. T has
+# 2m^2 elements, so long filters (m > _BLOCKED_TAPS) keep the window matrix.
+_BLOCKED_TAPS = 512
+
+
 def _vector(name, x, argname):
     if x.ndim != 1:
         raise ValueError(f"{name}: {argname} must be 1-D, got shape {x.shape}")
@@ -549,11 +563,19 @@ def _convolve(name, a, v, mode, late=False):
     v = v if v.dtype is dt else _vops.astype(v, dt)
     same = ((m - 1) // 2, m // 2) if late else (m // 2, (m - 1) // 2)
     before, after = {"full": (m - 1, m - 1), "same": same, "valid": (0, 0)}[mode]
+    w = _vops.flip(v, axis=0)
+    n_out = n + before + after - m + 1
+    if m <= _BLOCKED_TAPS:  # see Note [Convolution in blocks of m outputs]
+        q = -(-n_out // m)  # blocks of m outputs
+        padded = pad(a, (before, (q + 1) * m - n - before))  # room for q rows of 2m
+        rows = _vops.as_strided(padded, (q, 2 * m), (m, 1), None)
+        z = pad(w, (m, m))  # toeplitz[i, r] = w[i - r], 0 outside: z[m + i - r]
+        toeplitz = _vops.as_strided(z, (2 * m, m), (1, -1), m)
+        out = _vops.reshape(matmul(rows, toeplitz), (-1,))
+        return out[:n_out]
     padded = pad(a, (before, after))  # see Note [Convolution as a matrix product]
-    windows = _vops.as_strided(
-        padded, (n + before + after - m + 1, m), (padded.stride(0), padded.stride(0)), None
-    )
-    return matmul(windows, _vops.flip(v, axis=0))
+    windows = _vops.as_strided(padded, (n_out, m), (padded.stride(0), padded.stride(0)), None)
+    return matmul(windows, w)
 
 
 def convolve(a, v, /, mode="full"):
