@@ -14,7 +14,7 @@ import pytest
 from strided import _core
 from strided.cuda import _backend
 
-__all__ = ["DEVICES", "GPU", "GPU_ONLY", "REQUIRE_GPU", "on"]
+__all__ = ["DEVICES", "GPU", "GPU_ONLY", "REQUIRE_GPU", "on", "output_pairs"]
 
 GPU = _backend.cupy_usable()
 REQUIRE_GPU = os.environ.get("STRIDED_REQUIRE_GPU") == "1"
@@ -31,3 +31,12 @@ def on(device, t):
         storage.data_ptr(), t.untyped_storage().data_ptr(), storage.nbytes
     )
     return _core._from_parts(storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
+
+
+def output_pairs(got, want):
+    """(device result, CPU result) pairs of an op that returns one tensor or a tuple."""
+    return zip(
+        got if isinstance(got, tuple) else (got,),
+        want if isinstance(want, tuple) else (want,),
+        strict=True,
+    )

@@ -555,6 +555,15 @@ def _index_tensor(idx, like):
     return asarray(np.ascontiguousarray(idx, dtype=np.int64), device=like.device)
 
 
+def _flat_or_axis(x, axis, fn):
+    """(x, axis) for delete/insert: the flattened tensor along 0 when ``axis`` is None."""
+    if axis is None:
+        return ravel(x), 0
+    if x.ndim == 0:
+        raise IndexError(f"{fn}: axis={axis} is out of range for a 0-d tensor; use axis=None")
+    return x, _axis(axis, x.ndim, fn)
+
+
 def delete(arr, obj, axis=None):
     """A copy of ``arr`` without the entries ``obj`` (an int, a slice, a sequence of ints or a
     boolean mask of the axis' length) along ``axis`` (the flattened tensor when None).
@@ -568,13 +577,7 @@ def delete(arr, obj, axis=None):
     tensor([[0, 2],
             [3, 5]])
     """
-    x = _tensor(arr)
-    if axis is None:
-        x, axis = ravel(x), 0
-    elif x.ndim == 0:
-        raise IndexError(f"delete: axis={axis} is out of range for a 0-d tensor; use axis=None")
-    else:
-        axis = _axis(axis, x.ndim, "delete")
+    x, axis = _flat_or_axis(_tensor(arr), axis, "delete")
     n = x.shape[axis]
     idx, _ = _positions(obj, n, "delete")
     keep = np.ones(n, dtype=bool)
@@ -613,13 +616,7 @@ def insert(arr, obj, values, axis=None):
     tensor([[0, 5, 0],
             [0, 6, 0]])
     """
-    x = _tensor(arr)
-    if axis is None:
-        x, axis = ravel(x), 0
-    elif x.ndim == 0:
-        raise IndexError(f"insert: axis={axis} is out of range for a 0-d tensor; use axis=None")
-    else:
-        axis = _axis(axis, x.ndim, "insert")
+    x, axis = _flat_or_axis(_tensor(arr), axis, "insert")
     n = x.shape[axis]
     idx, scalar = _positions(obj, n, "insert")
     if idx.dtype == bool:
