@@ -560,6 +560,152 @@ def test_matmul_matches_numpy(device, dtype, rng):
             strided.matmul(a, b, out=out)
 
 
+# Batch shapes whose broadcast strides coalesce (one cuBLAS call) or do not (a host loop of
+# calls), and matrix views cuBLAS reads in place (row-major, transposed) or only after a copy.
+GEMM_BATCHES = [
+    ((4, 3, 5), (4, 5, 2)),
+    ((2, 1, 3, 5), (1, 4, 5, 2)),
+    ((3, 5), (2, 3, 5, 2)),
+    ((2, 3, 1, 5), (3, 5, 1)),
+    ((1, 3, 5), (6, 5, 2)),
+]
+
+
+def _gemm_view(values, kind):
+    """A device view of ``values`` (..., r, c) laid out as ``kind`` says, and its NumPy twin."""
+    t = strided.asarray(values, device="cuda-emulated")
+    if kind == "transposed":  # unit steps down the columns: cuBLAS's "T"
+        t = strided.asarray(np.swapaxes(values, -1, -2).copy(), device="cuda-emulated").mT
+    elif kind == "stepped":  # neither: a copy first
+        t = strided.asarray(np.repeat(values, 2, axis=-1), device="cuda-emulated")[..., ::2]
+    elif kind == "reversed":
+        t = strided.asarray(values[..., ::-1, ::-1].copy(), device="cuda-emulated")[..., ::-1, ::-1]
+    return t
+
+
+@pytest.mark.parametrize("kind_a", ["row-major", "transposed", "stepped", "reversed"])
+@pytest.mark.parametrize("kind_b", ["row-major", "transposed", "stepped"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_cublas_calls_on_strided_views_match_numpy(kind_a, kind_b, dtype, rng):
+    # Note [cuBLAS on strided views]: on the emulator the calls run in the reference cuBLAS
+    # (strided/cuda/_emulator/_blas.py), which checks leading dimensions and every address
+    for s1, s2 in GEMM_BATCHES:
+        a = rng.standard_normal(s1).astype(dtype)
+        b = rng.standard_normal(s2).astype(dtype)
+        if np.dtype(dtype).kind == "c":
+            a, b = a + 1j * rng.standard_normal(s1), b - 1j * rng.standard_normal(s2)
+            a, b = a.astype(dtype), b.astype(dtype)
+        da, db = _gemm_view(a, kind_a), _gemm_view(b, kind_b)
+        with strided.cuda.trace_launches() as launches:
+            got = da @ db
+        where = f"{s1} {kind_a} @ {s2} {kind_b} {np.dtype(dtype).name}"
+        tol = 1e-5 if dtype in (np.float32, np.complex64) else 1e-12
+        np.testing.assert_allclose(got.cpu(), np.matmul(a, b), rtol=tol, atol=tol, err_msg=where)
+        names = [name for name, *_ in launches]
+        copies = sum(1 for n in names if not n.startswith("cublas"))
+        assert copies == _copied(kind_a, s1) + _copied(kind_b, s2), (where, names)
+
+
+def _copied(kind, shape):
+    """Whether cuBLAS needs a copy of a ``kind`` view of ``shape``: a reversed dim always; a
+    stepped one unless the matrix is a single row or column (a size-1 dim takes any stride)."""
+    return kind == "reversed" or (kind == "stepped" and min(shape[-2:]) > 1)
+
+
+def test_cublas_batches_coalesce_into_one_call():
+    from strided.cuda import _linalg
+
+    a = strided.ones((4, 3, 5, 7), device="cuda-emulated")
+    b = strided.ones((7, 2), device="cuda-emulated")
+    c = strided.empty((4, 3, 5, 2), device="cuda-emulated")
+    calls, _ = _linalg.gemm_calls(a, b, c, (4, 3), 5, 7, 2)
+    assert len(calls) == 1 and calls[0][-1] == 12  # b broadcast: stride 0 over all 12
+    assert calls[0][:5] == ("N", "N", 2, 5, 7) and calls[0][7] == 0 and calls[0][10] == 35
+    a2 = strided.ones((4, 1, 5, 7), device="cuda-emulated").expand(4, 3, 5, 7)
+    calls, _ = _linalg.gemm_calls(a2, b, c, (4, 3), 5, 7, 2)
+    assert [call[-1] for call in calls] == [3] * 4  # (35, 0) strides do not merge: 4 calls of 3
+
+
+def test_the_reference_cublas_refuses_what_cublas_refuses():
+    from strided.cuda import _emulator
+
+    mem = _emulator.malloc(6 * 8)
+    with pytest.raises(ValueError, match="CUBLAS_STATUS_INVALID_VALUE: lda=1"):
+        _emulator.gemm_strided_batched("float64", "N", "N", 2, 3, 1, mem.ptr, 1, 0, mem.ptr, 1,
+                                       0, mem.ptr, 2, 0, 1)  # fmt: skip
+    with pytest.raises(RuntimeError, match="invalid device memory access: 48 bytes"):
+        # C (2 x 3, ld 2) one element past the allocation's start: its last byte is out
+        _emulator.gemm_strided_batched("float64", "N", "N", 2, 3, 1, mem.ptr, 2, 0, mem.ptr, 1,
+                                       0, mem.ptr + 8, 2, 0, 1)  # fmt: skip
+
+
+def test_the_gpu_backend_passes_the_planned_calls_to_cublas_in_its_order(monkeypatch, rng):
+    # CupyBackend.gemm without a GPU: a stand-in for CuPy's cuBLAS binding (the argument order
+    # of cupy_backends.cuda.libs.cublas.<t>gemmStridedBatched) that reads alpha and beta through
+    # their host addresses, as cuBLAS does, and computes in the emulator's reference
+    import contextlib
+    import ctypes
+    import types
+
+    from strided.cuda import _emulator
+
+    seen = []
+
+    def gemm_of(prefix):
+        def gemm(handle, transa, transb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc,
+                 sc, count):  # fmt: skip
+            dtype = {"s": np.float32, "d": np.float64, "c": np.complex64, "z": np.complex128}
+            dt = np.dtype(dtype[prefix])
+            one = np.frombuffer(ctypes.string_at(alpha, dt.itemsize), dt)[0]
+            zero = np.frombuffer(ctypes.string_at(beta, dt.itemsize), dt)[0]
+            seen.append((handle, prefix, one, zero))
+            ops = {0: "N", 1: "T"}
+            _emulator.gemm_strided_batched(dt, ops[transa], ops[transb], m, n, k, a, lda, sa, b,
+                                           ldb, sb, c, ldc, sc, count)  # fmt: skip
+
+        return gemm
+
+    cublas = types.SimpleNamespace(
+        CUBLAS_OP_N=0, CUBLAS_OP_T=1, CUBLAS_POINTER_MODE_HOST=0, CUBLAS_POINTER_MODE_DEVICE=1,
+        setStream=lambda h, s: seen.append(("stream", h, s)),
+        getPointerMode=lambda h: 1,
+        setPointerMode=lambda h, mode: seen.append(("pointer mode", h, mode)),
+        **{p + "gemmStridedBatched": gemm_of(p) for p in "sdcz"},
+    )  # fmt: skip
+    cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        Device=lambda index: contextlib.nullcontext(),
+        device=types.SimpleNamespace(get_cublas_handle=lambda: 77),
+        get_current_stream=lambda: types.SimpleNamespace(ptr=5),
+    ))  # fmt: skip
+    gpu = object.__new__(_backend.CupyBackend)
+    gpu.cupy, gpu.index, gpu._cublas = cupy, 0, cublas
+    emulated = _backend.backend_for(strided.device("cuda-emulated"))
+    monkeypatch.setattr(emulated, "gemm", gpu.gemm, raising=False)
+    for dtype in (np.float32, np.float64, np.complex64, np.complex128):
+        a = rng.standard_normal((3, 4, 5)).astype(dtype)
+        b = rng.standard_normal((5, 2)).astype(dtype)
+        da = strided.asarray(a, device="cuda-emulated")
+        db = strided.asarray(b.T.copy(), device="cuda-emulated").T
+        got = (da @ db).cpu()
+        np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5)
+    prefixes = [call[1] for call in seen if call[0] == 77]
+    assert prefixes == list("sdcz")
+    assert all(call[2] == 1 and call[3] == 0 for call in seen if call[0] == 77)
+    assert ("stream", 77, 5) in seen and ("pointer mode", 77, 0) in seen
+
+
+def test_the_tiled_kernel_multiplies_floats_too(rng):
+    # floats go to cuBLAS on every device; the tiled kernel (integers, bool) is instantiated
+    # for them as well, so it is checked on the emulator here
+    from strided.cuda import _linalg
+
+    a, b = rng.standard_normal((2, 33, 17)), rng.standard_normal((17, 40))
+    da, db = strided.asarray(a, device="cuda-emulated"), strided.asarray(b, device="cuda-emulated")
+    c = strided.empty((2, 33, 40), dtype="float64", device="cuda-emulated")
+    _linalg._tiled(da, db, c, (2,), 33, 17, 40)
+    np.testing.assert_allclose(c.cpu(), a @ b, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_a_small_mlp_trains_on_the_device(device):
     # forward, backward (strided.autograd) and an SGD step, all on the device

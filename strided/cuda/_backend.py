@@ -25,6 +25,8 @@ from __future__ import annotations
 import ctypes
 import threading
 
+import numpy as np
+
 from strided.cuda._deferred import DeferredChecks
 
 __all__ = ["backend_for", "CudaUnavailableError"]
@@ -84,6 +86,12 @@ def cupy_usable():
         return False
 
 
+# cuBLAS's letter for each dtype it multiplies, and alpha = 1, beta = 0 in that dtype (kept
+# alive here: cuBLAS reads them through their addresses)
+_GEMM_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+_GEMM_SCALARS = {d: (np.ones(1, d), np.zeros(1, d)) for d in _GEMM_PREFIX}
+
+
 class CupyBackend:
     """A real GPU through CuPy. See Note [Two CUDA backends]."""
 
@@ -105,6 +113,7 @@ class CupyBackend:
         self.checks = DeferredChecks(self)
         self.runtime = cupy.cuda.runtime
         self._launch_kernel = cupy.cuda.driver.launchKernel
+        self._cublas = None  # CuPy's binding of cuBLAS, imported by the first gemm
         with cupy.cuda.Device(index):
             props = self.runtime.getDeviceProperties(index)
         self.properties = {
@@ -185,6 +194,28 @@ class CupyBackend:
             ctypes.addressof(params),
             0,
         )
+
+    def gemm(self, dtype, transa, transb, m, n, k, a, lda, sa, b, ldb, sb, c, ldc, sc, count):
+        """``cublas<t>gemmStridedBatched`` with alpha 1 and beta 0 on CuPy's current stream
+        (arguments planned by gemm_calls in _linalg.py, Note [cuBLAS on strided views])."""
+        if tracing is not None:
+            tracing.append((f"cublas gemmStridedBatched<{dtype}>", (count,), (), 0))
+        if self._cublas is None:
+            from cupy_backends.cuda.libs import cublas
+
+            self._cublas = cublas
+        cublas = self._cublas
+        one, zero = _GEMM_SCALARS[dtype]  # host memory: alpha and beta are read at the call
+        ops = {"N": cublas.CUBLAS_OP_N, "T": cublas.CUBLAS_OP_T}
+        with self.cupy.cuda.Device(self.index):
+            handle = self.cupy.cuda.device.get_cublas_handle()
+            cublas.setStream(handle, self._stream())
+            if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
+                cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
+            getattr(cublas, _GEMM_PREFIX[dtype] + "gemmStridedBatched")(
+                handle, ops[transa], ops[transb], m, n, k, one.ctypes.data,
+                a, lda, sa, b, ldb, sb, zero.ctypes.data, c, ldc, sc, count,
+            )  # fmt: skip
 
     def synchronize(self):
         """Wait for every queued kernel, then report what they found."""
@@ -275,6 +306,12 @@ class EmulatorBackend:
         if tracing is not None:
             tracing.append((function, grid, block, shared_mem))
         function(grid, block, args, shared_mem)
+
+    def gemm(self, dtype, *args):
+        """cuBLAS's gemmStridedBatched, as the reference in _emulator/_blas.py computes it."""
+        if tracing is not None:
+            tracing.append((f"cublas gemmStridedBatched<{dtype}>", (args[-1],), (), 0))
+        self.emu.gemm_strided_batched(dtype, *args)
 
     def synchronize(self):
         # kernels ran to completion inside the launch; what they found is reported now, as on

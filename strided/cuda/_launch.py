@@ -218,6 +218,8 @@ _names: dict = {}  # id(compiled function) -> its name expression, for trace_lau
 
 def function_name(fn):
     """The name expression a compiled function was fetched by (``strided_binary<...>``)."""
+    if isinstance(fn, str):  # a library call (cuBLAS), traced under its own name
+        return fn
     return _names.get(id(fn), repr(fn))
 
 

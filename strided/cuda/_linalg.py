@@ -2,19 +2,48 @@
 
 Note [CUDA matmul]
 ~~~~~~~~~~~~~~~~~~
-On a GPU, float32/float64/complex products go to cuBLAS through ``cupy.matmul`` on zero-copy
-CuPy views of the tensors (``__cuda_array_interface__``): the same library PyTorch and CuPy
-call, so the comparison in benchmarks/bench_cuda.py measures strided's overhead, not a
-different GEMM. Integers and bool (which cuBLAS does not multiply) and every dtype on the
-emulator run strided's own tiled kernel (kernels/matmul.cu), a lesson in shared memory and
-barriers, and the reason the emulator must model __syncthreads.
+Floating-point products (float32/float64/complex64/complex128) go to cuBLAS, the library PyTorch
+and CuPy call, so benchmarks/bench_cuda.py measures strided's overhead and not a different GEMM.
+strided calls ``cublas<t>gemmStridedBatched`` itself (through CuPy's thin binding of the C
+function), with the arguments planned in ``gemm_calls`` below (Note [cuBLAS on strided views]):
+``cupy.matmul`` would do the same work after tens of microseconds of checks and views, which
+for the small matrices of a training step cost more than the multiplication. Integers and
+bool, which cuBLAS does not multiply, run strided's own tiled kernel (kernels/matmul.cu), a
+lesson in shared memory and barriers, and the reason the emulator must model __syncthreads.
+
+On the emulator the "cuBLAS" is a reference GEMM written with NumPy over the raw memory
+(``EmulatorBackend.gemm``), column-major and with cuBLAS's argument checks, so that every test
+on ``cuda-emulated`` runs the same plan the GPU runs.
 
 The shape rules (NumPy's 1-D promotion, broadcast batch dims) are the CPU kernel's, and the
 error messages the same: the CPU's checks run first on the shapes alone.
+
+Note [cuBLAS on strided views]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+cuBLAS, like Fortran BLAS, stores matrices column-major: element (i, j) of a matrix with leading
+dimension ``ld`` is at ``i + j * ld``. strided's result ``C = A @ B`` is a fresh row-major
+m x n tensor, and a row-major m x n matrix *is* the column-major n x m matrix C^T (ld n). As
+C^T = B^T A^T, strided asks cuBLAS for the product with the operands swapped: B first.
+
+What cuBLAS needs from an operand X (r x c, element strides sr and sc) is X^T, and a view gives
+it without a copy in two cases:
+
+- unit steps along a row (sc == 1, any row-major tensor): read column-major with ld = sr, the
+  memory holds X^T itself, so the operation is ``N`` (none);
+- unit steps down a column (sr == 1, a transposed view such as ``w.T``): read column-major with
+  ld = sc, the memory holds X, so the operation is ``T`` (transpose).
+
+A dim of size 1 takes any stride. Anything else (a stepped inner dim, negative or zero strides,
+a leading dimension over 2**31) is copied to a contiguous tensor first: that is the only copy.
+
+Batch dims (broadcast ones have stride 0) are coalesced across A, B and C as the iterator
+coalesces a loop; the innermost one left becomes cuBLAS's batch (one stride per operand), and
+any outer ones are a host loop of calls, one per index.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -119,18 +148,93 @@ def matmul(x1, x2, out=None):
     b = b.reshape(-1, 1) if b.ndim == 1 else b
     c = _core._empty(tuple(batch) + (m, n), dtype, x1.device)
     if c.numel():
-        if x1.device.type == "cuda" and dtype.name in _BLAS:
+        backend = backend_for(c.device)
+        if dtype.name not in _BLAS:
+            _tiled(a, b, c, batch, m, k, n)
+        elif k == 0:  # an empty sum: zeros (cuBLAS is not asked to write them)
+            backend.memset(c.data_ptr(), 0, c.nbytes)
+        elif max(m, n, k) <= _INT32_MAX:
+            calls, operands = gemm_calls(a, b, c, batch, m, k, n)
+            for call in calls:  # operands (copies among them) stay alive until the calls
+                backend.gemm(dtype.name, *call)
+            del operands
+        else:  # dims past cuBLAS's int: CuPy splits them (the GPU is the only such device)
             import cupy
 
             cupy.matmul(cupy.asarray(a), cupy.asarray(b), out=cupy.asarray(c))
-        else:
-            _tiled(a, b, c, batch, m, k, n)
     c = c.reshape(rshape)
     if out is None:
         return c
     from strided.cuda._copy import copy_
 
     return copy_(out, c)
+
+
+_INT32_MAX = 2**31 - 1
+
+
+def _as_column_major(x):
+    """``(x, op, ld)``: how cuBLAS reads the last two dims of ``x`` (r x c) as X^T, copying
+    ``x`` first when its strides allow neither reading (Note [cuBLAS on strided views])."""
+    r, c = x.shape[-2:]
+    sr, sc = x.stride()[-2:]
+    if sc == 1 or c == 1:  # X^T in place: rows of X are columns, ld is the row step
+        ld = sr if r > 1 else max(c, 1)
+        if max(c, 1) <= ld <= _INT32_MAX:
+            return x, "N", ld
+    if sr == 1 or r == 1:  # X in place, read transposed: ld is the column step
+        ld = sc if c > 1 else max(r, 1)
+        if max(r, 1) <= ld <= _INT32_MAX:
+            return x, "T", ld
+    x = x.contiguous()  # a stepped or reversed inner dim, stride 0 inside a matrix, a huge ld
+    return x, "N", max(c, 1)
+
+
+def _batch_loops(batch, strides):
+    """The batch dims coalesced across operands: ``[(size, (stride per operand))]``, outermost
+    first, size-1 dims dropped (strides in elements; broadcast dims have stride 0)."""
+    dims = []
+    for d, size in enumerate(batch):
+        if size == 1:
+            continue
+        st = tuple(s[d] for s in strides)
+        if dims and all(o == i * size for o, i in zip(dims[-1][1], st, strict=True)):
+            dims[-1] = (dims[-1][0] * size, st)  # the outer dim steps over this whole one
+        else:
+            dims.append((size, st))
+    return dims
+
+
+def gemm_calls(a, b, c, batch, m, k, n):
+    """``(calls, operands)``: the cuBLAS calls that compute ``c = a @ b`` (a: [...] x m x k,
+    b: [...] x k x n, c a fresh contiguous batch + (m, n)), each a tuple of
+    ``gemmStridedBatched``'s arguments after the dtype: ``(transa, transb, M, N, K, A, lda,
+    strideA, B, ldb, strideB, C, ldc, strideC, batch_count)``, addresses in bytes, strides in
+    elements; and the tensors they read, which the caller keeps alive until the calls are
+    issued (one may be a fresh copy). See Note [cuBLAS on strided views]: cuBLAS computes
+    C^T = B^T A^T, so b is its A and a its B."""
+    nb = len(batch)
+    a, op_a, lda = _as_column_major(a)  # before broadcasting: a copy stays as small as a
+    b, op_b, ldb = _as_column_major(b)
+    a = a.expand(tuple(batch) + a.shape[-2:]) if a.shape[:-2] != batch else a
+    b = b.expand(tuple(batch) + b.shape[-2:]) if b.shape[:-2] != batch else b
+    item = c.itemsize
+    loops = _batch_loops(batch, [b.stride()[:nb], a.stride()[:nb], c.stride()[:nb]])
+    count, inner = 1, (0, 0, 0)
+    if loops and min(loops[-1][1]) >= 0 and loops[-1][0] <= _INT32_MAX:
+        count, inner = loops.pop()  # the innermost batch dim is cuBLAS's own batch
+    calls = []
+    for index in itertools.product(*[range(size) for size, _ in loops]):
+        offset = [
+            sum(i * st[w] for i, (_, st) in zip(index, loops, strict=True)) * item for w in range(3)
+        ]
+        calls.append(
+            (op_b, op_a, n, m, k,
+             b.data_ptr() + offset[0], ldb, inner[0],
+             a.data_ptr() + offset[1], lda, inner[1],
+             c.data_ptr() + offset[2], max(n, 1), inner[2], count)
+        )  # fmt: skip
+    return calls, (a, b)
 
 
 def _check_out(out, shape, dtype):

@@ -71,6 +71,7 @@ Examples
 [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0]
 """
 
+from ._blas import gemm_strided_batched
 from ._compiler import (
     Function,
     Module,
@@ -113,6 +114,7 @@ __all__ = [
     "Module",
     "compile_module",
     "empty_cache",
+    "gemm_strided_batched",
     "get_thread_order",
     "malloc",
     "memory_allocated",

@@ -192,6 +192,22 @@ class _Allocator:
 _allocator = _Allocator()
 
 
+def device_bytes(ptr: int, nbytes: int) -> np.ndarray:
+    """The ``nbytes`` of emulated device memory at ``ptr``, as a writable uint8 array, after
+    checking that they lie inside one live allocation: what the emulator's library routines
+    (the reference cuBLAS in _blas.py) read and write through, so that a wrong address or
+    extent is an error here, as compute-sanitizer would report it on a GPU."""
+    _allocator.collect()
+    for block in _allocator.live:
+        if block.ptr <= ptr and ptr + nbytes <= block.ptr + block.nbytes:
+            start = ptr - block.buf.ctypes.data
+            return block.buf[start : start + nbytes]
+    raise RuntimeError(
+        f"invalid device memory access: {nbytes} bytes at 0x{ptr:x} are not inside one live "
+        "allocation"
+    )
+
+
 def malloc(nbytes: int) -> Memory:
     """Allocate ``nbytes`` of emulated device memory (host memory with guards on both sides).
 
