@@ -694,6 +694,46 @@ def test_the_gpu_backend_passes_the_planned_calls_to_cublas_in_its_order(monkeyp
     assert ("stream", 77, 5) in seen and ("pointer mode", 77, 0) in seen
 
 
+def test_kernel_parameters_are_packed_as_the_driver_reads_them():
+    # Note [Kernel parameters]: one buffer, each parameter 16-byte aligned, pointers at the end
+    import ctypes
+
+    from strided.cuda import _params
+
+    args = (np.void(bytes(range(123))), np.int32(-7), np.uint64(2**63 + 5), np.complex128(1 - 2j))
+    buffer, address = _params.pack(args)
+    pointers = (ctypes.c_void_p * len(args)).from_address(address)
+    for a, p in zip(args, pointers, strict=True):
+        assert p % 16 == 0 and ctypes.string_at(p, a.nbytes) == a.tobytes(), a
+    assert _params.pack(())[0] is not None
+    with pytest.raises(TypeError):
+        _params.pack((np.int32(1), "not bytes"))
+    with pytest.raises(ValueError, match="at most 64 parameters"):
+        _params.pack((np.int32(0),) * 65)
+
+
+def test_the_gpu_backend_launches_through_the_driver_with_packed_parameters():
+    # CupyBackend.launch without a GPU: a stand-in for cuLaunchKernel that reads the pointers
+    import ctypes
+    import types
+
+    got = {}
+
+    def launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        ptrs = (ctypes.c_void_p * 2).from_address(params)
+        a, b = ctypes.string_at(ptrs[0], 4), ctypes.string_at(ptrs[1], 8)
+        got.update(f=f, grid=(gx, gy, gz), block=(bx, by, bz), shared=shared, stream=stream)
+        got.update(a=a, b=b, extra=extra)
+
+    gpu = object.__new__(_backend.CupyBackend)
+    stream = types.SimpleNamespace(ptr=99)
+    gpu.cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(get_current_stream=lambda: stream))
+    gpu._launch_kernel = launch_kernel
+    gpu.launch(types.SimpleNamespace(ptr=1234), (7,), (256,), (np.int32(5), np.float64(2.5)), 64)
+    assert got == dict(f=1234, grid=(7, 1, 1), block=(256, 1, 1), shared=64, stream=99,
+                       a=np.int32(5).tobytes(), b=np.float64(2.5).tobytes(), extra=0)  # fmt: skip
+
+
 def test_the_tiled_kernel_multiplies_floats_too(rng):
     # floats go to cuBLAS on every device; the tiled kernel (integers, bool) is instantiated
     # for them as well, so it is checked on the emulator here

@@ -53,19 +53,23 @@ class _CudaKernel:
     """The CUDA kernel of one elementwise op (strided/cuda/_elementwise.py), loaded on first
     use so that ``import strided`` loads nothing of the CUDA backend's kernels."""
 
-    __slots__ = ("name", "family", "__qualname__")
+    __slots__ = ("name", "family", "run", "__qualname__")
 
     def __init__(self, name, family):
         self.name = name
         self.family = family
+        self.run = None  # the kernel function, found on the first call
         self.__qualname__ = f"strided.cuda._elementwise.{family}[{name}]"
 
     def __call__(self, *args, out=None):
-        from strided.cuda import _elementwise
+        run = self.run
+        if run is None:
+            from strided.cuda import _elementwise
 
+            run = self.run = getattr(_elementwise, self.family)
         if self.family == "where":
-            return _elementwise.where(*args, out)
-        return getattr(_elementwise, self.family)(self.name, *args, out)
+            return run(*args, out)
+        return run(self.name, *args, out)
 
 
 _binary.set_front_end(_dispatch.fast, asarray, _dispatch.call)

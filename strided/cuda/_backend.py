@@ -27,6 +27,7 @@ import threading
 
 import numpy as np
 
+from strided.cuda import _params
 from strided.cuda._deferred import DeferredChecks
 
 __all__ = ["backend_for", "CudaUnavailableError"]
@@ -172,28 +173,19 @@ class CupyBackend:
 
     def launch(self, function, grid, block, args, shared_mem=0):
         """Launch through the driver directly: strided's arguments are all NumPy scalars whose
-        bytes are the kernel's parameters, so the array of pointers cuLaunchKernel wants is
-        built here in a few steps (CuPy's own ``function(grid, block, args)`` inspects every
-        argument's type and costs several microseconds more; see bench_cuda.py)."""
+        bytes are the kernel's parameters, packed in C into the array of pointers
+        cuLaunchKernel wants (Note [Kernel parameters] in _params.pyx). CuPy's own
+        ``function(grid, block, args)`` inspects every argument's type and costs several
+        microseconds more; see bench_cuda.py."""
         if tracing is not None:
             tracing.append((function, grid, block, shared_mem))
-        bufs = [ctypes.create_string_buffer(a.tobytes(), a.nbytes) for a in args]
-        params = (ctypes.c_void_p * len(bufs))(*[ctypes.addressof(b) for b in bufs])
-        g = tuple(grid) + (1,) * (3 - len(grid))
-        b = tuple(block) + (1,) * (3 - len(block))
+        buffer, params = _params.pack(args)
+        g = (*grid, 1, 1)
+        b = (*block, 1, 1)
         self._launch_kernel(
-            function.ptr,
-            g[0],
-            g[1],
-            g[2],
-            b[0],
-            b[1],
-            b[2],
-            shared_mem,
-            self._stream(),
-            ctypes.addressof(params),
-            0,
+            function.ptr, g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, self._stream(), params, 0
         )
+        del buffer  # the driver has copied the parameters: their memory may go now
 
     def gemm(self, dtype, transa, transb, m, n, k, a, lda, sa, b, ldb, sb, c, ldc, sc, count):
         """``cublas<t>gemmStridedBatched`` with alpha 1 and beta 0 on CuPy's current stream
