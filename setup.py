@@ -62,6 +62,7 @@ MODULES = [
     "strided._cpu.reduce",
     "strided._cpu.scan",
     "strided._views",
+    "strided.cuda._params",
 ]
 
 if sys.platform == "win32":  # pragma: no cover - the project's machines are Linux
