@@ -53,6 +53,7 @@ MODULES = [
     "strided._cpu.index",
     "strided._cpu.search",
     "strided._cpu.sort",
+    "strided._cpu.select",
     "strided._cpu.unique",
     "strided._cpu.random",
     "strided._cpu.binary",
@@ -61,6 +62,7 @@ MODULES = [
     "strided._cpu.lapack",
     "strided._cpu.reduce",
     "strided._cpu.scan",
+    "strided._cpu.count",
     "strided._views",
     "strided.cuda._params",
 ]

@@ -5,11 +5,12 @@ histograms, sets, einsum, convolution.
 Run: ``python benchmarks/bench_numpy.py [--threads N]``. Prints a Markdown table of times and
 ratios against NumPy (and PyTorch when it has the function); above 1 means strided is faster.
 
-These functions have no kernels of their own, so the table shows what composing costs. Where
-NumPy has a dedicated algorithm, strided pays for the general one: ``median`` and ``quantile``
-sort each slice (NumPy partitions, O(n)); ``isin`` searches a sorted copy (NumPy 2 uses a
-lookup table for small integer ranges). ``convolve`` is one GEMM over blocks of the signal
-(Note [Convolution in blocks of m outputs]) and ``einsum`` contracts through matmul, both
+These functions have no kernels of their own, so the table shows what composing costs. The
+exceptions: ``median``, ``quantile`` and ``partition`` select rather than sort, as NumPy does
+(introselect, O(n) per slice: Note [Selection]); ``histogram`` and ``bincount`` count in
+one pass of a CPU kernel (Note [Counting kernels]), and ``isin`` of integers looks them up in a
+table of bools as NumPy 2 does (Note [isin by table]). ``convolve`` is one GEMM over blocks of
+the signal (Note [Convolution in blocks of m outputs]) and ``einsum`` contracts through matmul, both
 OpenBLAS, where NumPy loops in C.
 """
 
@@ -50,6 +51,10 @@ def cases():
         lambda: np.quantile(a_np, [0.1, 0.5, 0.9]),
         lambda: torch.quantile(ta[:16_000_000], torch.tensor([0.1, 0.5, 0.9], dtype=ta.dtype)),
     )
+    # (the element at kth is checked: the order around it is each library's own)
+    case("partition of 1e6 float64 at 500000", lambda: strided.partition(a, 500_000)[500_000],
+         lambda: np.partition(a_np, 500_000)[500_000],
+         lambda: torch.kthvalue(ta, 500_001).values)  # fmt: skip
     m_np = rng.standard_normal((1000, 1000))
     m_np[rng.random((1000, 1000)) < 0.1] = np.nan
     m = strided.asarray(m_np)

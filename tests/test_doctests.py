@@ -38,6 +38,8 @@ MODULES = [
     "strided.linalg",
     "strided._cpu.sort",
     "strided._cpu.unique",
+    "strided._cpu.select",
+    "strided._cpu.count",
     "strided._ops.sorting",
     "strided.random",
     "strided._config",

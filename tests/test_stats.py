@@ -284,6 +284,66 @@ def test_quantile_errors():
         strided.median(strided.zeros((2, 2)), axis=2)
 
 
+ORDER_STATS = {
+    "median": lambda t, axis: strided.median(t, axis=axis),
+    "nanmedian": lambda t, axis: strided.nanmedian(t, axis=axis),
+    **{
+        f"{name} {method}": lambda t, axis, name=name, method=method: getattr(strided, name)(
+            t, [0.9, 0.0, 0.25, 0.5, 1.0, 0.251], axis=axis, method=method
+        )
+        for name in ("quantile", "nanquantile")
+        for method in METHODS
+    },
+}
+
+
+def test_order_statistics_by_selection_are_the_sorts_bit_for_bit(monkeypatch):
+    # On the CPU each slice is partitioned at the positions read (Note [Selection] in
+    # strided/_cpu/select.pyx), not sorted: the results must be the sort's, to the bit, on
+    # long lines (one thread each), many lines (shared among threads), ties and NaNs.
+    from strided._ops import sorting, stats
+
+    rng = np.random.default_rng(21)
+    inputs = []
+    for dtype in ("float64", "int64"):
+        a = rng.integers(-40, 40, (4, 16_385)).astype(dtype)
+        if a.dtype.kind == "f":
+            a = a / 7
+            a[1, rng.random(a.shape[1]) < 0.1] = np.nan
+        inputs += [
+            (a, 1),
+            (a[:, ::-2], 1),
+            (a.T, 0),
+            (a.T[:999], 1),
+            (a[::3, :99].astype(np.float32), 1),
+        ]
+    got = [[fn(strided.asarray(a), axis) for a, axis in inputs] for fn in ORDER_STATS.values()]
+    monkeypatch.setattr(stats, "_partitioned", lambda y, kth: sorting.sort(y, axis=-1))
+    for (name, fn), results in zip(ORDER_STATS.items(), got, strict=True):
+        for (a, axis), g in zip(inputs, results, strict=True):
+            want = np.asarray(fn(strided.asarray(a), axis))
+            where = f"{name} {a.dtype} {a.shape} axis={axis}"
+            assert g.dtype == strided.asarray(want).dtype, where
+            assert np.asarray(g).tobytes() == want.tobytes(), where
+    b = rng.standard_normal(50_001)
+    close(strided.median(b), np.median(b))
+    close(strided.quantile(b, [0.1, 0.5, 0.9]), np.quantile(b, [0.1, 0.5, 0.9]))
+
+
+def test_order_statistics_that_need_grad_gather_at_the_kernels_positions():
+    # with a gradient wanted, the order statistics are taken from a at the positions the
+    # selection kernel found (take_along_axis), so the values are the same and grads flow
+    rng = np.random.default_rng(22)
+    a = rng.integers(0, 20, (4, 501)).astype(np.float64)
+    x = leaf(a)
+    for fn in ORDER_STATS.values():
+        got, want = fn(x, 1), fn(strided.asarray(a), 1)
+        assert got.requires_grad
+        np.testing.assert_array_equal(np.asarray(got.detach()), np.asarray(want))
+    strided.median(x, axis=1).sum().backward()
+    assert np.asarray(x.grad).sum() == 4.0 and (np.asarray(x.grad) >= 0).all()
+
+
 # ---------------------------------------------------------------------------------------------
 # cov, corrcoef
 # ---------------------------------------------------------------------------------------------
@@ -601,3 +661,137 @@ GRAD_CASES = {
 def test_gradcheck(name):
     fn, *args = GRAD_CASES[name]
     assert gradcheck(fn, tuple(leaf(a) for a in args))
+
+
+# ---------------------------------------------------------------------------------------------
+# The CPU counting kernels (Note [Counting kernels] in strided/_ops/histograms.py)
+# ---------------------------------------------------------------------------------------------
+
+COUNT_DTYPES = ["int8", "uint8", "int32", "int64", "uint64", "float32", "float64", "bool"]
+
+
+def test_histogram_kernel_matches_numpy_on_every_layout():
+    rng = np.random.default_rng(11)
+    for where, t, a in cases((4, 5), COUNT_DTYPES, nan=False):
+        w = rng.uniform(0, 2, a.shape)
+        for kw in (
+            dict(bins=7),
+            dict(bins=4, range=(-1, 2)),
+            dict(bins=3, range=(0.1, 0.7)),
+            dict(bins=[-3, -1, 0, 0.5, 4]),
+            dict(bins=[-2, 0, 3]),
+            dict(bins=6, weights=w),
+            dict(bins=6, weights=w.astype(np.float32), density=True),
+            dict(bins=[-2.5, 0, 2.5], weights=(w * 3).astype(np.int64)),
+        ):
+            compare(
+                lambda: strided.histogram(t, **kw),
+                lambda: np.histogram(a, **kw),
+                f"{where} {kw}",
+            )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogram_values_on_the_edges_match_numpy_exactly(dtype):
+    # every edge value itself, and its neighbours one ulp away: the arithmetic estimate of the
+    # bin is one off around here, and only the correction against the edges gets it right
+    for nb, rng_ in ((1, None), (3, (0.1, 0.7)), (10, (-1.0, 1.0)), (97, (0.3, 7.1)), (100, None)):
+        lo, hi = rng_ if rng_ else (-2.0, 3.0)
+        edges = np.linspace(lo, hi, nb + 1, dtype=dtype)
+        a = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
+        a = np.concatenate([a, [lo - 1, hi + 1]]).astype(dtype)
+        want = np.histogram(a, nb, range=rng_)
+        got = strided.histogram(strided.asarray(a), nb, range=rng_)
+        np.testing.assert_array_equal(np.asarray(got[0]), want[0], err_msg=f"{nb} {rng_}")
+        np.testing.assert_array_equal(np.asarray(got[1]), want[1])
+        assert got[0].dtype == strided.int64
+
+
+def test_histogram_kernel_drops_nan_and_outside_values():
+    a = np.array([NAN, -1.0, 0.0, 0.5, 1.0, 1.5, NAN, np.inf, -np.inf])
+    for kw in (dict(range=(0, 1)), dict(bins=[0.0, 0.5, 1.0]), dict(bins=2, range=(0, 1))):
+        for w in (None, np.arange(9.0)):
+            compare(
+                lambda: strided.histogram(a, weights=w, **kw),
+                lambda: np.histogram(a, weights=w, **kw),
+                f"{kw} {w is None}",
+            )
+    for empty in (np.zeros(0), np.zeros((0, 3), np.int64)):
+        compare(lambda: strided.histogram(empty, 4), lambda: np.histogram(empty, 4))
+    compare(lambda: strided.histogram(a, bins=[1.0]), lambda: np.histogram(a, bins=[1.0]))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_counting_kernels_large_inputs_any_thread_count(threads):
+    # above 2 * GRAIN_SIZE elements the counts go through private tables per thread
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal(200_003)
+    k = (np.abs(a) * 50).astype(np.int64)
+    w = rng.standard_normal(k.shape)
+    old = strided.get_num_threads()
+    strided.set_num_threads(threads)
+    try:
+        for x in (a, a[::-3]):
+            for kw in (dict(bins=100), dict(bins=[-4.0, -1.0, 0.0, 0.1, 2.0]), dict(bins=30_000)):
+                got, want = strided.histogram(x, **kw), np.histogram(x, **kw)
+                np.testing.assert_array_equal(np.asarray(got[0]), want[0], err_msg=str(kw))
+        for x in (k, k[::-2]):
+            np.testing.assert_array_equal(np.asarray(strided.bincount(x)), np.bincount(x))
+        # weighted sums run in the input's order, as np.bincount adds them: the same bits
+        np.testing.assert_array_equal(
+            np.asarray(strided.bincount(k, weights=w)), np.bincount(k, weights=w)
+        )
+    finally:
+        strided.set_num_threads(old)
+
+
+def test_bincount_kernel_dtypes_and_extremes():
+    for dt in ("int8", "uint8", "int16", "uint32", "int64", "uint64", "bool"):
+        info = np.iinfo(dt) if dt != "bool" else None
+        top = 1 if info is None else min(int(info.max), 300)
+        x = np.array([0, top, 1, top, 0, 1, 1]).astype(dt)
+        for kw in (dict(), dict(minlength=400), dict(weights=np.arange(7, dtype=np.float32))):
+            compare(lambda: strided.bincount(x, **kw), lambda: np.bincount(x, **kw), dt)
+        compare(lambda: strided.bincount(x[::-2]), lambda: np.bincount(x[::-2]), dt)
+    for dt in ("int8", "int64"):
+        with pytest.raises(ValueError, match="no negative elements"):
+            strided.bincount(np.array([3, np.iinfo(dt).min], dtype=dt))
+    compare(
+        lambda: strided.bincount(np.zeros(0, np.int64), weights=np.zeros(0), minlength=2),
+        lambda: np.bincount(np.zeros(0, np.int64), weights=np.zeros(0), minlength=2),
+    )
+
+
+def test_histogram_weights_that_need_grad_take_the_composed_path():
+    w = strided.asarray([1.0, 2.0, 3.0, 4.0]).requires_grad_()
+    hist, _ = strided.histogram(strided.asarray([0.0, 1.0, 5.0, 2.0]), 2, range=(0, 2), weights=w)
+    strided.multiply(hist, strided.asarray([10.0, 100.0])).sum().backward()
+    np.testing.assert_array_equal(np.asarray(w.grad), [10.0, 100.0, 0.0, 100.0])
+
+
+COUNT_DEVICE_CASES = {
+    "equal bins, edges": lambda a, w: strided.histogram(a, 5, range=(-2.0, 2.0)),
+    "equal bins, auto": lambda a, w: strided.histogram(a, 7, weights=w),
+    "explicit edges": lambda a, w: strided.histogram(a, bins=[-3.0, -0.4, 0.0, 0.4, 3.0]),
+    "density": lambda a, w: strided.histogram(a, 4, range=(-1.0, 1.0), density=True),
+    "bincount": lambda a, w: strided.bincount(strided.abs(a * 4).astype(strided.int64)),
+    "bincount-weights": lambda a, w: strided.bincount(
+        strided.abs(a * 4).astype(strided.int64), weights=w
+    ),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_counting_devices_match_the_cpu_kernels(device):
+    # the composed path (every device) and the CPU kernels must count the same
+    rng = np.random.default_rng(13)
+    ref = np.concatenate([np.linspace(-2.0, 2.0, 6), np.round(rng.normal(0, 1.5, 34), 1)])
+    w_np = rng.uniform(0, 1, ref.shape)
+    for layout in ("contiguous", "negative-stride"):
+        t, _ = make_layout(layout, ref, rng)
+        w = strided.asarray(w_np)
+        for name, fn in COUNT_DEVICE_CASES.items():
+            want, got = fn(t, w), fn(on(device, t), on(device, w))
+            for g, wt in output_pairs(got, want):
+                assert g.device.is_cuda, name
+                close(g, np.asarray(wt), where=f"{name} {layout}")

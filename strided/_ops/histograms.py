@@ -1,16 +1,17 @@
 """Histograms, differences and interpolation: NumPy's ``histogram``, ``bincount``,
-``digitize``, ``diff``, ``ediff1d`` and ``interp``, each composed of existing ops (no kernels of
-its own), so it runs on every device and autograd differentiates it through its parts.
+``digitize``, ``diff``, ``ediff1d`` and ``interp``, each composed of existing ops, so it runs on
+every device and autograd differentiates it through its parts; ``histogram`` and ``bincount``
+also have a CPU counting kernel (Note [Counting kernels]).
 
 A histogram is a search and a count: ``digitize`` is ``searchsorted`` of the values among the
-bin edges; ``histogram`` finds each value's bin the same way (or, for equal-width bins, by
-arithmetic, as NumPy does) and ``bincount`` counts the bin numbers with a scatter-add of ones
-(or of the weights) into a zeroed tensor. ``diff`` is a subtraction of two shifted views of the
-same tensor, repeated n times; ``interp`` finds each x's interval among the sample points with
-``searchsorted`` and interpolates linearly between the two ends, which keeps it differentiable in
-``x`` and ``fp``. The host reads a value back only where Note [Host reads in statistics] (in
-stats.py) allows: ``bincount``'s length, ``histogram``'s range when none is given, and the checks
-NumPy makes on the data.
+bin edges; ``histogram`` finds each value's bin the same way (on the CPU, for equal-width bins,
+by arithmetic, as NumPy does) and ``bincount`` counts the bin numbers with a scatter-add of ones
+(or of the weights) into a zeroed tensor, or on the CPU with one counting pass. ``diff`` is a
+subtraction of two shifted views of the same tensor, repeated n times; ``interp`` finds each x's
+interval among the sample points with ``searchsorted`` and interpolates linearly between the two
+ends, which keeps it differentiable in ``x`` and ``fp``. The host reads a value back only where
+Note [Host reads in statistics] (in stats.py) allows: ``bincount``'s length, ``histogram``'s range
+when none is given, and the checks NumPy makes on the data.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import operator
 import numpy as np
 
 from strided import _check, _core
-from strided._dtype import bool_, can_cast, float64, int64, promote_types
+from strided._cpu import count as _count
+from strided._dtype import bool_, can_cast, float32, float64, int64, promote_types
 from strided._ops import creation as _cr
 from strided._ops import elementwise as _ew
 from strided._ops import indexing as _ix
@@ -42,6 +44,34 @@ def _axis(name, x, axis):
 # -- histograms ---------------------------------------------------------------------------------
 
 
+# Note [Counting kernels]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# Composed of existing ops, a count is a scatter-add of ones into zeros (``_counts``) after
+# elementwise passes that find each value's bin: for a histogram of 1e6 values, eight passes
+# over the data and a binary search each, 3x slower than NumPy. On the CPU one pass does it all:
+# ``_cpu/count.pyx`` finds each value's bin (for equal bins by NumPy's own arithmetic, Note
+# [Histogram bins by arithmetic] there, so the counts are NumPy's bit for bit) and counts it in
+# the same step, on private tables per thread (Note [Private histograms] there); the bin count
+# and the range come from one ``minmax`` pass, not separate ``min`` and ``max`` reductions. The
+# kernels run when the tensors are on the CPU, the values are real and the weights need no
+# gradient (``_kernel_ok``); elsewhere, on the CUDA devices and when autograd must see the
+# weights, the composed path runs and gives the same counts (a float weight sum may differ from
+# the kernel's in its last bits: another order of additions).
+
+
+def _kernel_ok(x, w):
+    """Whether the CPU counting kernels may run: see Note [Counting kernels]."""
+    return x.device.is_cpu and (w is None or (w.dtype.kind != "c" and not w.requires_grad))
+
+
+def _minmax(x):
+    """``(min, max)`` of the non-empty 1-D ``x`` as Python numbers, in one host read."""
+    if x.device.is_cpu and x.dtype in (int64, float32, float64):
+        return _count.minmax(x)
+    lo, hi = _shape.stack([_red.min(x), _red.max(x)]).tolist()
+    return lo, hi
+
+
 def _counts(index, nbins, weights, device):
     """How many (or how much weight) of ``index``'s entries fall in each of ``nbins`` bins."""
     if weights is None:
@@ -50,6 +80,29 @@ def _counts(index, nbins, weights, device):
         return _ix.index_add(base, 0, index, ones)
     base = _cr.zeros(nbins, dtype=weights.dtype, device=device)
     return _ix.index_add(base, 0, index, weights)
+
+
+def _histogram_cpu(flat, edges, uniform, denom, w):
+    """The CPU kernel's histogram (Note [Counting kernels]), or None where it does not apply."""
+    dt = edges.dtype if uniform else promote_types(flat.dtype, edges.dtype)
+    if dt not in (float32, float64) or edges.shape[0] < 2:
+        return None
+    x = flat.astype(dt, copy=False)
+    e = edges.astype(dt, copy=False).contiguous()
+    hist = _count.histogram(x, e, uniform, denom, None if w is None else w.astype(float64))
+    return hist if w is None or w.dtype is float64 else hist.astype(w.dtype)
+
+
+def _histogram_composed(flat, edges, w):
+    """The histogram of existing ops, for every device: a search among the edges, then a count
+    (Note [Counting kernels])."""
+    nb = edges.shape[0] - 1
+    lo, hi = _views.select(edges, 0, 0), _views.select(edges, 0, nb)
+    inside = _ew.logical_and(_ew.greater_equal(flat, lo), _ew.less_equal(flat, hi))
+    idx = _ew.subtract(_ix.searchsorted(edges, flat, side="right"), 1)
+    idx = _ew.where(_ew.equal(flat, hi), nb - 1, idx)  # the last bin holds its right edge
+    idx = _ew.where(inside, idx, nb)  # outside: a spill bin, dropped below
+    return _counts(idx, nb + 1, None if w is None else _ew.where(inside, w, 0), flat.device)[:nb]
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
@@ -104,8 +157,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         elif flat.numel() == 0:
             first, last = 0.0, 1.0
         else:
-            # host reads: the edges depend on the data (Note [Host reads in statistics])
-            first, last = _red.min(flat).item(), _red.max(flat).item()
+            # a host read: the edges depend on the data (Note [Host reads in statistics])
+            first, last = _minmax(flat)
             if a.dtype.kind == "f":  # NumPy computes the edges from a's own scalars
                 first, last = a.dtype.numpy.type(first), a.dtype.numpy.type(last)
             if not (math.isfinite(first) and math.isfinite(last)):
@@ -115,6 +168,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
                 )
         if first == last:
             first, last = first - 0.5, last + 0.5
+        uniform, denom = True, float(last - first)  # NumPy's norm_denom, in first's type
         edge_np = a.dtype.numpy if a.dtype.kind == "f" else np.float64
         edges = _cr.asarray(
             np.linspace(first, last, nb + 1, dtype=edge_np), device=a.device
@@ -131,14 +185,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         if edges.shape[0] > 1 and bool(_red.any(_ew.greater(edges[:-1], edges[1:]))):
             raise ValueError("histogram: bins must increase monotonically, when an array")
         nb = edges.shape[0] - 1
+        uniform, denom = False, 1.0
     if weights is None and nb == 0:
         return _cr.zeros(0, dtype=int64, device=a.device), edges
-    lo, hi = _views.select(edges, 0, 0), _views.select(edges, 0, nb)
-    inside = _ew.logical_and(_ew.greater_equal(flat, lo), _ew.less_equal(flat, hi))
-    idx = _ew.subtract(_ix.searchsorted(edges, flat, side="right"), 1)
-    idx = _ew.where(_ew.equal(flat, hi), nb - 1, idx)  # the last bin holds its right edge
-    idx = _ew.where(inside, idx, nb)  # outside: a spill bin, dropped below
-    hist = _counts(idx, nb + 1, None if w is None else _ew.where(inside, w, 0), a.device)[:nb]
+    hist = _histogram_cpu(flat, edges, uniform, denom, w) if _kernel_ok(a, w) else None
+    if hist is None:
+        hist = _histogram_composed(flat, edges, w)
     if density:
         widths = _ew.subtract(edges[1:], edges[:-1]).astype(float64)
         hist = _ew.divide(_ew.divide(hist, widths), _red.sum(hist))
@@ -175,14 +227,18 @@ def bincount(x, /, weights=None, minlength=0):
         w = _tensor(weights, x)
         if w.shape != x.shape:
             raise ValueError(f"bincount: weights must have x's shape {x.shape}, got {w.shape}")
-        w = w.astype(float64)
-    x = x.astype(int64)
+        w = w.astype(float64, copy=False)
+    x = x.astype(int64, copy=False)
     length = minlength
-    if x.numel():
-        lo, hi = _red.min(x).item(), _red.max(x).item()  # host reads: the length depends on x
+    if not x.numel():
+        w = None  # NumPy counts nothing, as int64, whatever the weights
+    else:
+        lo, hi = _minmax(x)  # a host read: the length depends on x
         if lo < 0:
             raise ValueError(f"bincount: x must have no negative elements, got {lo}")
         length = max(hi + 1, minlength)
+    if _kernel_ok(x, w):  # Note [Counting kernels]
+        return _count.bincount(x, length, w)
     return _counts(x, length, w, x.device)
 
 

@@ -4,19 +4,26 @@
 
 Sets are sorted 1-D tensors. Membership is a search: ``isin(x, t)`` sorts t once, finds for each
 element of x where it would go in the sorted t (``searchsorted``), and compares the element
-found there with it, for O((n + m) log m) work instead of the n * m of comparing every pair. The
+found there with it, for O((n + m) log m) work instead of the n * m of comparing every pair
+(integers in a small range are looked up in a table instead: Note [isin by table]). The
 binary operations sort the two inputs together: after ``sort(concat(unique(a), unique(b)))`` a
 value present in both stands twice, next to itself, so ``s[1:] == s[:-1]`` marks the
 intersection, and the values with no equal neighbour are the symmetric difference.
 
-Note [Partition is a sort]
-~~~~~~~~~~~~~~~~~~~~~~~~~~
-``partition(a, kth)`` promises only that the element at ``kth`` is the one a sort would put
-there, smaller ones before it and larger ones after, in some order. A full stable sort keeps that
-promise (for every kth at once), so ``partition`` is ``sort`` and ``argpartition`` is
-``argsort``: O(n log n) rather than introselect's O(n), but one tested kernel on every device,
-and the result is deterministic. NumPy's order of the other elements differs, which its contract
-allows.
+Note [Partition by selection]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``partition(a, kth)`` promises what NumPy's does: the element at each ``kth`` is the one a sort
+would put there, with smaller-or-equal ones before it and greater-or-equal ones after, in some
+order (NaNs count as the largest values, so they go last). On the CPU that is the selection
+kernel (Note [Selection] in _cpu/select.pyx): introselect, O(n) per line where a sort is
+O(n log n), the kth positions done in increasing order. ``argpartition`` is the same kernel
+carrying the positions along. The order of the other elements is the kernel's own (NumPy's
+differs, which the contract allows), and deterministic: it depends on the line alone, not on the
+thread count. A tensor that needs a gradient gets its values gathered at those positions
+(``take_along_axis``), so the result is differentiable.
+
+On CUDA devices ``partition`` is still a full stable sort (and ``argpartition`` ``argsort``): a
+sort keeps the promise for every kth at once, and the device's sort is one tested kernel.
 
 Results whose size depends on the data (intersections, ``argwhere``) read that size back from
 the device (``unique`` and ``nonzero`` do); nothing else waits for the device.
@@ -27,7 +34,8 @@ from __future__ import annotations
 import operator
 
 from strided import _check, _core
-from strided._dtype import bool_, int64
+from strided._cpu import select as _select
+from strided._dtype import bool_, iinfo, int64, uint8
 from strided._ops import creation as _cr
 from strided._ops import elementwise as _ew
 from strided._ops import indexing as _ix
@@ -62,12 +70,66 @@ def _unique(x):
     return _sort.unique(x)
 
 
+# Note [isin by table]
+# ~~~~~~~~~~~~~~~~~~~~
+# For integers whose test values span a small range, NumPy 2 (``_isin`` in
+# numpy/lib/_arraysetops_impl.py) answers membership by a lookup table instead of a search: a bool
+# per value from min(t) to max(t), True where the value is in t, indexed by ``x - min(t)``. So
+# does strided, with NumPy's rule for when (``kind=None``: integer or bool inputs, a range
+# ``max(t) - min(t)`` no larger than t's dtype's maximum, so that ``t - min(t)`` cannot overflow,
+# and no larger than 6 * (x.size + t.size), so that the table stays in proportion to the inputs;
+# ``kind="table"`` drops the second bound). It is composed of existing ops, so it runs on every
+# device: the table gets one more False entry at each end, standing for "below min(t)" and
+# "above max(t)", so that ``clip`` sends every out-of-range x to one of them, and then the answer
+# is ``take(table, clip(x, lo, hi) - lo)``: three passes over x, where the search costs a binary
+# search each (5x slower than NumPy at 1e6 values). ``lo`` and ``hi`` are min(t) - 1 and max(t) + 1
+# held inside x's dtype (an int8 x cannot be below -128, so it needs no "below" entry there); the
+# table is sliced to match. The one host read is min(t) and max(t) together (Note [Host reads in
+# statistics] in stats.py).
+
+
+def _isin_by_table(x, t, kind):
+    """isin of the integer x in the non-empty flat integer t by a table, in x's shape, or None
+    where NumPy's rule picks the search: Note [isin by table]."""
+    x, t = (v.astype(uint8) if v.dtype is bool_ else v for v in (x, t))  # as NumPy does
+    tmin, tmax = _shape.stack([_red.min(t), _red.max(t)]).tolist()  # one host read
+    if tmax - tmin > iinfo(t.dtype).max:
+        if kind == "table":
+            raise RuntimeError(
+                f"isin: kind='table', but the range of test_elements ({tmin} to {tmax}) "
+                f"exceeds the maximum of its dtype {t.dtype.name}; use kind='sort' or None"
+            )
+        return None
+    if kind is None and tmax - tmin > 6 * (x.numel() + t.numel()):
+        return None
+    info = iinfo(x.dtype)
+    lo, hi = max(tmin - 1, info.min), min(tmax + 1, info.max)
+    if lo > hi:  # no value of x's dtype is in t's range
+        return _cr.zeros(x.shape, dtype=bool_, device=x.device)
+    table = _cr.zeros(tmax - tmin + 3, dtype=bool_, device=x.device)
+    # t - tmin fits in t's dtype (checked above); + 1 steps over the "below" entry
+    pos = _ew.add(_ew.subtract(t, tmin).astype(int64, copy=False), 1)
+    table = _ix.index_put(table, pos, True, inplace=True)
+    c = _ew.clip(_flat(x), lo, hi)
+    if x.dtype.kind == "u":  # c - lo >= 0 cannot wrap in x's dtype
+        idx = _ew.subtract(c, lo).astype(int64, copy=False)
+    else:  # int8 - (-128) may not fit in int8, but fits in int64
+        idx = _ew.subtract(c.astype(int64, copy=False), lo)
+    found = _ix.take(table[lo - tmin + 1 : hi - tmin + 2], idx)
+    return _views.reshape(found, x.shape)
+
+
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Whether each element of ``element`` is in ``test_elements`` (bool, element's shape);
     with ``invert``, whether it is not. NaN is in nothing (NaN != NaN), as in NumPy.
 
-    ``test_elements`` is sorted once and searched (``searchsorted``): O((n + m) log m).
-    ``assume_unique`` and ``kind`` are accepted; the result does not depend on them.
+    ``kind`` picks the method, as in NumPy: ``"table"`` (integer and bool inputs only) looks
+    each element up in a table of bools spanning min(test_elements) to max(test_elements), O(n +
+    range) (Note [isin by table]); ``"sort"`` sorts ``test_elements`` once and searches it
+    (``searchsorted``), O((n + m) log m); ``None`` takes the table for integers whose range is at
+    most 6 * (n + m), else the search. ``kind="table"`` raises a RuntimeError when the range does
+    not fit in test_elements' dtype. ``assume_unique`` is accepted; the result does not depend
+    on it.
 
     Examples
     --------
@@ -77,6 +139,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
             [False,  True]])
     >>> strided.isin(strided.asarray([1, 2, 3]), [2], invert=True)
     tensor([ True, False,  True])
+    >>> strided.isin(strided.asarray([1, 2, 3]), [2, 10**9], kind="sort")
+    tensor([False,  True, False])
     """
     if kind not in (None, "sort", "table"):
         raise ValueError(f"isin: kind must be None, 'sort' or 'table', got {kind!r}")
@@ -86,7 +150,18 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
         raise ValueError(
             f"isin: element is on {x.device} but test_elements on {t.device}; move one"
         )
-    if t.numel() == 0 or x.numel() == 0:
+    ints = x.dtype.kind in "iub" and t.dtype.kind in "iub"
+    if kind == "table" and not ints:
+        raise ValueError(
+            "isin: kind='table' is only supported for boolean or integer arrays, got "
+            f"{x.dtype.name} and {t.dtype.name}; use kind='sort' or None"
+        )
+    found = None  # the table where NumPy's rule picks it (Note [isin by table]), else a search
+    if ints and kind != "sort" and t.numel():
+        found = _isin_by_table(x, t, kind)
+    if found is not None:
+        pass
+    elif t.numel() == 0 or x.numel() == 0:
         found = _cr.zeros(x.shape, dtype=bool_, device=x.device)
     elif x.dtype.kind == "c" or t.dtype.kind == "c":
         # complex numbers have no order to search in: compare every pair
@@ -267,7 +342,8 @@ def lexsort(keys, axis=-1):
 
 
 def _check_kth(name, a, kth, axis):
-    """a (flattened when axis is None) and its axis, with every kth checked to be in range."""
+    """a (flattened when axis is None), its axis, and the kth checked to be in range, made
+    non-negative, sorted and without repeats."""
     if axis is None:
         a, axis = _flat(a), 0
     if a.ndim == 0:
@@ -282,13 +358,34 @@ def _check_kth(name, a, kth, axis):
         k = operator.index(k)
         if not -n <= k < n:
             raise ValueError(f"{name}: kth(={k}) out of bounds for axis {axis} of size {n}")
-    return a, axis
+    return a, axis, sorted({operator.index(k) % n for k in ks})
+
+
+def _kth_rows(a, axis, ks):
+    """The positions ks as the kth rows ``select_axis`` reads: int64, broadcast (without a
+    copy) to a's shape but len(ks) along ``axis``."""
+    kt = _cr.asarray(ks, dtype=int64, device=a.device)
+    shape = tuple(len(ks) if d == axis else 1 for d in range(a.ndim))
+    sizes = tuple(len(ks) if d == axis else s for d, s in enumerate(a.shape))
+    return _views.broadcast_to(_views.reshape(kt, shape), sizes)
+
+
+def _partitioned(a, axis, kth):
+    """``a`` (on the CPU) partitioned along ``axis`` around the positions in the rows of
+    ``kth`` (see ``select_axis``). When a gradient is wanted, a's values are gathered at the
+    kernel's positions by ``take_along_axis``, so that it flows back (Note [Partition by
+    selection])."""
+    if a.requires_grad:
+        order = _select.select_axis(a, axis, kth, False, True)[1]
+        return _ix.take_along_axis(a, order, axis=axis)
+    return _select.select_axis(a, axis, kth, True, False)[0]
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """A copy of ``a`` in which the element at each ``kth`` position along ``axis`` is where a
-    sort would put it, smaller (or equal) ones before it and larger ones after. Here it is a
-    full stable sort, which keeps that promise for every kth (Note [Partition is a sort]).
+    sort would put it, smaller (or equal) ones before it and larger (or equal) ones after; NaNs
+    last. Found by selection, O(n) per line, on the CPU; a full sort on CUDA devices (Note
+    [Partition by selection]). Differentiable in ``a``.
 
     Examples
     --------
@@ -300,13 +397,17 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     if order is not None:
         raise ValueError("partition: order= needs structured dtypes, which strided lacks")
     a = _tensor(a)
-    a, axis = _check_kth("partition", a, kth, axis)
-    return _sort.sort(a, axis=axis)
+    a, axis, ks = _check_kth("partition", a, kth, axis)
+    if a.device.type != "cpu":
+        return _sort.sort(a, axis=axis)
+    return _partitioned(a, axis, _kth_rows(a, axis, ks))
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """The indices (int64) that partition ``a`` along ``axis`` around ``kth`` (see
-    ``partition``): here those of a full stable sort (Note [Partition is a sort]).
+    ``partition``): by selection on the CPU, those of a full stable sort on CUDA devices
+    (Note [Partition by selection]). ``take_along_axis(a, argpartition(a, kth))`` is
+    partitioned.
 
     Examples
     --------
@@ -318,5 +419,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     if order is not None:
         raise ValueError("argpartition: order= needs structured dtypes, which strided lacks")
     a = _tensor(a)
-    a, axis = _check_kth("argpartition", a, kth, axis)
-    return _sort.argsort(a, axis=axis)
+    a, axis, ks = _check_kth("argpartition", a, kth, axis)
+    if a.device.type != "cpu":
+        return _sort.argsort(a, axis=axis)
+    return _select.select_axis(a, axis, _kth_rows(a, axis, ks), False, True)[1]

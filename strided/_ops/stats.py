@@ -8,13 +8,17 @@ NaN back where a whole slice was NaN, ``nanmean`` divides that sum by
 ``count_nonzero(~isnan(x))``. Integer and bool inputs hold no NaN, so they take the ordinary
 reduction directly.
 
-An order statistic comes from a sort: ``quantile(x, q)`` sorts each slice (NaN goes last), and
-for n values takes the *virtual index* ``v = (n - 1) * q`` (``method="linear"``), which lies
-between the order statistics ``lo = floor(v)`` and ``lo + 1``; the result interpolates between
-them with weight ``v - lo``. Other methods only change ``v`` (``hazen``, ``weibull``, ...) or
-round it to a neighbour (``lower``, ``higher``, ``nearest``). The sort is differentiable and the
-interpolation is arithmetic, so gradients flow to the two order statistics used. ``nanquantile``
-does the same with ``n`` counted per slice, as a tensor (NaNs sort last, out of the way).
+An order statistic is the element a sort would put at a position: ``quantile(x, q)`` of n values
+takes the *virtual index* ``v = (n - 1) * q`` (``method="linear"``), which lies between the
+order statistics ``lo = floor(v)`` and ``lo + 1``; the result interpolates between them with
+weight ``v - lo``. Other methods only change ``v`` (``hazen``, ``weibull``, ...) or round it to a
+neighbour (``lower``, ``higher``, ``nearest``). Only those few positions are needed, so on the
+CPU each slice is *partitioned* at them (the O(n) selection kernel, Note [Selection] in
+_cpu/select.pyx), as NumPy does, instead of sorted; on CUDA devices it is sorted. Either way NaN
+goes last, so the last element of a slice says whether it holds one. The order statistics are
+then taken with ``take_along_axis`` and interpolated by arithmetic, so gradients flow to the
+elements used. ``nanquantile`` does the same with ``n`` counted per slice, as a tensor (NaNs go
+last, out of the way), so its positions differ from slice to slice.
 
 Note [Host reads in statistics]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -42,6 +46,7 @@ from strided._ops import indexing as _ix
 from strided._ops import linalg as _linalg
 from strided._ops import reduction as _red
 from strided._ops import scan as _scan
+from strided._ops import sets as _sets
 from strided._ops import shape as _shape
 from strided._ops import sorting as _sort
 from strided._ops import views as _views
@@ -457,9 +462,22 @@ def _q_tensor(name, q, a, percent):
     return _views.reshape(qt, (-1,)), qt.shape, integer
 
 
-def _order_stat(name, y, q, method, count):
-    """The q-quantiles of each row of the sorted y (kept dims, then the sorted dim), with n
-    ``count`` values per row (an int, or an int64 tensor of the kept shape): shape (..., Q)."""
+def _partitioned(y, kth):
+    """y (kept dims, then the reduced dim) with each row partitioned at the positions in kth
+    (int64, (K,) or the kept shape + (K,)): each holds what a sort would put there, NaNs last.
+    The selection kernel on the CPU, a sort elsewhere; differentiable either way."""
+    if y.device.type != "cpu":
+        return _sort.sort(y, axis=-1)
+    kth = _sort.sort(kth, axis=-1)  # the kernel takes each row's kth in increasing order
+    kth = _views.broadcast_to(kth, y.shape[:-1] + (kth.shape[-1],))
+    return _sets._partitioned(y, y.ndim - 1, kth)
+
+
+def _q_positions(q, method, count, size):
+    """Where the q-quantiles of rows of ``count`` values (an int, or an int64 tensor of the kept
+    shape) lie among the ``size`` sorted elements of a row: ``(lo_i, hi_i, gamma)``, int64
+    positions of the two order statistics and the weight between them (hi_i and gamma None
+    for the discrete methods), of shape (Q,) or the kept shape + (Q,)."""
     if isinstance(count, int):
         n, last = count, count - 1  # Python numbers: weak, so q keeps its dtype (NEP 50)
     else:
@@ -477,23 +495,32 @@ def _order_stat(name, y, q, method, count):
         alpha, beta = _ALPHA_BETA[method]
         v = _ew.multiply(n, q)
         v = _ew.subtract(_ew.add(v, _ew.add(_ew.multiply(q, 1 - alpha - beta), alpha)), 1)
-    shape = y.shape[:-1] + (q.shape[0],)
-    v = _views.broadcast_to(v, shape)
     # NumPy's _get_indexes: at or above the last index both neighbours are the last value (and
     # the weight is counted from -1), below 0 both are the first
     above = _ew.greater_equal(v, last)
     below = _ew.less(v, 0)
     lo = _ew.where(above, -1, _ew.where(below, 0, _ew.floor(v)))
     lo_i = _ew.where(above, last, lo).astype(int64)
-    lo_i = _ew.clip(lo_i, 0, max(y.shape[-1] - 1, 0))
-    lo_v = _ix.take_along_axis(y, lo_i, axis=-1)
+    lo_i = _ew.clip(lo_i, 0, max(size - 1, 0))
     if method in _DISCRETE:
-        return lo_v
+        return lo_i, None, None
     hi_i = _ew.where(above, lo_i, _ew.add(lo_i, 1))
-    hi_i = _ew.where(below, 0, _ew.clip(hi_i, 0, max(y.shape[-1] - 1, 0)))
-    hi_v = _ix.take_along_axis(y, hi_i, axis=-1)
-    gamma = _ew.subtract(v, lo)
-    return _lerp(lo_v, hi_v, gamma)
+    hi_i = _ew.where(below, 0, _ew.clip(hi_i, 0, max(size - 1, 0)))
+    return lo_i, hi_i, _ew.subtract(v, lo)
+
+
+def _order_stat(y, q, method, count):
+    """The q-quantiles of each row of y (kept dims, then the reduced dim), with n ``count``
+    values per row (see ``_q_positions``): shape (..., Q), and y partitioned at the positions
+    they read (NaNs last)."""
+    lo_i, hi_i, gamma = _q_positions(q, method, count, y.shape[-1])
+    s = _partitioned(y, lo_i if hi_i is None else _shape.concat([lo_i, hi_i], axis=-1))
+    shape = y.shape[:-1] + (q.shape[0],)
+    lo_v = _ix.take_along_axis(s, _views.broadcast_to(lo_i, shape), axis=-1)
+    if hi_i is None:
+        return lo_v, s
+    hi_v = _ix.take_along_axis(s, _views.broadcast_to(hi_i, shape), axis=-1)
+    return _lerp(lo_v, hi_v, gamma), s
 
 
 def _finish_q(r, q_shape, a, dims, keepdims, out):
@@ -535,14 +562,13 @@ def _quantile(name, a, q, axis, out, method, keepdims, weights, interpolation, p
             f"{name}: method={method!r} interpolates, and bool has no subtraction; cast a "
             "(e.g. a.astype(strided.float64)) or use method='lower', 'higher' or 'nearest'"
         )
-    s = _sort.sort(y, axis=-1)
     if nan and _is_float(a):
         count = _red.sum(_ew.logical_not(_ew.isnan(y)), axis=-1)
-        r = _order_stat(name, s, qt, method, count)
+        r = _order_stat(y, qt, method, count)[0]
         r = _ew.where(_views.expand_dims(_ew.equal(count, 0), axis=-1), float("nan"), r)
     else:
-        r = _order_stat(name, s, qt, method, n)
-        if _is_float(a):  # NaN sorts last: a slice holding one gives NaN
+        r, s = _order_stat(y, qt, method, n)
+        if _is_float(a):  # NaN goes last: a slice holding one gives NaN
             has_nan = _ew.isnan(_views.narrow(s, s.ndim - 1, n - 1, 1))
             r = _ew.where(has_nan, float("nan"), r)
     return _finish_q(r, q_shape, a, dims, keepdims, out)
@@ -566,7 +592,7 @@ def quantile(
     "lower", "higher", "nearest", "midpoint", "hazen", "weibull", "median_unbiased" or
     "normal_unbiased", as in NumPy (``weights=`` and the discontinuous methods are not
     supported). A slice holding NaN gives NaN. A Python-number q computes in a's float dtype, as
-    in NumPy 2. Differentiable in ``a`` (through the sort).
+    in NumPy 2. Differentiable in ``a`` (through the order statistics it takes).
 
     Examples
     --------
@@ -668,19 +694,20 @@ def _median(name, a, axis, out, keepdims, nan):
     if n == 0:  # NumPy warns and gives NaN
         r = _cr.full(_kept_shape(a, dims, keepdims), float("nan"), dtype=rdtype, device=a.device)
         return _red._finish(r, out)
-    s = _sort.sort(y, axis=-1)
     if nan and _is_float(a):
         count = _red.sum(_ew.logical_not(_ew.isnan(y)), axis=-1, keepdims=True)
         lo = _ew.clip(_ew.floor_divide(_ew.subtract(count, 1), 2), 0, n - 1)
         hi = _ew.floor_divide(count, 2)
         hi = _ew.clip(hi, 0, n - 1)
-        pair = _ix.take_along_axis(s, _shape.concat([lo, hi], axis=-1), axis=-1)
+        pos = _shape.concat([lo, hi], axis=-1)
+        pair = _ix.take_along_axis(_partitioned(y, pos), pos, axis=-1)
         m = _red.mean(pair, axis=-1)
         m = _ew.where(_ew.equal(_views.squeeze(count, -1), 0), float("nan"), m)
     else:
         k = 2 - n % 2
+        s = _partitioned(y, _cr.asarray([(n - 1) // 2, n // 2], dtype=int64, device=a.device))
         m = _red.mean(_views.narrow(s, s.ndim - 1, (n - 1) // 2, k), axis=-1)
-        if _is_float(a):  # NaN sorts last: a slice holding one gives NaN
+        if _is_float(a):  # NaN goes last: a slice holding one gives NaN
             m = _ew.where(_ew.isnan(_views.select(s, s.ndim - 1, n - 1)), float("nan"), m)
     return _red._finish(_views.reshape(m, _kept_shape(a, dims, keepdims)), out)
 
@@ -688,7 +715,7 @@ def _median(name, a, axis, out, keepdims, nan):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median over ``axis`` (all dims if None): the middle of the sorted values, or the mean
     of the two middle ones; NaN if the slice holds NaN; integers give float64. Differentiable in
-    ``a`` (through the sort).
+    ``a`` (through the middle values it takes).
 
     Examples
     --------
