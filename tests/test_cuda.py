@@ -746,6 +746,96 @@ def test_the_tiled_kernel_multiplies_floats_too(rng):
     np.testing.assert_allclose(c.cpu(), a @ b, rtol=1e-12, atol=1e-12)
 
 
+# ---------------------------------------------------------------------------------------------
+# softmax and log_softmax in one launch each way (Note [Fused softmax] in strided/cuda/_softmax.py)
+# ---------------------------------------------------------------------------------------------
+
+SOFTMAX_CASES = [((64, 10), 1), ((64, 10), 0), ((3, 2000), 1), ((4, 5, 6), 1), ((7,), 0),
+                 ((2, 1500, 3), 1), ((1, 1), 0)]  # fmt: skip
+
+
+def _softmax_inputs(shape, dtype, rng):
+    """Values with the lines that test a softmax: ordinary, huge, all -inf, an inf, a NaN."""
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    flat = x.reshape(-1)
+    if flat.size >= 40:
+        flat[:3] = (1e4, -1e4, 300.0)
+        flat[10], flat[20], flat[30] = np.inf, np.nan, -np.inf
+    return x
+
+
+@pytest.fixture(params=["forward", "reverse"])
+def thread_order(request):
+    from strided.cuda import _emulator
+
+    _emulator.set_thread_order(request.param)
+    yield request.param
+    _emulator.set_thread_order("forward")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_in_one_launch_matches_the_cpu(device, layout, dtype, log, rng, thread_order):
+    f = strided.log_softmax if log else strided.softmax
+    tol = 2e-6 if dtype == np.float32 else 1e-13
+    for shape, dim in SOFTMAX_CASES:
+        pair = make_layout(layout, _softmax_inputs(shape, dtype, rng), rng)
+        if pair is None:
+            continue
+        x, ref = pair
+        dim = min(dim, x.ndim - 1) if x.ndim else None
+        if dim is None:
+            continue
+        want = np.asarray(f(strided.asarray(ref), dim=dim))
+        d = on(device, x)
+        with strided.cuda.trace_launches() as launches:
+            got = f(d, dim=dim)
+        where = f"{f.__name__} of {layout} {x.shape} along {dim} ({np.dtype(dtype).name})"
+        # x - logsumexp(x) cancels: its rounding error scales with the line's largest value
+        finite = np.abs(ref[np.isfinite(ref)])
+        atol = tol * max(1.0, float(finite.max()) if finite.size else 1.0)
+        np.testing.assert_allclose(got.cpu(), want, rtol=tol, atol=atol, err_msg=where)
+        names = [n for n, *_ in launches]
+        if x.numel():
+            assert len(names) == 1 and names[0].startswith("strided_softmax<"), (where, names)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_backward_in_one_launch_matches_the_cpu(device, log, rng, thread_order):
+    f = strided.log_softmax if log else strided.softmax
+    for shape, dim in SOFTMAX_CASES:
+        x = rng.standard_normal(shape)
+        g = rng.standard_normal(shape)
+        grads = []
+        for dev in ("cpu", device):
+            xt = strided.asarray(x, device=dev).requires_grad_()
+            gt = strided.asarray(g.T.copy(), device=dev).mT if len(shape) == 2 else g
+            gt = strided.asarray(gt, device=dev)
+            y = f(xt, dim=dim)
+            with strided.cuda.trace_launches() as launches:
+                y.backward(gt)
+            grads.append(xt.grad.cpu())
+        where = f"{f.__name__} backward {shape} along {dim}"
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12, atol=1e-12, err_msg=where)
+        fused = [n for n, *_ in launches if n.startswith("strided_softmax_backward<")]
+        assert len(fused) == 1, (where, [n for n, *_ in launches])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_softmax_double_backward_on_the_device(device):
+    # create_graph=True keeps the composite backward, which can be differentiated again
+    from strided.autograd import gradcheck, gradgradcheck
+
+    x = strided.asarray(np.random.default_rng(1).standard_normal((3, 5)), device=device)
+    x.requires_grad_()
+    for f in (strided.softmax, strided.log_softmax):
+        assert gradcheck(lambda t, f=f: f(t, dim=1), (x,))
+        assert gradgradcheck(lambda t, f=f: f(t, dim=1), (x,))
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_a_small_mlp_trains_on_the_device(device):
     # forward, backward (strided.autograd) and an SGD step, all on the device

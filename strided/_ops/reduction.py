@@ -382,13 +382,37 @@ def _log_softmax_kernel(x, dims):
     return _ew.subtract(x, _logsumexp_kernel(x, dims, True))
 
 
-for _name, _kernel in (
-    ("logsumexp", _logsumexp_kernel),
-    ("softmax", _softmax_kernel),
-    ("log_softmax", _log_softmax_kernel),
+def _fused_or(composite, log):
+    """The CUDA kernel of softmax (``log``: log_softmax): one fused launch where it applies,
+    else the composite (Note [Fused softmax] in strided/cuda/_softmax.py)."""
+
+    def kernel(x, dims):
+        from strided.cuda import _softmax  # loaded with the first CUDA tensor
+
+        if _softmax.fusable(x, dims):
+            return _softmax.softmax(x, dims[0], log)
+        return composite(x, dims)
+
+    return kernel
+
+
+def softmax_backward(grad, result, dims, log):
+    """The fused CUDA backward of softmax (``log``: log_softmax) for the derivative table, or
+    None where it does not apply (a CPU tensor, several dims, another dtype)."""
+    if not grad.device.is_cuda or len(dims) != 1:
+        return None
+    from strided.cuda import _softmax
+
+    return _softmax.softmax_backward(grad, result, dims[0], log)
+
+
+for _name, _kernel, _cuda_kernel in (
+    ("logsumexp", _logsumexp_kernel, _logsumexp_kernel),
+    ("softmax", _softmax_kernel, _fused_or(_softmax_kernel, False)),
+    ("log_softmax", _log_softmax_kernel, _fused_or(_log_softmax_kernel, True)),
 ):
     _dispatch.register(_name, "CPU", _kernel)
-    _dispatch.register(_name, "CUDA", _kernel)
+    _dispatch.register(_name, "CUDA", _cuda_kernel)
 
 
 def softmax(x, /, dim, *, dtype=None):

@@ -327,12 +327,20 @@ def _max_min(node, g):
 
 def _softmax(node, g):  # kernel signature: (x, dims)
     y = node.saved_tensor("result")
+    if not _grad_mode.state.enabled:  # no graph of this backward: one fused launch on a GPU
+        fused = R.softmax_backward(g, y, node.args[1], log=False)
+        if fused is not None:
+            return (fused, None)
     dot = R.sum(E.multiply(g, y), axis=node.args[1], keepdims=True)
     return (E.multiply(y, E.subtract(g, dot)), None)
 
 
 def _log_softmax(node, g):
     y = node.saved_tensor("result")
+    if not _grad_mode.state.enabled:  # see _softmax
+        fused = R.softmax_backward(g, y, node.args[1], log=True)
+        if fused is not None:
+            return (fused, None)
     total = R.sum(g, axis=node.args[1], keepdims=True)
     return (E.subtract(g, E.multiply(E.exp(y), total)), None)
 

@@ -33,6 +33,7 @@ no longer catches the neighbouring reads of a column.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -154,6 +155,54 @@ def coalesce(sizes, strides):
         else:
             out.append((n, s))
     return out[::-1]
+
+
+# struct LineGeometry of kernels/line.cuh: the lines of a line op (scans, softmax)
+LINE_GEOMETRY = np.dtype(
+    [
+        ("ksizes", "<i8", (MAX_DIMS,)),
+        ("kstrides", "<i8", (MAX_DIMS,)),
+        ("x", "<i8"),
+        ("y", "<i8"),
+        ("M", "<i8"),
+        ("L", "<i8"),
+        ("sx", "<i8"),
+        ("inner", "<i8"),
+        ("Lout", "<i8"),
+        ("chunk", "<i8"),
+        ("nk", "<i4"),
+        ("initial", "<i4"),
+    ],
+    align=True,
+)
+
+
+def line_geometry(x, axis, y, Lout):
+    """``(geometry, kdims, M)``: the LineGeometry of ``x``'s lines along ``axis`` (a NumPy
+    struct, ``chunk`` = L and ``initial`` = 0 until the caller sets them), written into the
+    fresh row-major ``y`` whose lines are ``Lout`` long; the coalesced kept dims (innermost
+    first, byte strides) and the number of lines."""
+    shape, strides, item = x.shape, x.stride(), x.itemsize
+    kept = [d for d in range(x.ndim) if d != axis]
+    M = math.prod(shape[d] for d in kept)
+    kdims = coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
+    if len(kdims) > MAX_DIMS:
+        raise NotImplementedError(f"more than {MAX_DIMS} kept dims after coalescing")
+    g = np.zeros((), dtype=LINE_GEOMETRY)
+    if kdims:
+        g["ksizes"][: len(kdims)] = [n for n, _ in kdims]
+        g["kstrides"][: len(kdims)] = [s for _, s in kdims]
+    g["x"], g["y"], g["M"], g["L"] = x.data_ptr(), y.data_ptr(), M, shape[axis]
+    g["sx"], g["inner"], g["Lout"] = strides[axis] * item, math.prod(shape[axis + 1 :]), Lout
+    g["chunk"], g["nk"] = shape[axis], len(kdims)
+    return g, kdims, M
+
+
+def line_fits_int32(x, axis, y, kdims, M):
+    """Whether every offset a line op computes (into x and the row-major y) fits in int32."""
+    L, sx = x.shape[axis], x.stride()[axis] * x.itemsize
+    extent = x.itemsize + sum((n - 1) * abs(s) for n, s in kdims) + max(L - 1, 0) * abs(sx)
+    return extent < 2**31 and y.numel() < 2**31 and M * max(L, 1) < 2**31
 
 
 def use_int32(shape, strides, itemsizes):

@@ -31,6 +31,7 @@ input first), as PyTorch accumulates float32 sums in float32 on a GPU.
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 
@@ -100,26 +101,43 @@ def all_modules():
     return [(("reduce", name), "reduce.cu", _instantiations(name)) for name in _OPS]
 
 
-def reduce(name, x, dims, keepdims, acc):
-    """``name`` over ``dims`` of a CUDA tensor ``x`` (already of the accumulation dtype, or any
-    dtype for argmax/argmin), into a fresh tensor. See Note [CUDA reductions]."""
+# Note [Launch plans are cached by shape]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Everything the host decides before a reduction's launch (the output's shape, the coalesced
+# dims, the kernel, the grid, the chunking, the Geometry struct's bytes) depends on the op, the
+# dtype, the shape, the strides and the reduced dims, never on the data or the addresses. A
+# training step reduces the same shapes every iteration, and the decisions cost ~10x the launch
+# itself in Python, so they are made once per key and kept (``_ReducePlan``); a call then only
+# allocates, writes the two addresses into a copy of the struct's bytes and launches.
+_PLANS: dict = {}
+_PLANS_LIMIT = 1024  # distinct keys kept; beyond that the cache starts again (a sweep of shapes)
+_XY = _GEOMETRY.fields["x"][1]  # byte offset of the x, y addresses in the struct (adjacent)
+
+
+class _ReducePlan:
+    __slots__ = ("out_shape", "out_dtype", "M", "geometry", "fn", "grid", "partial_bytes",
+                 "fn2", "grid2", "M_G")  # fmt: skip
+
+
+def _plan(name, x, dims, keepdims):
+    """The shape-only half of ``reduce``: see Note [Launch plans are cached by shape]."""
     kinds = _OPS[name][1]
     if x.dtype.kind not in kinds:
         raise TypeError(f"{name} does not support dtype {x.dtype.name} on a CUDA device")
+    plan = _ReducePlan()
     is_arg = name in ("argmax", "argmin")
-    out_dtype = as_dtype("int64") if is_arg else x.dtype
+    plan.out_dtype = out_dtype = as_dtype("int64") if is_arg else x.dtype
     shape, strides, item = x.shape, x.stride(), x.itemsize
     kept = [d for d in range(x.ndim) if d not in dims]
-    out_shape = (
+    plan.out_shape = (
         tuple(1 if d in dims else shape[d] for d in range(x.ndim))
         if keepdims
         else tuple(shape[d] for d in kept)
     )
-    y = _core._empty(out_shape, out_dtype, x.device)
-    M = math.prod(shape[d] for d in kept)
+    plan.M = M = math.prod(shape[d] for d in kept)
     R = math.prod(shape[d] for d in dims)
     if M == 0:
-        return y
+        return plan
     odims = _launch.coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
     rdims = _launch.coalesce([shape[d] for d in dims], [strides[d] * item for d in dims])
     if len(odims) > _launch.MAX_DIMS or len(rdims) > _launch.MAX_DIMS:
@@ -144,41 +162,58 @@ def reduce(name, x, dims, keepdims, acc):
     if rdims:
         g["rsizes"][: len(rdims)] = [n for n, _ in rdims]
         g["rstrides"][: len(rdims)] = [s for _, s in rdims]
-    g["x"], g["y"], g["M"], g["R"], g["chunk"] = x.data_ptr(), y.data_ptr(), M, R, chunk
+    g["M"], g["R"], g["chunk"] = M, R, chunk
     g["nout"], g["nred"] = len(odims), len(rdims)
+    plan.geometry = g.tobytes()  # x and y (the addresses) are written per call
     extent = item + sum((n - 1) * abs(s) for n, s in odims + rdims)
     idx32 = extent < 2**31 and M * max(R, 1) < 2**31 and M < 2**31
     backend = backend_for(x.device)
     names = _names(name, x.dtype.name)
     kind = "thread" if per_thread else "block"
     fname = [n for n in names if n.startswith(f"strided_reduce_{kind}<")][0 if idx32 else 1]
-    fn = _launch.get_function(
+    plan.fn = _launch.get_function(
         backend, ("reduce", name), "reduce.cu", lambda: _instantiations(name), fname
     )
-    partials = None
+    blocks = min(math.ceil(M / BLOCK), 2**31 - 1) if per_thread else min(M, 2**31 - 1)
+    plan.grid = (blocks, G)
+    plan.partial_bytes = plan.fn2 = plan.grid2 = None
+    plan.M_G = (np.int64(M), np.int64(G))
     if G > 1:
-        acc_bytes = _ACC_BYTES.get(name, out_dtype.itemsize if not is_arg else 16)
-        partials = _core.Storage._new(M * G * acc_bytes, x.device)
-    pptr = np.uint64(partials.data_ptr() if partials is not None else 0)
-    if per_thread:
-        blocks = min(math.ceil(M / BLOCK), 2**31 - 1)
-    else:
-        blocks = min(M, 2**31 - 1)
-    backend.launch(fn, (blocks, G), (BLOCK,), (g[()], pptr))
-    if G > 1:
+        plan.partial_bytes = M * G * _ACC_BYTES.get(name, out_dtype.itemsize if not is_arg else 16)
         # few outputs with many partials each: a block per output (Note [CUDA reductions])
         by_block = M < _FEW_OUTPUTS and G >= 16
-        fn2 = _launch.get_function(
+        plan.fn2 = _launch.get_function(
             backend,
             ("reduce", name),
             "reduce.cu",
             lambda: _instantiations(name),
             names[-1] if by_block else names[-2],
         )
-        backend.launch(
-            fn2,
-            (min(M if by_block else math.ceil(M / BLOCK), 2**31 - 1),),
-            (BLOCK,),
-            (pptr, np.uint64(y.data_ptr()), np.int64(M), np.int64(G)),
-        )
+        plan.grid2 = (min(M if by_block else math.ceil(M / BLOCK), 2**31 - 1),)
+    return plan
+
+
+def reduce(name, x, dims, keepdims, acc):
+    """``name`` over ``dims`` of a CUDA tensor ``x`` (already of the accumulation dtype, or any
+    dtype for argmax/argmin), into a fresh tensor. See Note [CUDA reductions]."""
+    key = (name, x.dtype, x.device, x.shape, x.stride(), tuple(dims), keepdims)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan(name, x, dims, keepdims)
+        if len(_PLANS) >= _PLANS_LIMIT:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    y = _core._empty(plan.out_shape, plan.out_dtype, x.device)
+    if plan.M == 0:
+        return y
+    g = bytearray(plan.geometry)
+    struct.pack_into("<qq", g, _XY, x.data_ptr(), y.data_ptr())
+    backend = backend_for(x.device)
+    partials = None
+    if plan.partial_bytes is not None:
+        partials = _core.Storage._new(plan.partial_bytes, x.device)
+    pptr = np.uint64(partials.data_ptr() if partials is not None else 0)
+    backend.launch(plan.fn, plan.grid, (BLOCK,), (np.void(bytes(g)), pptr))
+    if partials is not None:
+        backend.launch(plan.fn2, plan.grid2, (BLOCK,), (pptr, np.uint64(y.data_ptr()), *plan.M_G))
     return y

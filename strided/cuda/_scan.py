@@ -45,23 +45,6 @@ TILE = 1024  # STRIDED_SCAN_BLOCK * STRIDED_SCAN_ITEMS
 THREAD_MAX_LINE = 32  # lines up to this long get a thread each
 _OPS = {"cumulative_sum": "scan_sum", "cumulative_prod": "scan_prod"}
 _KINDS = "iufc"  # as the CPU's scan: bools are cast to int64 (or dtype=) before the scan
-_GEOMETRY = np.dtype(
-    [
-        ("ksizes", "<i8", (_launch.MAX_DIMS,)),
-        ("kstrides", "<i8", (_launch.MAX_DIMS,)),
-        ("x", "<i8"),
-        ("y", "<i8"),
-        ("M", "<i8"),
-        ("L", "<i8"),
-        ("sx", "<i8"),
-        ("inner", "<i8"),
-        ("Lout", "<i8"),
-        ("chunk", "<i8"),
-        ("nk", "<i4"),
-        ("initial", "<i4"),
-    ],
-    align=True,
-)
 
 
 def _names(name, dtype_name):
@@ -110,12 +93,7 @@ def scan(name, x, axis, include_initial):
     y = _core._empty(shape[:axis] + (Lout,) + shape[axis + 1 :], x.dtype, x.device)
     if y.numel() == 0:
         return y
-    kept = [d for d in range(x.ndim) if d != axis]
-    M = math.prod(shape[d] for d in kept)
-    inner = math.prod(shape[axis + 1 :])
-    kdims = _launch.coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
-    if len(kdims) > _launch.MAX_DIMS:
-        raise NotImplementedError(f"{name}: more than {_launch.MAX_DIMS} dims after coalescing")
+    g, kdims, M = _launch.line_geometry(x, axis, y, Lout)
     sx = strides[axis] * item
     # which kernel (the shape and strides alone decide: Note [CUDA scans])
     k_fast = min((abs(s) for _, s in kdims if s), default=None)
@@ -125,15 +103,8 @@ def scan(name, x, axis, include_initial):
         G = min(max(1, (1 << 19) // (M * BLOCK)), math.ceil(L / TILE), 4096)
         chunk = math.ceil(math.ceil(L / G) / TILE) * TILE  # whole tiles per chunk
         G = math.ceil(L / chunk)
-    g = np.zeros((), dtype=_GEOMETRY)
-    if kdims:
-        g["ksizes"][: len(kdims)] = [n for n, _ in kdims]
-        g["kstrides"][: len(kdims)] = [s for _, s in kdims]
-    g["x"], g["y"], g["M"], g["L"], g["sx"] = x.data_ptr(), y.data_ptr(), M, L, sx
-    g["inner"], g["Lout"], g["chunk"] = inner, Lout, chunk
-    g["nk"], g["initial"] = len(kdims), int(include_initial)
-    extent = item + sum((n - 1) * abs(s) for n, s in kdims) + max(L - 1, 0) * abs(sx)
-    idx32 = extent < 2**31 and y.numel() < 2**31 and M * max(L, 1) < 2**31
+    g["chunk"], g["initial"] = chunk, int(include_initial)
+    idx32 = _launch.line_fits_int32(x, axis, y, kdims, M)
     index = "int32_t" if idx32 else "int64_t"
     backend = backend_for(x.device)
     dname = x.dtype.name

@@ -38,7 +38,17 @@ def nvrtc_available():
 
 def all_modules():
     """(module key, source file, instantiations) for every module of the CUDA backend."""
-    from strided.cuda import _copy, _elementwise, _index, _linalg, _random, _reduce, _scan, _sort
+    from strided.cuda import (
+        _copy,
+        _elementwise,
+        _index,
+        _linalg,
+        _random,
+        _reduce,
+        _scan,
+        _softmax,
+        _sort,
+    )
 
     return (
         _elementwise.all_modules()
@@ -47,6 +57,7 @@ def all_modules():
         + _linalg.all_modules()
         + _random.all_modules()
         + _scan.all_modules()
+        + _softmax.all_modules()
         + _sort.all_modules()
         + _index.all_modules()
     )

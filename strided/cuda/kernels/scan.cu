@@ -3,48 +3,10 @@
 // dims (one *line* per point of them), coalesces the kept dims, and picks one of the kernels
 // below; see Note [CUDA scans] there. Results are deterministic: every combination happens in
 // an order fixed by the shape alone (no atomics, no dependence on timing).
-#include "common.cuh"
+#include "line.cuh"
 
 #define STRIDED_SCAN_BLOCK 256
 #define STRIDED_SCAN_ITEMS 4  // elements per thread in a tile: a tile is 1024 elements
-
-struct ScanGeometry {
-    int64_t ksizes[STRIDED_MAX_DIMS];    // kept dims, innermost first
-    int64_t kstrides[STRIDED_MAX_DIMS];  // the input's byte strides along them
-    int64_t x;                           // input address (element [0, ..., 0])
-    int64_t y;                           // output address (row-major, see line_out)
-    int64_t M;                           // lines
-    int64_t L;                           // elements per line in the input
-    int64_t sx;                          // the input's byte stride along a line
-    int64_t inner;                       // output: elements of the dims after the scanned one
-    int64_t Lout;                        // output: L, plus 1 with include_initial
-    int64_t chunk;                       // elements of a line per block along gridDim.y
-    int32_t nk;
-    int32_t initial;                     // include_initial: out[0] is the identity
-};
-
-template <typename index_t>
-__device__ __forceinline__ index_t kept_offset(const ScanGeometry& g, index_t o) {
-    if (g.nk == 1) return o * (index_t)g.kstrides[0];
-    index_t off = 0;
-    for (int d = 0; d < g.nk; ++d) {
-        index_t size = (index_t)g.ksizes[d];
-        index_t q = o / size;
-        off += (o - q * size) * (index_t)g.kstrides[d];
-        o = q;
-    }
-    return off;
-}
-
-// The output is a fresh row-major tensor: line o = (a, b), with a the index over the kept dims
-// before the scanned one and b over those after it, starts at element a * Lout * inner + b and
-// steps by inner. Element i of the input line lands at position i + initial.
-template <typename index_t>
-__device__ __forceinline__ index_t line_out(const ScanGeometry& g, index_t o) {
-    index_t inner = (index_t)g.inner;
-    index_t a = o / inner;
-    return a * (index_t)g.Lout * inner + (o - a * inner);
-}
 
 // ---- the ops -------------------------------------------------------------------------------
 // Integer scans wrap around, as NumPy's do. Signed overflow is undefined in C++ (and small
@@ -81,7 +43,7 @@ struct scan_prod {
 // input's fastest dim (cumsum(x, 0) of a row-major matrix), where neighbouring threads then read
 // neighbouring addresses. The additions happen in the CPU's order, so the bits match it.
 template <typename Op, typename T, typename index_t>
-__global__ void strided_scan_thread(ScanGeometry g) {
+__global__ void strided_scan_thread(LineGeometry g) {
     const char* x = reinterpret_cast<const char*>(g.x);
     T* y = reinterpret_cast<T*>(g.y);
     const index_t step = (index_t)g.inner;
@@ -113,7 +75,7 @@ __global__ void strided_scan_thread(ScanGeometry g) {
 // write only the chunk's total into totals[o * G + c]. Otherwise the chunk starts from the
 // carry the middle pass left in totals[o * G + c] (chunk 0 starts empty).
 template <typename Op, typename T, typename index_t, bool TOTALS_ONLY>
-__device__ __forceinline__ void scan_block_body(const ScanGeometry& g, T* totals) {
+__device__ __forceinline__ void scan_block_body(const LineGeometry& g, T* totals) {
     __shared__ T sh[STRIDED_SCAN_BLOCK * STRIDED_SCAN_ITEMS];
     __shared__ T tot[STRIDED_SCAN_BLOCK];
     const char* x = reinterpret_cast<const char*>(g.x);
@@ -177,12 +139,12 @@ __device__ __forceinline__ void scan_block_body(const ScanGeometry& g, T* totals
 }
 
 template <typename Op, typename T, typename index_t>
-__global__ void strided_scan_block(ScanGeometry g, T* totals) {
+__global__ void strided_scan_block(LineGeometry g, T* totals) {
     scan_block_body<Op, T, index_t, false>(g, totals);
 }
 
 template <typename Op, typename T, typename index_t>
-__global__ void strided_scan_totals(ScanGeometry g, T* totals) {
+__global__ void strided_scan_totals(LineGeometry g, T* totals) {
     scan_block_body<Op, T, index_t, true>(g, totals);
 }
 

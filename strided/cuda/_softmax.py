@@ -1,0 +1,100 @@
+"""The CUDA kernels of softmax and log_softmax along one dim, and of their backward.
+
+Note [Fused softmax]
+~~~~~~~~~~~~~~~~~~~~
+On the CPU, softmax and log_softmax are composed of other ops (Note [Composite kernels with
+their own derivative] in strided/_ops/reduction.py): a max, a subtraction, an exp, a sum, a log
+or a division. On a GPU each of those is a launch of its own, ~10 microseconds of host work and
+a trip through memory, and the classifier at the end of every training step pays nine of them
+forwards and four backwards. kernels/softmax.cu does each direction in one launch, as PyTorch
+does: a group of threads takes a line (the elements along the softmax dim), finds its max and
+its sum of exponentials with shuffles (Note in the kernel), and writes the line.
+
+- The group is a warp (32 threads, 8 lines per block of 256) for lines of up to 1024 elements,
+  a class's logits or a sequence's scores, and the whole block for longer lines.
+- The formulas are the composite's and the derivative table's, term for term. The results
+  therefore agree with the CPU's within rounding, not bit for bit: the sums add in another
+  order. They are deterministic for a given shape.
+- float32 and float64 lines of one dim take the kernels. Other cases (several dims, other
+  dtypes, empty tensors) keep the composite, which every device runs.
+- The backward kernel runs when no graph of the backward is being recorded. With
+  ``create_graph=True`` the composite formula runs instead, so that it can be differentiated
+  again.
+
+The lines are described by the scans' geometry (kernels/line.cuh, ``_launch.line_geometry``):
+the input with any strides, a fresh row-major output.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from strided import _core
+from strided.cuda import _launch
+from strided.cuda._backend import backend_for
+
+__all__ = ["fusable", "softmax", "softmax_backward", "all_modules"]
+
+BLOCK = 256  # STRIDED_SOFTMAX_BLOCK in kernels/softmax.cu
+WARP_MAX_LINE = 1024  # lines up to this long get a warp each, longer ones a block
+_DTYPES = ("float32", "float64")
+
+
+def _names(dtype_name):
+    t = _launch.C_TYPES[dtype_name]
+    return [
+        f"strided_softmax{kind}<{t}, {log}, {index}>"
+        for kind in ("", "_backward")
+        for log in ("false", "true")
+        for index in ("int32_t", "int64_t")
+    ]
+
+
+def all_modules():
+    """Every (module key, source, instantiations) of this file: what CI compiles."""
+    return [(("softmax", d), "softmax.cu", _names(d)) for d in _DTYPES]
+
+
+def fusable(x, dims):
+    """Whether softmax of ``x`` over ``dims`` runs in the fused kernel (Note [Fused softmax])."""
+    return len(dims) == 1 and x.dtype.name in _DTYPES and x.numel() > 0
+
+
+def _lines(kind, x, axis, log, extra=()):
+    """Launch ``strided_softmax<kind>`` over the lines of ``x`` along ``axis``; the fresh
+    row-major result."""
+    y = _core._empty(x.shape, x.dtype, x.device)
+    L = x.shape[axis]
+    g, kdims, M = _launch.line_geometry(x, axis, y, L)
+    index = "int32_t" if _launch.line_fits_int32(x, axis, y, kdims, M) else "int64_t"
+    W = 32 if L <= WARP_MAX_LINE else BLOCK
+    dname = x.dtype.name
+    fname = (
+        f"strided_softmax{kind}<{_launch.C_TYPES[dname]}, {'true' if log else 'false'}, {index}>"
+    )
+    backend = backend_for(x.device)
+    fn = _launch.get_function(
+        backend, ("softmax", dname), "softmax.cu", lambda: _names(dname), fname
+    )
+    blocks = min(math.ceil(M / (BLOCK // W)), 2**31 - 1)
+    backend.launch(fn, (blocks,), (BLOCK,), (g[()], *extra, np.int32(W)))
+    return y
+
+
+def softmax(x, axis, log):
+    """softmax (``log``: log_softmax) of the CUDA tensor ``x`` along ``axis``, when
+    ``fusable``: one launch, a fresh row-major result."""
+    return _lines("", x, axis, log)
+
+
+def softmax_backward(grad, result, axis, log):
+    """The gradient of softmax (``log``: log_softmax) for its input, from the gradient of its
+    ``result``, in one launch; None where the kernel does not apply (the caller composes it)."""
+    if grad.shape != result.shape or grad.dtype is not result.dtype:
+        return None
+    if not fusable(grad, (axis,)):
+        return None
+    r = result.contiguous()  # the kernel reads it as the forward wrote it: row-major
+    return _lines("_backward", grad, axis, log, (np.uint64(r.data_ptr()),))

@@ -1,0 +1,106 @@
+// softmax and log_softmax along one dim, and their backward, each in one kernel. Composed of
+// other ops they cost six to nine launches (max, subtract, exp, sum, log or divide, ...) and as
+// many trips through memory; here each line is read from memory two or three times by one
+// group of threads, and written once. The host (strided/cuda/_softmax.py) fills the line
+// geometry (line.cuh); see Note [Fused softmax] there.
+#include "line.cuh"
+#include "ops.cuh"
+
+#define STRIDED_SOFTMAX_BLOCK 256
+
+template <typename T> __device__ __forceinline__ T minus_inf();
+template <> __device__ __forceinline__ float minus_inf<float>() {
+    return __int_as_float((int)0xff800000u);
+}
+template <> __device__ __forceinline__ double minus_inf<double>() {
+    return __longlong_as_double((long long)0xfff0000000000000ull);
+}
+
+struct sm_max {  // NaN wins, as in the max reduction: a line with a NaN gives NaN everywhere
+    template <typename T> __device__ __forceinline__ static T combine(T a, T b) {
+        return (a != a || a > b) ? a : b;
+    }
+};
+struct sm_sum {
+    template <typename T> __device__ __forceinline__ static T combine(T a, T b) { return a + b; }
+};
+
+// The combination of the values of a group of W threads (W = 32: a warp; W = blockDim.x: the
+// block), in every thread of the group. A butterfly of shuffles gives every lane of a warp the
+// warp's total; for a block, the warps' totals then meet in shared memory and every thread
+// combines them in warp order. The order is fixed by W alone, so results are deterministic.
+template <typename Op, typename T>
+__device__ __forceinline__ T group_all(T v, int W, T* sh) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, d));
+    if (W == 32) return v;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __syncthreads();  // sh is free: every thread has read the previous combination
+    if (lane == 0) sh[warp] = v;
+    __syncthreads();
+    v = sh[0];
+    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v = Op::combine(v, sh[w]);
+    return v;
+}
+
+// y = softmax(x) (Log = false) or log_softmax(x) (Log = true) along each line, by a group of W
+// threads per line (BLOCK / W lines per block), with the composite's formulas:
+//   softmax:      m = max(x);                 y = exp(x - m) / sum(exp(x - m))
+//   log_softmax:  m = max(x), 0 if infinite;  y = x - (log(sum(exp(x - m))) + m)
+template <typename T, bool Log, typename index_t>
+__global__ void strided_softmax(LineGeometry g, int W) {
+    __shared__ T sh[32];
+    const char* x = reinterpret_cast<const char*>(g.x);
+    T* y = reinterpret_cast<T*>(g.y);
+    const index_t L = (index_t)g.L, sx = (index_t)g.sx, inner = (index_t)g.inner;
+    const int per_block = (int)blockDim.x / W, t = (int)threadIdx.x % W;
+    const index_t step = (index_t)gridDim.x * per_block;
+    for (index_t o = (index_t)blockIdx.x * per_block + (int)threadIdx.x / W; o < (index_t)g.M;
+         o += step) {  // the bound is the same for the whole group: W divides into warps
+        const char* px = x + kept_offset<index_t>(g, o);
+        T* py = y + line_out<index_t>(g, o);
+        T m = minus_inf<T>();
+        for (index_t i = t; i < L; i += W) m = sm_max::combine(m, *(const T*)(px + i * sx));
+        m = group_all<sm_max>(m, W, sh);
+        if (Log && !m_isfinite(m)) m = (T)0;  // all -inf (or an inf): no shift, as the composite
+        T s = 0;
+        for (index_t i = t; i < L; i += W) s += m_exp(*(const T*)(px + i * sx) - m);
+        s = group_all<sm_sum>(s, W, sh);
+        if (Log) {
+            const T lse = m_log(s) + m;
+            for (index_t i = t; i < L; i += W) py[i * inner] = *(const T*)(px + i * sx) - lse;
+        } else {
+            for (index_t i = t; i < L; i += W) py[i * inner] = m_exp(*(const T*)(px + i * sx) - m) / s;
+        }
+    }
+}
+
+// The backward of softmax (Log = false) or log_softmax (Log = true), with the derivative
+// table's formulas: g is the incoming gradient (any strides, through the geometry), r the
+// forward's result (row-major, as strided_softmax wrote it), gx (g.y) the input's gradient:
+//   softmax:      gx = r * (g - sum(g * r))
+//   log_softmax:  gx = g - exp(r) * sum(g)
+template <typename T, bool Log, typename index_t>
+__global__ void strided_softmax_backward(LineGeometry g, const T* r, int W) {
+    __shared__ T sh[32];
+    const char* gr = reinterpret_cast<const char*>(g.x);
+    T* gx = reinterpret_cast<T*>(g.y);
+    const index_t L = (index_t)g.L, sx = (index_t)g.sx, inner = (index_t)g.inner;
+    const int per_block = (int)blockDim.x / W, t = (int)threadIdx.x % W;
+    const index_t step = (index_t)gridDim.x * per_block;
+    for (index_t o = (index_t)blockIdx.x * per_block + (int)threadIdx.x / W; o < (index_t)g.M;
+         o += step) {
+        const char* pg = gr + kept_offset<index_t>(g, o);
+        const index_t out = line_out<index_t>(g, o);
+        T s = 0;
+        for (index_t i = t; i < L; i += W) {
+            const T gi = *(const T*)(pg + i * sx);
+            s += Log ? gi : gi * r[out + i * inner];
+        }
+        s = group_all<sm_sum>(s, W, sh);
+        for (index_t i = t; i < L; i += W) {
+            const T gi = *(const T*)(pg + i * sx), ri = r[out + i * inner];
+            gx[out + i * inner] = Log ? gi - m_exp(ri) * s : ri * (gi - s);
+        }
+    }
+}
