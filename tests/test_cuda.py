@@ -626,6 +626,15 @@ def test_cublas_batches_coalesce_into_one_call():
     assert [call[-1] for call in calls] == [3] * 4  # (35, 0) strides do not merge: 4 calls of 3
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_matrix_product_is_a_fresh_tensor_not_a_view(device):
+    # autograd copies a gradient that is a view (engine._accumulate), so w.grad = x.T @ g must
+    # come back as a tensor of its own, as on the CPU; a 1-D operand's product is a view
+    a, b = strided.ones((3, 4), device=device), strided.ones((4, 2), device=device)
+    assert (a @ b)._base is None and (a.cpu() @ b.cpu())._base is None
+    assert (a @ b[:, 0]).shape == (3,)
+
+
 def test_the_reference_cublas_refuses_what_cublas_refuses():
     from strided.cuda import _emulator
 

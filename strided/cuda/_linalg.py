@@ -162,7 +162,8 @@ def matmul(x1, x2, out=None):
             import cupy
 
             cupy.matmul(cupy.asarray(a), cupy.asarray(b), out=cupy.asarray(c))
-    c = c.reshape(rshape)
+    if c.shape != rshape:  # a 1-D operand's dim dropped (a view: only where needed, as the
+        c = c.reshape(rshape)  # engine copies a gradient that is a view of another tensor)
     if out is None:
         return c
     from strided.cuda._copy import copy_
