@@ -259,6 +259,9 @@ def test_argument_size_and_count_errors(mod):
         fn((1,), (1,), (ptr(m), ptr(m), ptr(m), 4))  # a Python int is an int64
     with pytest.raises(TypeError, match=r"argument 0: 4 bytes given.*has 8 bytes"):
         fn((1,), (1,), (np.int32(0), ptr(m), ptr(m), np.int32(4)))
+    with pytest.raises(TypeError, match=r"argument 3: 3 bytes given \(bytes\)"):
+        fn((1,), (1,), (ptr(m), ptr(m), ptr(m), b"\0\0\0"))  # a struct's bytes: checked too
+    fn((1,), (1,), (ptr(m), ptr(m), ptr(m), np.int32(4).tobytes()))
     with pytest.raises(TypeError, match=r"takes 4 arguments, 3 were given"):
         fn((1,), (1,), (ptr(m), ptr(m), ptr(m)))
     with pytest.raises(KeyError, match="not one of this module's name expressions"):

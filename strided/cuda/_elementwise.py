@@ -118,25 +118,28 @@ def all_modules():
     return mods
 
 
-# (family, kernel, 32-bit index, contiguous) -> the name expression: formatting it per call
-# costs more than looking it up
-_NAMES: dict = {}
+# (backend, family, kernel, 32-bit index, contiguous) -> the compiled function: formatting its
+# name and looking it up in its module per call costs more than the launch
+_FUNCTIONS: dict = {}
 
 
 def _launch_plan(plan, family, kernel, module_key, instantiations, extra=()):
     geometry, n, idx32, contig = plan.launch_args(_launch.MAX_DIMS)
     if n == 0:
         return
-    key = (family, kernel, idx32, contig)
-    fname = _NAMES.get(key)
-    if fname is None:
-        fname = _NAMES[key] = (
+    backend = backend_for(plan.out.device)
+    key = (backend, family, kernel, idx32, contig)
+    fn = _FUNCTIONS.get(key)
+    if fn is None:
+        fname = (
             f"strided_{family}<{kernel}, "
             f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
         )
-    backend = backend_for(plan.out.device)
-    fn = _launch.get_function(backend, module_key, "elementwise.cu", instantiations, fname)
-    args = (np.void(geometry), np.int32(n) if idx32 else np.int64(n)) + extra
+        fn = _FUNCTIONS[key] = _launch.get_function(
+            backend, module_key, "elementwise.cu", instantiations, fname
+        )
+    # the Geometry struct goes as its bytes (Note [Kernel parameters] in _params.pyx)
+    args = (geometry, np.int32(n) if idx32 else np.int64(n)) + extra
     _launch.launch_1d(backend, fn, n, args)
 
 

@@ -213,7 +213,7 @@ def reduce(name, x, dims, keepdims, acc):
     if plan.partial_bytes is not None:
         partials = _core.Storage._new(plan.partial_bytes, x.device)
     pptr = np.uint64(partials.data_ptr() if partials is not None else 0)
-    backend.launch(plan.fn, plan.grid, (BLOCK,), (np.void(bytes(g)), pptr))
+    backend.launch(plan.fn, plan.grid, (BLOCK,), (bytes(g), pptr))
     if partials is not None:
         backend.launch(plan.fn2, plan.grid2, (BLOCK,), (pptr, np.uint64(y.data_ptr()), *plan.M_G))
     return y

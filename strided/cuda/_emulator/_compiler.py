@@ -377,6 +377,8 @@ class Function:
         for i, a in enumerate(args):
             if isinstance(a, np.generic):
                 b = a.tobytes()
+            elif isinstance(a, bytes):  # a struct's bytes, as the host packed them
+                b = a
             elif isinstance(a, bool):
                 b = b"\1" if a else b"\0"
             elif isinstance(a, int):
@@ -389,7 +391,7 @@ class Function:
                 raise TypeError(
                     f"kernel {self.name}, argument {i}: {type(a).__name__} cannot be passed; "
                     "pass NumPy scalars (pointers as np.uint64), Python int/float/bool, "
-                    "or emulator Memory"
+                    "the bytes of a struct, or emulator Memory"
                 )
             if len(b) != sizes[i]:
                 raise TypeError(
