@@ -60,6 +60,8 @@ if command -v compute-sanitizer >/dev/null; then
     subset=(tests/test_cuda.py::test_reductions_match_the_cpu
             tests/test_cuda_indexing.py tests/test_cuda_scan_sort.py tests/test_cuda_deferred.py
             "tests/test_cuda.py::test_matmul_matches_numpy"
+            "tests/test_cuda.py::test_softmax_in_one_launch_matches_the_cpu"
+            "tests/test_cuda.py::test_softmax_backward_in_one_launch_matches_the_cpu"
             "tests/test_cuda.py::test_random_draws_match_the_cpu_stream")
     for tool in memcheck racecheck; do
         want "$tool" || continue
