@@ -45,9 +45,10 @@ def integer(v, fn, name):
     return operator.index(v)
 
 
-def axis(axis, ndim, fn, name="axis"):
+def axis(axis, ndim, fn, name="axis", zero_d=False):
     """``axis`` mapped into [0, ndim), or an IndexError naming the valid range (the message of
-    _core's normalize_dim, so that every op reports a bad axis alike).
+    _core's normalize_dim, so that every op reports a bad axis alike). With ``zero_d``, a 0-d
+    tensor takes axis 0 and -1 (and 0 comes back), as PyTorch's reductions and sorts allow.
 
     Examples
     --------
@@ -60,9 +61,10 @@ def axis(axis, ndim, fn, name="axis"):
     IndexError: concat: axis=3 is out of range for a tensor with 2 dims (expected ...)
     """
     axis = integer(axis, fn, name)
-    if not -ndim <= axis < ndim:
+    lim = 1 if zero_d and ndim == 0 else ndim
+    if not -lim <= axis < lim:
         raise IndexError(
             f"{fn}: {name}={axis} is out of range for a tensor with {ndim} dims "
-            f"(expected a value in [{-ndim}, {ndim - 1}])"
+            f"(expected a value in [{-lim}, {lim - 1}])"
         )
-    return axis % ndim
+    return axis % lim

@@ -611,6 +611,39 @@ def test_fast_path_and_traced_path_agree(rng):
         assert np.asarray(f).tobytes() == np.asarray(t).tobytes()
 
 
+def test_plain_cpu_calls_skip_the_dispatcher_only_when_it_would_pick_the_cpu_kernel():
+    # Note [Plain CPU calls]: with autograd active and a CUDA tensor alive, a CPU op on
+    # tensors that need no gradient goes straight to the CPU kernel, and anything else does not
+    from strided._cpu import binary as _binary
+    from strided.autograd import recording
+
+    strided.ones(1, device="cuda-emulated")  # activates the CUDA key
+    w = strided.ones(3).requires_grad_()
+    x = strided.arange(3.0)
+    assert recording._activated and not strided._dispatch.fast[0]
+    calls = []
+    real = strided._dispatch.call
+    try:
+        strided._dispatch.call = lambda *a, **k: calls.append(a[0]) or real(*a, **k)
+        _binary.set_front_end(  # the front ends look the dispatcher up once
+            strided._dispatch.fast, strided._dispatch.untraced, strided.asarray,
+            strided._dispatch.call)  # fmt: skip
+        plain = [x + 1, x * x, strided.exp(x), strided.negative(x)]
+        assert calls == [] and all(t.grad_fn is None for t in plain)
+        y, z = w * x, strided.exp(w)  # a gradient is needed: the Autograd key records them
+        assert calls == ["multiply", "exp"] and y.grad_fn is not None and z.grad_fn is not None
+        out = strided.empty(3)
+        strided.add(x, x, out=out)  # out=: the dispatcher (in-place writes are recorded)
+        assert calls[-1] == "add"
+        with strided.trace_dispatch() as trace:
+            x + 1, strided.exp(x)
+        assert [r["op"] for r in trace] == ["add", "exp"]
+    finally:
+        strided._dispatch.call = real
+        _binary.set_front_end(
+            strided._dispatch.fast, strided._dispatch.untraced, strided.asarray, real)  # fmt: skip
+
+
 def test_trace_of_a_failing_call_still_raises_the_real_error():
     with strided.trace_dispatch() as trace:
         with pytest.raises(ValueError, match="cannot be broadcast"):

@@ -231,13 +231,13 @@ _X = strided.zeros((2, 3))
         (
             lambda: strided.cumulative_prod(_X, axis=2),
             IndexError,
-            r"cumulative_prod: axis 2 is out of range .* 2 dims \(expected a value in \[-2, 1\]\)",
+            r"cumulative_prod: axis=2 is out of range .* 2 dims \(expected a value in \[-2, 1\]\)",
         ),
         (lambda: strided.cumulative_sum(_X, axis=1.0), TypeError, r"axis must be an int"),
         (lambda: strided.cumulative_sum(_X, axis=(0, 1)), TypeError, r"axis must be an int"),
-        (lambda: strided.cumsum(_X, -3), IndexError, r"cumsum: axis -3 is out of range"),
+        (lambda: strided.cumsum(_X, -3), IndexError, r"cumsum: axis=-3 is out of range"),
         (lambda: strided.cumsum(_X, 0, axis=0), TypeError, r"cumsum: pass dim= or axis="),
-        (lambda: strided.cumprod(strided.asarray(1.0), 1), IndexError, r"cumprod: axis 1"),
+        (lambda: strided.cumprod(strided.asarray(1.0), 1), IndexError, r"cumprod: axis=1"),
         (
             lambda: strided.cumulative_sum(_X, axis=0, dtype=strided.bool),
             TypeError,

@@ -292,7 +292,7 @@ def scan(str name, TensorBase x, int axis, bint include_initial):
     if not x._storage.device.is_cpu:
         raise NotImplementedError(f"{name}: no CPU kernel for a tensor on {x._storage.device}")
     if not 0 <= axis < nd:
-        raise IndexError(f"{name}: axis {axis} is out of range for a tensor with {nd} dims")
+        raise IndexError(f"{name}: axis={axis} is out of range for a tensor with {nd} dims")
     ctx.line = _LINE[dt.num]
     ctx.rows = _ROWS[dt.num]
     if ctx.line == NULL:

@@ -72,7 +72,7 @@ class _CudaKernel:
         return run(self.name, *args, out)
 
 
-_binary.set_front_end(_dispatch.fast, asarray, _dispatch.call)
+_binary.set_front_end(_dispatch.fast, _dispatch.untraced, asarray, _dispatch.call)
 reflected = {}  # op name -> its function with the arguments swapped (for Tensor.__radd__ ...)
 
 
@@ -92,13 +92,15 @@ def _make_unary(name, doc):
     _dispatch.register(name, "CPU", _Kernel(name, _unary.unary, _unary.unary_plan))
     _dispatch.register(name, "CUDA", _CudaKernel(name, "unary"))
     run = _unary.unary
-    fast = _dispatch.fast
+    fast, untraced = _dispatch.fast, _dispatch.untraced
 
     def op(x, /, *, out=None):
         if not isinstance(x, _core.TensorBase):
             x = asarray(x)
         if fast[0]:  # see Note [The fast path] in _dispatch.py
             return run(name, x, out)
+        if out is None and untraced[0] and not x._requires_grad and x.device.is_cpu:
+            return run(name, x, None)  # Note [Plain CPU calls] in _dispatch.py
         return _dispatch.call(name, x, out=out)
 
     op.__name__ = op.__qualname__ = name

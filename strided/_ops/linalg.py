@@ -198,7 +198,7 @@ def _normalize_axes(name, axes, ndim, argname):
     for a in axes:
         a = operator.index(a)
         if not -ndim <= a < ndim:
-            raise ValueError(f"{name}: axis {a} is out of range for {argname} with {ndim} dims")
+            raise ValueError(f"{name}: axis={a} is out of range for {argname} with {ndim} dims")
         a %= ndim
         if a in out:
             raise ValueError(f"{name}: axis {a} of {argname} appears twice in axes")

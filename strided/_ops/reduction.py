@@ -58,14 +58,7 @@ def _dims(name, x, axis, dim):
     for a in axes:
         if isinstance(a, bool) or not hasattr(a, "__index__"):
             raise TypeError(f"{name}: axis must be an int or a tuple of ints, got {a!r}")
-        a = a.__index__()
-        lim = n if n > 0 else 1
-        if not -lim <= a < lim or (n == 0 and a not in (0, -1)):
-            raise IndexError(
-                f"{name}: axis {a} is out of range for a tensor with {n} dims "
-                f"(expected a value in [{-lim}, {lim - 1}])"
-            )
-        a = a % lim if n else 0
+        a = _check.axis(a, n, name, zero_d=True)
         if a in out:
             raise ValueError(f"{name}: axis {a} appears twice in {axes}")
         out.append(a)

@@ -32,14 +32,7 @@ def _axis(name, x, axis):
     """``axis`` as a non-negative int, checked."""
     if isinstance(axis, bool) or not hasattr(axis, "__index__"):
         raise TypeError(f"{name}: axis must be an int, got {axis!r}")
-    a = axis.__index__()
-    n = x.ndim
-    if not -n <= a < n:
-        raise IndexError(
-            f"{name}: axis {a} is out of range for a tensor with {n} dims "
-            f"(expected a value in [{-n}, {n - 1}])"
-        )
-    return a % n
+    return _check.axis(axis, x.ndim, name)
 
 
 def _make_kernel(name):

@@ -68,15 +68,7 @@ def _axis(name, x, axis, dim=None):
         axis = -1
     if isinstance(axis, bool) or not hasattr(axis, "__index__"):
         raise TypeError(f"{name}: axis must be an int, got {axis!r}")
-    axis = operator.index(axis)
-    n = x.ndim
-    lim = n if n > 0 else 1  # a 0-d tensor takes -1 and 0, as in PyTorch
-    if not -lim <= axis < lim:
-        raise IndexError(
-            f"{name}: axis {axis} is out of range for a tensor with {n} dims "
-            f"(expected a value in [{-lim}, {lim - 1}])"
-        )
-    return axis % lim
+    return _check.axis(axis, x.ndim, name, zero_d=True)  # a 0-d tensor takes -1 and 0
 
 
 def _sort_kernel(x, axis, descending, want_values, want_indices):

@@ -86,7 +86,7 @@ def scan(name, x, axis, include_initial):
     if x.dtype.kind not in _KINDS:
         raise TypeError(f"{name} does not support dtype {x.dtype.name}")
     if not 0 <= axis < x.ndim:
-        raise IndexError(f"{name}: axis {axis} is out of range for a tensor with {x.ndim} dims")
+        raise IndexError(f"{name}: axis={axis} is out of range for a tensor with {x.ndim} dims")
     shape, strides, item = x.shape, x.stride(), x.itemsize
     L = shape[axis]
     Lout = L + (1 if include_initial else 0)
