@@ -1,6 +1,6 @@
 """NumPy's routines beyond the Array API, as strided composes them (strided/_ops/stats.py,
-histograms.py, sets.py, products.py, arrays.py): order statistics, nan-aware reductions,
-histograms, sets, einsum, convolution.
+quantiles.py, histograms.py, sets.py, products.py, arrays.py): order statistics, nan-aware
+reductions, histograms, sets, einsum, convolution.
 
 Run: ``python benchmarks/bench_numpy.py [--threads N]``. Prints a Markdown table of times and
 ratios against NumPy (and PyTorch when it has the function); above 1 means strided is faster.

@@ -88,6 +88,8 @@ from strided._ops.mathfuncs import __all__ as _mathfuncs_names
 from strided._ops.norms import matrix_norm, vector_norm
 from strided._ops.products import *  # noqa: F403 - einsum, dot, kron, cross, convolve, ...
 from strided._ops.products import __all__ as _products_names
+from strided._ops.quantiles import *  # noqa: F403 - NumPy's order statistics: median, quantile
+from strided._ops.quantiles import __all__ as _quantiles_names
 from strided._ops.reduction import *  # noqa: F403 - the reductions, listed in its __all__
 from strided._ops.reduction import __all__ as _reduction_names
 from strided._ops.scan import cumprod, cumsum, cumulative_prod, cumulative_sum
@@ -116,7 +118,7 @@ from strided._ops.sorting import (
     unique_inverse,
     unique_values,
 )
-from strided._ops.stats import *  # noqa: F403 - NumPy's statistics: nan-aware, order, histograms
+from strided._ops.stats import *  # noqa: F403 - NumPy's statistics: nan-aware, averages, cov
 from strided._ops.stats import __all__ as _stats_names
 from strided._ops.views import (
     as_strided,
@@ -321,6 +323,7 @@ __all__ = [
     *_products_names,
     *_sets_names,
     *_stats_names,
+    *_quantiles_names,
     *_histograms_names,
     *_construction_names,
 ]

@@ -51,6 +51,7 @@ MODULES = [
     "strided._ops.products",
     "strided._ops.sets",
     "strided._ops.stats",
+    "strided._ops.quantiles",
     "strided._ops.histograms",
     "strided._check",
 ]

@@ -1,4 +1,4 @@
-"""strided._ops.stats against NumPy: nan-aware reductions, order statistics, averages,
+"""strided._ops.stats and quantiles against NumPy: nan-aware reductions, order statistics, averages,
 covariance, histograms, differences and interpolation.
 
 NumPy is the oracle for values and dtypes, over the layouts of ``layouts.py`` (contiguous,
@@ -301,7 +301,7 @@ def test_order_statistics_by_selection_are_the_sorts_bit_for_bit(monkeypatch):
     # On the CPU each slice is partitioned at the positions read (Note [Selection] in
     # strided/_cpu/select.pyx), not sorted: the results must be the sort's, to the bit, on
     # long lines (one thread each), many lines (shared among threads), ties and NaNs.
-    from strided._ops import sorting, stats
+    from strided._ops import quantiles, sorting
 
     rng = np.random.default_rng(21)
     inputs = []
@@ -318,7 +318,7 @@ def test_order_statistics_by_selection_are_the_sorts_bit_for_bit(monkeypatch):
             (a[::3, :99].astype(np.float32), 1),
         ]
     got = [[fn(strided.asarray(a), axis) for a, axis in inputs] for fn in ORDER_STATS.values()]
-    monkeypatch.setattr(stats, "_partitioned", lambda y, kth: sorting.sort(y, axis=-1))
+    monkeypatch.setattr(quantiles, "_partitioned", lambda y, kth: sorting.sort(y, axis=-1))
     for (name, fn), results in zip(ORDER_STATS.items(), got, strict=True):
         for (a, axis), g in zip(inputs, results, strict=True):
             want = np.asarray(fn(strided.asarray(a), axis))
