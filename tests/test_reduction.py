@@ -573,3 +573,32 @@ def test_big_reductions_match_numpy_exactly(layout, threads, rng):
             np.testing.assert_array_equal(
                 np.asarray(fn(t, axis=axis)), npfn(a, axis=axis), f"{layout}, axis={axis}"
             )
+
+
+# Note [Reductions]: the result is laid out in the input's memory order, as NumPy's is
+@pytest.mark.parametrize("dtype", [None, "float64"])
+def test_reduction_results_follow_the_inputs_memory_order(dtype):
+    a = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    for perm, axes in [((0, 2, 3, 1), (1, 2)), ((3, 1, 0, 2), (0,)), ((0, 1, 2, 3), (1, 3))]:
+        an = np.transpose(a.copy(order="C"), np.argsort(perm)).copy(order="C").transpose(perm)
+        x = strided.asarray(np.ascontiguousarray(np.transpose(an, np.argsort(perm))))
+        x = x.permute(*perm)  # x and an: the same values and the same memory order
+        for name in ("sum", "max"):
+            got = getattr(strided, name)(x, axis=axes, dtype=dtype) if name == "sum" else \
+                strided.max(x, axis=axes)  # fmt: skip
+            want = getattr(np, name)(an, axis=axes, dtype=dtype) if name == "sum" else \
+                np.max(an, axis=axes)  # fmt: skip
+            np.testing.assert_allclose(np.asarray(got), want)
+            itemsize = got.dtype.itemsize
+            assert tuple(s * itemsize for s in got.stride()) == want.strides, (perm, axes, name)
+
+
+def test_a_cast_for_a_reduction_keeps_the_memory_order():
+    from strided._ops import copying
+
+    x = strided.asarray(np.arange(24, dtype=np.int32).reshape(2, 3, 4)).permute(2, 0, 1)
+    y = copying.cast_in_memory_order(x, strided.float64)
+    assert y.stride() == x.stride() and y._base is None and y.dtype is strided.float64
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+    e = strided.ones(3).expand(4, 3)  # a broadcast dim: dense, row-major
+    assert copying.cast_in_memory_order(e, strided.float32).stride() == (3, 1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from strided import _dispatch
 from strided._cpu import copy as _copy
 
-__all__ = ["copy_", "contiguous_copy", "fill_"]
+__all__ = ["copy_", "contiguous_copy", "cast_in_memory_order", "fill_"]
 
 
 def _cuda():
@@ -33,6 +33,31 @@ def contiguous_copy(src, dtype=None):
     if src.device.is_cpu:
         return _copy.contiguous_copy(src, dtype)
     return _cuda().contiguous_copy(src, dtype)
+
+
+def cast_in_memory_order(src, dtype):
+    """A fresh copy of ``src`` cast to ``dtype``, dense in ``src``'s memory order (NumPy's
+    ``order='K'``): its dims are laid out outermost first by decreasing |stride|, so that a
+    kernel that reads the copy walks it as it would have walked ``src``. A reduction casts its
+    input this way (a channels-last tensor stays channels-last; Note [Reductions] in
+    _cpu/reduce.pyx.tp)."""
+    from strided._core import _empty  # the allocation of any device
+
+    strides, shape = src.stride(), src.shape
+    if any(st == 0 and n > 1 for st, n in zip(strides, shape, strict=True)):
+        return contiguous_copy(src, dtype)  # a broadcast dim has no place in memory: row-major
+    # outermost first; a size-1 dim (any stride) goes innermost
+    order = sorted(range(src.ndim), key=lambda d: -abs(strides[d]) if shape[d] > 1 else 0)
+    if order == list(range(src.ndim)):
+        return contiguous_copy(src, dtype)
+    dense = _empty(tuple(shape[d] for d in order), dtype, src.device)
+    inverse = [0] * src.ndim
+    for i, d in enumerate(order):
+        inverse[d] = i
+    dst = dense.permute(*inverse)
+    dst._base = None  # a fresh tensor of its own, not a view of ``dense``
+    copy_(dst, src)
+    return dst
 
 
 def fill_(dst, value):

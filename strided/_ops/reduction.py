@@ -98,7 +98,7 @@ def _run(name, x, dims, keepdims, acc):
                 "identity; reduce a non-empty tensor or use a dim with elements"
             )
     if name not in ("argmax", "argmin") and x.dtype is not acc:
-        x = _copying.contiguous_copy(x, acc)
+        x = _copying.cast_in_memory_order(x, acc)
     if x.device.is_cuda:
         from strided.cuda import _reduce as cuda_reduce  # loaded with the first CUDA tensor
 
