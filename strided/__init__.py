@@ -82,6 +82,8 @@ from strided._ops.indexing import (
     take,
     take_along_axis,
 )
+from strided._ops.joining import *  # noqa: F403 - concatenate, the stacks and the splits
+from strided._ops.joining import __all__ as _joining_names
 from strided._ops.linalg import addmm, bmm, matmul, mm, outer, tensordot, vecdot
 from strided._ops.mathfuncs import *  # noqa: F403 - NumPy's functions composed of elementwise ops
 from strided._ops.mathfuncs import __all__ as _mathfuncs_names
@@ -319,6 +321,7 @@ __all__ = [
     *_elementwise_names,
     *_reduction_names,
     *_arrays_names,
+    *_joining_names,
     *_mathfuncs_names,
     *_products_names,
     *_sets_names,

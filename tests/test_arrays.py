@@ -1,5 +1,5 @@
-"""Tests of NumPy's array manipulation and creation routines (strided/_ops/arrays.py), NumPy as
-the oracle.
+"""Tests of NumPy's array manipulation and creation routines (strided/_ops/arrays.py,
+joining.py), NumPy as the oracle.
 
 The table ``CASES`` holds, for each function, calls written once for both libraries: a case is
 ``fn(xp, x)`` with ``xp`` the module (``numpy`` or ``strided``) and ``x`` the input, built in

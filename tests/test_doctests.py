@@ -46,6 +46,7 @@ MODULES = [
     "strided.cuda._deferred",
     "strided.cuda",
     "strided._ops.arrays",
+    "strided._ops.joining",
     "strided._ops.construction",
     "strided._ops.mathfuncs",
     "strided._ops.products",
