@@ -188,7 +188,7 @@ def test_against_numpy(name, dtype):
 
 
 def test_every_function_is_tested_and_exported():
-    from strided._ops import arrays, construction
+    from strided._ops import arrays, construction, joining
 
     tested = set(CASES) | {
         "tri",
@@ -198,8 +198,8 @@ def test_every_function_is_tested_and_exported():
         "geomspace",
         "copyto",
     }
-    assert set(arrays.__all__) | set(construction.__all__) == tested
-    for module in (arrays, construction):
+    assert set(arrays.__all__) | set(joining.__all__) | set(construction.__all__) == tested
+    for module in (arrays, joining, construction):
         for name in module.__all__:
             assert getattr(strided, name) is getattr(module, name)
 
