@@ -1,0 +1,104 @@
+"""The host side of the CUDA path, measured without a GPU: what Python costs per op.
+
+On a GPU a small op's time is mostly the host's: dispatch, the iterator's plan, the kernel's
+lookup, argument packing, allocation, autograd's recording. All of it is the same Python on the
+emulated device (Note [Two CUDA backends] in strided/cuda/_backend.py), so this script runs
+ops on ``cuda-emulated`` with the device work stubbed out: ``launch`` and the cuBLAS ``gemm``
+do nothing, and allocation hands out slices of one buffer, as CuPy's memory pool hands out
+cached blocks. What is left is the host path a GPU run pays, minus the few microseconds of
+the driver call itself and of CuPy's pool, which only a GPU can measure
+(benchmarks/bench_cuda.py). No result is computed, so nothing is checked against NumPy here.
+
+Run: ``python benchmarks/bench_cuda_host.py``. Prints microseconds per call (the best of 5
+batches) and, for the training step of bench_cuda.py, the launches it makes.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import strided
+from strided.cuda import _backend
+
+DEVICE = "cuda-emulated"
+
+
+def _stub_the_device():
+    """Stub out the device work of the emulated backend: see the module docstring."""
+    backend = _backend.backend_for(strided.device(DEVICE))
+    launches = [0]
+
+    def launch(*args, **kwargs):
+        launches[0] += 1
+
+    arena = np.zeros(64 << 20, np.uint8)
+    turn = [0]
+
+    def allocate(nbytes):  # 60 rotating 1 MiB slices: tensors of an op do not share one
+        if nbytes > 1 << 20:
+            raise ValueError("bench_cuda_host: only small tensors here")
+        turn[0] = (turn[0] + 1) % 60
+        return arena.ctypes.data + (turn[0] << 20), arena
+
+    backend.launch = launch
+    backend.gemm = launch
+    backend.allocate = allocate
+    return launches
+
+
+def _best(fn, n):
+    for _ in range(20):
+        fn()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def main():
+    launches = _stub_the_device()
+    rng = np.random.default_rng(3)
+    on = lambda a: strided.asarray(a, device=DEVICE)  # noqa: E731
+    a = on(np.ones(1, np.float32))
+    h = on(rng.standard_normal((64, 10), dtype=np.float32))
+    x = on(rng.standard_normal((64, 784), dtype=np.float32))
+    y = on(rng.integers(0, 10, 64))
+    w1 = on((rng.standard_normal((784, 256)) * 0.05).astype(np.float32)).requires_grad_()
+    w2 = on((rng.standard_normal((256, 10)) * 0.05).astype(np.float32)).requires_grad_()
+
+    def step():  # the training step of bench_cuda.py
+        logits = strided.relu(x @ w1) @ w2
+        logp = strided.log_softmax(logits, dim=1)
+        picked = strided.take_along_axis(logp, strided.expand_dims(y, axis=1), axis=1)
+        loss = -strided.mean(picked)
+        loss.backward()
+        with strided.no_grad():
+            strided.subtract(w1, 0.01 * w1.grad, out=w1)
+            strided.subtract(w2, 0.01 * w2.grad, out=w2)
+        w1.grad = None
+        w2.grad = None
+
+    cases = [
+        ("1-element add", lambda: a + a, 20000),
+        ("relu of 64x10", lambda: strided.relu(h), 20000),
+        ("sum over dim 1 of 64x10", lambda: strided.sum(h, axis=1), 20000),
+        ("log_softmax over dim 1 of 64x10", lambda: strided.log_softmax(h, dim=1), 5000),
+        ("matmul 64x784 @ 784x256", lambda: x @ w1.detach(), 5000),
+        ("MLP 784-256-10 training step", step, 200),
+    ]
+    print("| case | host time per call | launches per call |")
+    print("|---|---|---|")
+    for name, fn, n in cases:
+        t = _best(fn, n)
+        launches[0] = 0
+        fn()
+        print(f"| {name} | {t * 1e6:.1f} us | {launches[0]} |")
+
+
+if __name__ == "__main__":
+    main()
