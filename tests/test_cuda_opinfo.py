@@ -419,3 +419,34 @@ def test_every_row_runs_on_the_devices():
     assert {layout for _, layout in names(SHAPE_CASES)} == set(LAYOUTS)
     assert names(SCAN_CASES) == {(name, layout) for name in FUNCS for layout in LAYOUTS}
     assert len(views) > 150 and len(RED_OPS) > 15  # the tables were found
+
+
+# ---------------------------------------------------------------------------------------------
+# Reduction results are laid out in the input's memory order, on every device
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_reduction_results_are_laid_out_as_on_the_cpu(device, rng):
+    # a channels-last activation, pooled and summed as nn does: the kept dims' memory order
+    # decides the result's strides on the CPU (Note [Reductions]) and on CUDA (_kept_order)
+    a = rng.standard_normal((4, 6, 6, 8)).astype(np.float32)
+    cases = [
+        (lambda t: t.permute(0, 3, 1, 2), (2, 3), True),  # NHWC viewed as NCHW, keepdims
+        (lambda t: t.permute(0, 3, 1, 2), (1,), False),
+        (lambda t: t.permute(3, 1, 0, 2), (0,), False),
+        (lambda t: t, (1, 2), False),  # row-major in, row-major out
+    ]
+    for view, axes, keep in cases:
+        x, d = view(strided.asarray(a)), view(strided.asarray(a, device=device))
+        for name in ("sum", "max", "argmax"):
+            f = getattr(strided, name)
+            ax = axes[0] if name == "argmax" else axes
+            want = f(x, axis=ax, keepdims=keep)
+            got = f(d, axis=ax, keepdims=keep)
+            where = f"{name} over {axes} of {x.shape} strides {x.stride()} on {device}"
+            assert got.shape == want.shape, where
+            placed = [(st, n) for st, n in zip(got.stride(), got.shape, strict=True) if n > 1]
+            wanted = [(st, n) for st, n in zip(want.stride(), want.shape, strict=True) if n > 1]
+            assert placed == wanted, where  # a size-1 dim's stride says nothing
+            np.testing.assert_allclose(got.cpu(), want, rtol=1e-5, atol=1e-5, err_msg=where)

@@ -41,7 +41,8 @@ def cast_in_memory_order(src, dtype):
     kernel that reads the copy walks it as it would have walked ``src``. A reduction casts its
     input this way (a channels-last tensor stays channels-last; Note [Reductions] in
     _cpu/reduce.pyx.tp)."""
-    from strided._core import _empty  # the allocation of any device
+    from strided import _core
+    from strided._dtype import as_dtype
 
     strides, shape = src.stride(), src.shape
     if any(st == 0 and n > 1 for st, n in zip(strides, shape, strict=True)):
@@ -50,12 +51,13 @@ def cast_in_memory_order(src, dtype):
     order = sorted(range(src.ndim), key=lambda d: -abs(strides[d]) if shape[d] > 1 else 0)
     if order == list(range(src.ndim)):
         return contiguous_copy(src, dtype)
-    dense = _empty(tuple(shape[d] for d in order), dtype, src.device)
-    inverse = [0] * src.ndim
-    for i, d in enumerate(order):
-        inverse[d] = i
-    dst = dense.permute(*inverse)
-    dst._base = None  # a fresh tensor of its own, not a view of ``dense``
+    step, dense = 1, [0] * src.ndim
+    for d in reversed(order):
+        dense[d] = step
+        step *= shape[d]
+    dtype = as_dtype(dtype) if dtype is not None else src.dtype
+    storage = _core.Storage._new(step * dtype.itemsize, src.device)
+    dst = _core._from_parts(storage, 0, shape, dense, dtype)
     copy_(dst, src)
     return dst
 

@@ -22,6 +22,9 @@ partials many, since one thread walking thousands of partials waits for each loa
 Within a block, each thread keeps 8 running accumulators (8 loads in flight), and the block
 combines its threads with warp shuffles and one exchange through shared memory
 (``block_combine`` in kernels/reduce.cu).
+The kept dims are taken in the input's memory order (outermost first), so the result is laid
+out like the input, as on the CPU, and the thread-per-output kernel reads a channels-last
+input along its channels (``_kept_order``).
 G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
 and nothing uses atomics: a float sum gives the same bits on every run (issue 7's "deterministic
 for a given shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the
@@ -115,8 +118,32 @@ _XY = _GEOMETRY.fields["x"][1]  # byte offset of the x, y addresses in the struc
 
 
 class _ReducePlan:
-    __slots__ = ("out_shape", "out_dtype", "M", "geometry", "fn", "grid", "partial_bytes",
-                 "fn2", "grid2", "M_G")  # fmt: skip
+    __slots__ = ("out_shape", "out_strides", "out_dtype", "M", "geometry", "fn", "grid",
+                 "partial_bytes", "fn2", "grid2", "M_G")  # fmt: skip
+
+
+def _kept_order(x, kept):
+    """The kept dims outermost first in the input's memory order (by decreasing |stride|; as
+    they are when a broadcast dim has no place in memory): the order of the output index
+    ``o``, so that the result is laid out like the input, as on the CPU (Note [Reductions] in
+    _cpu/reduce.pyx.tp), and neighbouring threads of the thread-per-output kernel read
+    neighbouring addresses of a channels-last input."""
+    shape, strides = x.shape, x.stride()
+    if any(strides[d] == 0 and shape[d] > 1 for d in kept):
+        return kept
+    return sorted(kept, key=lambda d: -abs(strides[d]) if shape[d] > 1 else 0)
+
+
+def _out_strides(x, dims, keepdims, order):
+    """Strides of the result: dense over the kept dims taken in ``order`` (the index ``o`` the
+    kernels write at), 1 for the size-1 dims ``keepdims`` keeps; None when that is row-major."""
+    if order == sorted(order):
+        return None
+    step, strides = 1, {}
+    for d in reversed(order):
+        strides[d] = step
+        step *= x.shape[d]
+    return tuple(strides.get(d, 1) for d in range(x.ndim) if keepdims or d not in dims)
 
 
 def _plan(name, x, dims, keepdims):
@@ -136,6 +163,8 @@ def _plan(name, x, dims, keepdims):
     )
     plan.M = M = math.prod(shape[d] for d in kept)
     R = math.prod(shape[d] for d in dims)
+    kept = _kept_order(x, kept)
+    plan.out_strides = _out_strides(x, dims, keepdims, kept)
     if M == 0:
         return plan
     odims = _launch.coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
@@ -203,7 +232,11 @@ def reduce(name, x, dims, keepdims, acc):
         if len(_PLANS) >= _PLANS_LIMIT:
             _PLANS.clear()
         _PLANS[key] = plan
-    y = _core._empty(plan.out_shape, plan.out_dtype, x.device)
+    if plan.out_strides is None:
+        y = _core._empty(plan.out_shape, plan.out_dtype, x.device)
+    else:  # laid out like the input: see _kept_order
+        storage = _core.Storage._new(plan.M * plan.out_dtype.itemsize, x.device)
+        y = _core._from_parts(storage, 0, plan.out_shape, plan.out_strides, plan.out_dtype)
     if plan.M == 0:
         return y
     g = bytearray(plan.geometry)
