@@ -4,8 +4,9 @@ Note [CUDA reductions]
 ~~~~~~~~~~~~~~~~~~~~~~
 The host splits the input's dims in two groups: *kept* dims (each output element is one point
 of them) and *reduced* dims (the elements that fold into one output). Each group is coalesced
-on its own, in row-major order, so the reduced index ``r`` is still the flat row-major index
-argmax returns. Then one of two kernels of kernels/reduce.cu runs:
+on its own: the reduced dims in row-major order, so the reduced index ``r`` is still the flat
+row-major index argmax returns; the kept dims in the input's memory order (below). Then one of
+two kernels of kernels/reduce.cu runs:
 
 - **a block per output** when the reduced dims hold the input's fastest (smallest-stride)
   dim, as in a row sum: the 256 threads of a block read neighbouring elements (coalesced),
