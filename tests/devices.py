@@ -14,7 +14,7 @@ import pytest
 from strided import _core
 from strided.cuda import _backend
 
-__all__ = ["DEVICES", "GPU", "GPU_ONLY", "REQUIRE_GPU", "on", "output_pairs"]
+__all__ = ["DEVICES", "GPU", "GPU_ONLY", "REQUIRE_GPU", "on", "output_pairs", "same_on_device"]
 
 GPU = _backend.cupy_usable()
 REQUIRE_GPU = os.environ.get("STRIDED_REQUIRE_GPU") == "1"
@@ -40,3 +40,18 @@ def output_pairs(got, want):
         want if isinstance(want, tuple) else (want,),
         strict=True,
     )
+
+
+def same_on_device(device, tensors, cases, check):
+    """Each op of ``cases`` (name -> fn) on each CPU tensor of ``tensors`` (label -> tensor) and
+    on its copy on ``device`` (same strides): every output stays on the device and ``check(got,
+    want_as_numpy, where)`` holds for it."""
+    import numpy as np
+
+    for label, t in tensors.items():
+        d = on(device, t)
+        for name, fn in cases.items():
+            want, got = fn(t), fn(d)
+            for g, w in output_pairs(got, want):
+                assert g.device == d.device, name
+                check(g, np.asarray(w), f"{name} {label}")

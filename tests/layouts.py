@@ -256,3 +256,25 @@ def has_exact_overlap(t):
         return False
     cells = np.asarray(t.stride()) @ np.indices(t.shape).reshape(t.ndim, -1)
     return np.unique(cells).size < cells.size
+
+
+def agrees_with_numpy(fs, fn, check, where=""):
+    """Run NumPy's ``fn``; strided's ``fs`` must match its result (``check(got, want,
+    where)``, per element of a tuple result) or raise as it does (an ``AxisError`` as the
+    ``IndexError`` strided raises for a bad axis)."""
+    import pytest
+
+    try:
+        want = fn()
+    except Exception as e:
+        expected = IndexError if isinstance(e, np.exceptions.AxisError) else type(e)
+        with pytest.raises(expected):
+            fs()
+        return
+    got = fs()
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), where
+        for g, w in zip(got, want, strict=True):
+            check(g, w, where)
+    else:
+        check(got, want, where)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from devices import DEVICES, on, output_pairs
-from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values
+from devices import DEVICES, on, same_on_device
+from layouts import ALL_DTYPES, LAYOUTS, agrees_with_numpy, make_layout, make_values
 
 import strided
 
@@ -62,21 +62,8 @@ def same(got, want, where=""):
 
 
 def compare(fs, fn, where=""):
-    """Run NumPy's ``fn``; strided's ``fs`` must match its result, or raise like it."""
-    try:
-        want = fn()
-    except Exception as e:
-        expected = IndexError if isinstance(e, np.exceptions.AxisError) else type(e)
-        with pytest.raises(expected):
-            fs()
-        return
-    got = fs()
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), where
-        for g, w in zip(got, want, strict=True):
-            same(g, w, where)
-    else:
-        same(got, want, where)
+    """Run NumPy's ``fn``; strided's ``fs`` must match its result exactly, or raise like it."""
+    agrees_with_numpy(fs, fn, same, where)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,14 +429,8 @@ def test_partition_devices_keep_the_contract(device):
 def test_devices_give_cpu_values(device):
     rng = np.random.default_rng(3)
     ref = values((4, 5), "float64", rng)
-    for layout in ("contiguous", "transposed"):
-        t = make_layout(layout, ref, rng)[0]
-        d = on(device, t)
-        for name, fn in DEVICE_CASES.items():
-            want, got = fn(t), fn(d)
-            for g, w in output_pairs(got, want):
-                assert g.device == d.device, name
-                same(g, np.asarray(w), f"{name} {layout}")
+    tensors = {layout: make_layout(layout, ref, rng)[0] for layout in ("contiguous", "transposed")}
+    same_on_device(device, tensors, DEVICE_CASES, same)
 
 
 # ---------------------------------------------------------------------------------------------

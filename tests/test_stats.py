@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from devices import DEVICES, on, output_pairs
-from layouts import LAYOUTS, make_layout
+from devices import DEVICES, on, output_pairs, same_on_device
+from layouts import LAYOUTS, agrees_with_numpy, make_layout
 
 import strided
 from strided.autograd import gradcheck
@@ -61,20 +61,7 @@ def close(got, want, *, dtype=True, rtol=None, where=""):
 
 def compare(fs, fn, where="", **kw):
     """Run NumPy's ``fn``; strided's ``fs`` must match its result, or raise like it."""
-    try:
-        want = fn()
-    except Exception as e:
-        expected = IndexError if isinstance(e, np.exceptions.AxisError) else type(e)
-        with pytest.raises(expected):
-            fs()
-        return
-    got = fs()
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), where
-        for g, w in zip(got, want, strict=True):
-            close(g, w, where=where, **kw)
-    else:
-        close(got, want, where=where, **kw)
+    agrees_with_numpy(fs, fn, lambda g, w, at: close(g, w, where=at, **kw), where)
 
 
 def cases(shape, dtypes, layouts=LAYOUTS, seed=0, nan=True):
@@ -606,14 +593,9 @@ DEVICE_CASES = {
 def test_devices_give_cpu_values(device):
     rng = np.random.default_rng(9)
     ref = values((3, 4), "float64", rng)
-    for layout in ("contiguous", "negative-stride"):
-        t = make_layout(layout, ref, rng)[0]
-        d = on(device, t)
-        for name, fn in DEVICE_CASES.items():
-            want, got = fn(t), fn(d)
-            for g, w in output_pairs(got, want):
-                assert g.device == d.device, name
-                close(g, np.asarray(w), where=f"{name} {layout}")
+    layouts = ("contiguous", "negative-stride")
+    tensors = {layout: make_layout(layout, ref, rng)[0] for layout in layouts}
+    same_on_device(device, tensors, DEVICE_CASES, lambda g, w, at: close(g, w, where=at))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -43,6 +43,17 @@ __device__ __forceinline__ T group_all(T v, int W, T* sh) {
     return v;
 }
 
+// The lines of this thread's group of W (BLOCK / W groups per block, W dividing into whole
+// warps, so a group's loop bound is the same for all its threads): its first line, the step
+// to its next one, and the thread's lane t within the group.
+template <typename index_t>
+__device__ __forceinline__ void line_group(int W, index_t* first, index_t* step, int* t) {
+    const int per_block = (int)blockDim.x / W;
+    *first = (index_t)blockIdx.x * per_block + (int)threadIdx.x / W;
+    *step = (index_t)gridDim.x * per_block;
+    *t = (int)threadIdx.x % W;
+}
+
 // y = softmax(x) (Log = false) or log_softmax(x) (Log = true) along each line, by a group of W
 // threads per line (BLOCK / W lines per block), with the composite's formulas:
 //   softmax:      m = max(x);                 y = exp(x - m) / sum(exp(x - m))
@@ -53,10 +64,10 @@ __global__ void strided_softmax(LineGeometry g, int W) {
     const char* x = reinterpret_cast<const char*>(g.x);
     T* y = reinterpret_cast<T*>(g.y);
     const index_t L = (index_t)g.L, sx = (index_t)g.sx, inner = (index_t)g.inner;
-    const int per_block = (int)blockDim.x / W, t = (int)threadIdx.x % W;
-    const index_t step = (index_t)gridDim.x * per_block;
-    for (index_t o = (index_t)blockIdx.x * per_block + (int)threadIdx.x / W; o < (index_t)g.M;
-         o += step) {  // the bound is the same for the whole group: W divides into warps
+    index_t first, step;
+    int t;
+    line_group<index_t>(W, &first, &step, &t);
+    for (index_t o = first; o < (index_t)g.M; o += step) {
         const char* px = x + kept_offset<index_t>(g, o);
         T* py = y + line_out<index_t>(g, o);
         T m = minus_inf<T>();
@@ -86,10 +97,10 @@ __global__ void strided_softmax_backward(LineGeometry g, const T* r, int W) {
     const char* gr = reinterpret_cast<const char*>(g.x);
     T* gx = reinterpret_cast<T*>(g.y);
     const index_t L = (index_t)g.L, sx = (index_t)g.sx, inner = (index_t)g.inner;
-    const int per_block = (int)blockDim.x / W, t = (int)threadIdx.x % W;
-    const index_t step = (index_t)gridDim.x * per_block;
-    for (index_t o = (index_t)blockIdx.x * per_block + (int)threadIdx.x / W; o < (index_t)g.M;
-         o += step) {
+    index_t first, step;
+    int t;
+    line_group<index_t>(W, &first, &step, &t);
+    for (index_t o = first; o < (index_t)g.M; o += step) {
         const char* pg = gr + kept_offset<index_t>(g, o);
         const index_t out = line_out<index_t>(g, o);
         T s = 0;
