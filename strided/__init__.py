@@ -88,6 +88,7 @@ from strided._ops.linalg import addmm, bmm, matmul, mm, outer, tensordot, vecdot
 from strided._ops.mathfuncs import *  # noqa: F403 - NumPy's functions composed of elementwise ops
 from strided._ops.mathfuncs import __all__ as _mathfuncs_names
 from strided._ops.norms import matrix_norm, vector_norm
+from strided._ops.padding import pad
 from strided._ops.products import *  # noqa: F403 - einsum, dot, kron, cross, convolve, ...
 from strided._ops.products import __all__ as _products_names
 from strided._ops.quantiles import *  # noqa: F403 - NumPy's order statistics: median, quantile
@@ -101,7 +102,6 @@ from strided._ops.shape import (
     cat,
     concat,
     meshgrid,
-    pad,
     repeat,
     repeat_interleave,
     roll,

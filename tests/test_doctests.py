@@ -35,6 +35,7 @@ MODULES = [
     "strided._ops.norms",
     "strided._ops.linalg",
     "strided._ops.shape",
+    "strided._ops.padding",
     "strided.linalg",
     "strided._cpu.sort",
     "strided._cpu.unique",

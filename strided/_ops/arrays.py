@@ -38,8 +38,9 @@ from strided._ops import elementwise as _E
 from strided._ops import views as _vops
 from strided._ops.creation import asarray, eye, zeros
 from strided._ops.indexing import take
+from strided._ops.padding import pad
 from strided._ops.reduction import sum as _sum
-from strided._ops.shape import concat, pad, tile
+from strided._ops.shape import concat, tile
 
 __all__ = [
     "ravel",

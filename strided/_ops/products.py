@@ -26,7 +26,8 @@ from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
 from strided._ops.linalg import matmul, tensordot
-from strided._ops.shape import pad, stack
+from strided._ops.padding import pad
+from strided._ops.shape import stack
 
 __all__ = [
     "convolve",
