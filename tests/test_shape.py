@@ -1,4 +1,4 @@
-"""Tests of the shape ops that copy (strided/_ops/shape.py), NumPy as the oracle.
+"""Tests of the shape ops that copy (strided/_ops/shape.py, padding.py), NumPy as the oracle.
 
 The table below is OpInfo-like (see tests/opinfo.py), but the ops here take several tensors
 (``concat([x, y])``), so a sample's arguments may hold two placeholders: ``SELF`` stands for the
