@@ -5,19 +5,22 @@
 #
 #   bash benchmarks/gpu_check.sh [OUT_DIR [STEP ...]]     (default: ./gpu-results, every step)
 #
-# STEPs: build, tests, memcheck, racecheck, bench (each but build needs build to have run, in
-# this call or an earlier one: the extension is built in place). Where one command may run
-# only ~10 minutes, run the steps in separate calls: build+tests, then memcheck, racecheck and
-# bench. Needs CuPy (and, for the comparisons, PyTorch) importable by python3; pytest and
-# pytest-xdist for the tests. Without network access, put the scipy-openblas32 wheel in $WHEELS
-# (default .whl/): it is installed from there. Each step writes its log to OUT_DIR and a short
-# summary to stdout; a failing step does not stop the next one. The exit status is that of the
-# tests (0 when they did not run).
+# STEPs: build, tests, memcheck, racecheck, bench, profile (each but build needs build to have
+# run, in this call or an earlier one: the extension is built in place). On an H200 (16 cores)
+# build takes ~30 s, tests ~70 s, bench ~35 s, profile ~20 s; the sanitizers take ~10 minutes
+# each over their subset on one process, so give them SANITIZER_JOBS=16 (pytest-xdist workers,
+# each under the sanitizer) and SANITIZER_TIMEOUT. Where one command may run only ~10 minutes,
+# split the steps over calls on the same warm machine. Step timeouts: TEST_TIMEOUT,
+# SANITIZER_TIMEOUT, BENCH_TIMEOUT, PROFILE_TIMEOUT (seconds). Needs CuPy (and, for the
+# comparisons, PyTorch) importable by python3; pytest and pytest-xdist for the tests. Without
+# network access, put the scipy-openblas32 wheel in $WHEELS (default .whl/): it is installed
+# from there. Each step writes its log to OUT_DIR and a short summary to stdout; a failing step
+# does not stop the next one. The exit status is that of the tests (0 when they did not run).
 set -u -o pipefail
 export PYTHONUNBUFFERED=1
 out=${1:-${OUT:-gpu-results}}
 shift || true
-steps=${*:-build tests memcheck racecheck bench}
+steps=${*:-build tests memcheck racecheck bench profile}
 mkdir -p "$out"
 jobs=${JOBS:-$(nproc)}
 want() { [[ " $steps " == *" $1 "* ]]; }
@@ -46,7 +49,7 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 
 if want tests; then
     step "CUDA tests on the GPU (STRIDED_REQUIRE_GPU=1: a missing GPU fails instead of skipping)"
-    STRIDED_REQUIRE_GPU=1 timeout "${TEST_TIMEOUT:-480}" python3 -m pytest -q -n "$jobs" \
+    STRIDED_REQUIRE_GPU=1 timeout -s INT -k 30 "${TEST_TIMEOUT:-480}" python3 -m pytest -q -rfE --durations=20 -n "$jobs" \
         -p no:cacheprovider $(ls tests/test_cuda*.py | grep -v emulator) \
         tests/test_autograd_ops.py -k "not emulated and not compiles and not cpu-" \
         >"$out/tests.log" 2>&1
@@ -67,7 +70,8 @@ if command -v compute-sanitizer >/dev/null; then
         want "$tool" || continue
         step "compute-sanitizer --tool $tool"
         STRIDED_REQUIRE_GPU=1 timeout "${SANITIZER_TIMEOUT:-540}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
-            --target-processes all python3 -m pytest -q -x -p no:cacheprovider "${subset[@]}" \
+            --target-processes all python3 -m pytest -q -x -p no:cacheprovider \
+            ${SANITIZER_JOBS:+-n "$SANITIZER_JOBS"} "${subset[@]}" \
             -k "not emulated" >"$out/sanitizer-$tool.log" 2>&1
         echo "exit $? ($tool)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$tool.log" | tail -2
     done
@@ -75,6 +79,12 @@ fi
 
 if want bench; then
     step "benchmarks/bench_cuda.py"
-    timeout 300 python3 benchmarks/bench_cuda.py 2>&1 | tee "$out/bench_cuda.log" | tail -25
+    timeout "${BENCH_TIMEOUT:-300}" python3 benchmarks/bench_cuda.py 2>&1 | tee "$out/bench_cuda.log" | tail -25
+fi
+
+if want profile; then
+    step "benchmarks/profile_cuda.py (where the time goes: host, launches, kernels)"
+    timeout "${PROFILE_TIMEOUT:-120}" python3 benchmarks/profile_cuda.py >"$out/profile_cuda.log" 2>&1
+    grep -E "^## |^GPU time" "$out/profile_cuda.log"
 fi
 exit $status

@@ -479,6 +479,50 @@ def test_reductions_match_the_cpu(device, name, dtype, rng):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "dtype",
+    [strided.bool, strided.int8, strided.int16, strided.float32, strided.float64, strided.complex128],
+    ids=lambda d: d.name,
+)
+def test_reductions_over_contiguous_runs_at_every_alignment(device, dtype, rng):
+    """The block kernel's vector loads (Note [Vector loads in the block reduction]): runs that
+    start at every element offset from a 16-byte boundary, of lengths with a head, whole
+    vectors and a tail, short (one chunk) and long (split into chunks and combined by a second
+    pass), give the CPU's answer; argmax's ties (the first index wins) and NaNs included."""
+    for n in (1, 5, 37, 4096 + 13, 70_001):
+        base = make_values((n + 16,), dtype, rng)
+        if dtype.kind == "f":
+            base = rng.integers(-3, 4, n + 16).astype(dtype.numpy)  # ties for argmax
+            base[rng.integers(0, n + 16)] = np.nan
+        t_all = strided.asarray(base)
+        d_all = on(device, t_all)
+        for start in range(16 // dtype.itemsize if dtype.itemsize < 16 else 1):
+            t, d = t_all[start : start + n], d_all[start : start + n]
+            names = ["sum", "max", "argmax"] if dtype.kind != "c" else ["sum"]
+            if dtype.kind == "b":
+                names = ["any", "all", "sum"]
+            for name in names:
+                where = f"{name} of {n} {dtype.name} starting at element {start} on {device}"
+                want = np.asarray(getattr(strided, name)(t))
+                got = np.asarray(getattr(strided, name)(d).cpu())
+                if dtype.kind in "fc" and name == "sum":
+                    tol = 1e-4 if dtype.itemsize == 4 else 1e-10
+                    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * n, err_msg=where)
+                else:
+                    np.testing.assert_array_equal(got, want, err_msg=where)
+        # rows of a matrix: a run per output, every row at its own alignment (a row sum)
+        rows = 7
+        m_all = on(device, strided.asarray(make_values((rows * 37 + 1,), dtype, rng)))
+        m = m_all[1:].reshape(rows, 37)
+        np.testing.assert_allclose(
+            np.asarray(strided.sum(m, axis=1).cpu()),
+            np.asarray(strided.sum(m.cpu(), axis=1)),
+            rtol=1e-5 if dtype.kind in "fc" else 0,
+            err_msg=f"row sums of {dtype.name} on {device}",
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_reductions_nan_and_ties_and_determinism(device):
     x = strided.asarray(
         [[1.0, 3.0, 3.0, float("nan"), 2.0, float("nan")], [5.0, 5.0, -1.0, 0.0, 5.0, 1.0]],

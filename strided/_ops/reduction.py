@@ -372,7 +372,16 @@ def _softmax_kernel(x, dims):
 
 
 def _log_softmax_kernel(x, dims):
-    return _ew.subtract(x, _logsumexp_kernel(x, dims, True))
+    # (x - m) - log(s), PyTorch's order, not x - (m + log(s)): x - m is exact for the large
+    # entries, so the result keeps its relative precision; m + log(s) would round at m's
+    # magnitude first (an ulp of 20 is 2e-6, more than a log-probability of -0.001 can lose).
+    if x.numel() == 0:
+        return x.clone()
+    m = max(x, axis=dims, keepdims=True)
+    m = _ew.where(_ew.isfinite(m), m, 0.0)  # all -inf (or inf) slices: no shift
+    shifted = _ew.subtract(x, m)
+    s = sum(_ew.exp(shifted), axis=dims, keepdims=True)
+    return _ew.subtract(shifted, _ew.log(s), out=shifted)
 
 
 def _fused_or(composite, log):

@@ -15,13 +15,16 @@ sort is not worth it):
   order, and NaNs, last in the ascending sort, come first, as on the CPU. (The Array API shim
   of CuPy does the same.) The result is copied into strided's row-major outputs (one copy of
   the answer; CuPy allocates its own result arrays from the same memory pool). That CuPy's
-  NaN and complex order is NumPy's is what test_cuda_scan_sort.py checks on a GPU (bit for
-  bit against the CPU); it was written on a machine without one.
-- **On the emulator ("cuda-emulated")**, where there is no CuPy device, and on a GPU for any
-  call that asks for it (``USE_CUPY = False``, for tests): strided's own kernels in
-  kernels/sort.cu. Each line is cut into tiles of up to 2048 elements (a power of two, as large
-  as 40 KB of shared memory allows for (key, int32 position) pairs); a block loads a tile into
-  shared memory and sorts it with a bitonic network. Longer lines are then merged, pass after
+  NaN order is NumPy's is what test_cuda_scan_sort.py checks on a GPU (bit for bit against
+  the CPU). Its *complex* order is not: on an H200 (CuPy 14.2) ``cupy.sort`` put ``nan+3j``
+  before ``0+nanj``, where NumPy's order (Note [Complex order]) puts a NaN imaginary part
+  before a NaN real part. So complex numbers take strided's own kernels on a GPU too.
+- **On the emulator ("cuda-emulated")**, where there is no CuPy device, for complex numbers
+  on a GPU, and on a GPU for any call that asks for it (``USE_CUPY = False``, for tests):
+  strided's own kernels in kernels/sort.cu. Each line is cut into tiles of up to 2048
+  elements (a power of two, as large as 40 KB of shared memory allows for (key, int32
+  position) pairs); a block loads a tile into shared memory and sorts it with a bitonic
+  network. Longer lines are then merged, pass after
   pass (runs of 2048, 4096, ...), by a thread per element that finds its output slot by rank
   (its place in its run plus a binary search in the other run). That is O(n log^2 n) work,
   fine for the emulator and for moderate sizes, slower than CuPy's radix sort for 1e7
@@ -119,7 +122,7 @@ def sort(x, axis, descending, want_values, want_indices):
     if x.numel() == 0 or not (want_values or want_indices):
         return values, indices
     backend = backend_for(x.device)
-    if not backend.emulated and USE_CUPY:
+    if not backend.emulated and USE_CUPY and not x.dtype.is_complex:
         _sort_cupy(x, axis, descending, values, indices)
     else:
         _sort_kernels(backend, x, axis, descending, values, indices)

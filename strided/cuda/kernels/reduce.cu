@@ -219,6 +219,60 @@ __device__ __forceinline__ typename Op::acc_t block_combine(typename Op::acc_t v
 // threads per SM: 64 KiB in flight per SM, well over the ~25 KiB an H100 SM needs to hide
 // its memory latency). The UNROLL accumulators are combined in a fixed order at the end.
 #define STRIDED_REDUCE_UNROLL 8
+
+// Sixteen bytes of T, for one vector load (ld.global.v4 on a GPU): 4 floats, 2 doubles, ...
+template <typename T> struct alignas(16) Vec16 { T v[16 / sizeof(T)]; };
+
+// Note [Vector loads in the block reduction]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// When the reduced elements are one contiguous run (one reduced dim after coalescing, stride
+// one element), a thread loads 16 bytes at a time instead of one element: a quarter of the
+// load instructions for float32, as CUB's reduction does. On an H200 the scalar loop summed
+// 1e8 float32 at 86% of the copy bandwidth, behind CuPy's (CUB) 100%. The run is cut in
+// three: a head up to the first 16-byte boundary (fewer than 16 / sizeof(T) elements), a body
+// of whole vectors, a tail. Element e of a thread's u-th vector goes to accumulator
+// (u * V + e) % UNROLL, so UNROLL accumulators are still running, and each element still
+// carries its own index r for argmax/argmin. Where the head ends depends on the address, so
+// for one shape two tensors at different alignments may sum in a different order: each is
+// still the same on every run.
+template <typename Op, typename T, typename index_t>
+__device__ __forceinline__ void accumulate_run(const T* p, index_t r0, index_t r1,
+                                               typename Op::acc_t* acc) {
+    const int U = STRIDED_REDUCE_UNROLL;
+    constexpr int V = 16 / sizeof(T);
+    constexpr int UV = U / V > 0 ? U / V : 1;  // vectors per thread per iteration
+    const index_t step = blockDim.x;
+    const unsigned long long addr = (unsigned long long)(p + r0);
+    index_t rv = r0 + (index_t)(((16 - addr % 16) % 16) / sizeof(T));
+    if (rv > r1) rv = r1;
+    index_t r = r0 + threadIdx.x;
+    for (; r < rv; r += step) acc[0] = Op::combine(acc[0], Op::load(p[r], (int64_t)r));
+    const Vec16<T>* pv = reinterpret_cast<const Vec16<T>*>(p + rv);
+    const index_t nvec = (r1 - rv) / V;
+    index_t k = threadIdx.x;
+    for (; k + (UV - 1) * step < nvec; k += UV * step) {
+        Vec16<T> v[UV];
+#pragma unroll
+        for (int u = 0; u < UV; ++u) v[u] = pv[k + u * step];
+#pragma unroll
+        for (int u = 0; u < UV; ++u) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                const int j = (u * V + e) % U;
+                acc[j] = Op::combine(acc[j], Op::load(v[u].v[e], (int64_t)(rv + (k + u * step) * V + e)));
+            }
+        }
+    }
+    for (; k < nvec; k += step) {
+        const Vec16<T> v = pv[k];
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+            acc[e % U] = Op::combine(acc[e % U], Op::load(v.v[e], (int64_t)(rv + k * V + e)));
+    }
+    for (r = rv + nvec * V + threadIdx.x; r < r1; r += step)
+        acc[0] = Op::combine(acc[0], Op::load(p[r], (int64_t)r));
+}
+
 template <typename Op, typename T, typename Out, typename index_t>
 __global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* partials) {
     typedef typename Op::acc_t A;
@@ -233,7 +287,11 @@ __global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* parti
         A acc[STRIDED_REDUCE_UNROLL];
 #pragma unroll
         for (int j = 0; j < U; ++j) acc[j] = Op::identity();
-        index_t r = r0 + threadIdx.x;
+        const char* px = x + base;
+        const bool run = g.nred == 1 && g.rstrides[0] == (int64_t)sizeof(T) &&
+                         (unsigned long long)px % sizeof(T) == 0;  // uniform over the block
+        index_t r = run ? r1 : r0 + threadIdx.x;  // a run skips the strided loops below
+        if (run) accumulate_run<Op, T, index_t>(reinterpret_cast<const T*>(px), r0, r1, acc);
         const index_t step = blockDim.x;
         for (; r + (U - 1) * step < r1; r += U * step) {
             T v[STRIDED_REDUCE_UNROLL];
