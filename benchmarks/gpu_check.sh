@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # Everything the CUDA backend wants from a machine with a GPU, in one command, for a session
-# with little GPU time: build, the CUDA tests on the real device, compute-sanitizer over them,
-# and the GPU benchmarks against CuPy and PyTorch.
+# with little GPU time: build, the CUDA tests on the real device, compute-sanitizer over every
+# kernel family, the GPU benchmarks against CuPy and PyTorch, and a profile of the shortfalls.
 #
 #   bash benchmarks/gpu_check.sh [OUT_DIR [STEP ...]]     (default: ./gpu-results, every step)
 #
 # STEPs: build, tests, memcheck, racecheck, bench, profile (each but build needs build to have
 # run, in this call or an earlier one: the extension is built in place). On an H200 (16 cores)
-# build takes ~30 s, tests ~70 s, bench ~35 s, profile ~20 s; the sanitizers take ~10 minutes
-# each over their subset on one process, so give them SANITIZER_JOBS=16 (pytest-xdist workers,
-# each under the sanitizer) and SANITIZER_TIMEOUT. Where one command may run only ~10 minutes,
-# split the steps over calls on the same warm machine. Step timeouts: TEST_TIMEOUT,
-# SANITIZER_TIMEOUT, BENCH_TIMEOUT, PROFILE_TIMEOUT (seconds). Needs CuPy (and, for the
+# build takes ~30 s, tests ~90 s, bench ~35 s, profile ~20 s; the sanitizers run
+# benchmarks/sanitize_cuda.py, not the tests (SANITIZER_TIMEOUT each). Where one command may run
+# only ~10 minutes, split the steps over calls on the same warm machine. Step timeouts:
+# TEST_TIMEOUT, SANITIZER_TIMEOUT, BENCH_TIMEOUT, PROFILE_TIMEOUT (seconds). Needs CuPy (and, for the
 # comparisons, PyTorch) importable by python3; pytest and pytest-xdist for the tests. Without
 # network access, put the scipy-openblas32 wheel in $WHEELS (default .whl/): it is installed
 # from there. Each step writes its log to OUT_DIR and a short summary to stdout; a failing step
@@ -58,22 +57,16 @@ if want tests; then
 fi
 
 # compute-sanitizer: memcheck (out-of-bounds and misaligned accesses) and racecheck (shared
-# memory hazards) over a subset that launches every kernel file at least once; slow (10-100x).
+# memory hazards) over benchmarks/sanitize_cuda.py, which launches every kernel family on every
+# layout in one process and checks each answer against the CPU (the test suite under the
+# sanitizer needs ~10 minutes per tool for a fifth of itself).
 if command -v compute-sanitizer >/dev/null; then
-    subset=(tests/test_cuda.py::test_reductions_match_the_cpu
-            tests/test_cuda_indexing.py tests/test_cuda_scan_sort.py tests/test_cuda_deferred.py
-            "tests/test_cuda.py::test_matmul_matches_numpy"
-            "tests/test_cuda.py::test_softmax_in_one_launch_matches_the_cpu"
-            "tests/test_cuda.py::test_softmax_backward_in_one_launch_matches_the_cpu"
-            "tests/test_cuda.py::test_random_draws_match_the_cpu_stream")
     for tool in memcheck racecheck; do
         want "$tool" || continue
         step "compute-sanitizer --tool $tool"
-        STRIDED_REQUIRE_GPU=1 timeout "${SANITIZER_TIMEOUT:-540}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
-            --target-processes all python3 -m pytest -q -x -p no:cacheprovider \
-            ${SANITIZER_JOBS:+-n "$SANITIZER_JOBS"} "${subset[@]}" \
-            -k "not emulated" >"$out/sanitizer-$tool.log" 2>&1
-        echo "exit $? ($tool)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$tool.log" | tail -2
+        timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
+            python3 benchmarks/sanitize_cuda.py >"$out/sanitizer-$tool.log" 2>&1
+        echo "exit $? ($tool)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed," "$out/sanitizer-$tool.log" | tail -3
     done
 fi
 

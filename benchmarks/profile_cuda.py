@@ -159,7 +159,9 @@ def main(argv=None):
         if not backend.emulated:
             ms = _kernel_times(fn, backend)
             gpu = sum(ms) * 1e3
-            print(f"GPU time inside the launches: {gpu:.1f} us ({gpu / (wall * 1e6):.0%} of the wall)")
+            print(
+                f"GPU time inside the launches: {gpu:.1f} us ({gpu / (wall * 1e6):.0%} of the wall)"
+            )
             for (kname, grid, block), t in zip(launched, ms, strict=False):
                 print(f"  {t * 1e3:8.1f} us  {kname[:90]} grid={grid} block={block}")
         else:

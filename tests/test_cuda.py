@@ -481,7 +481,14 @@ def test_reductions_match_the_cpu(device, name, dtype, rng):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
     "dtype",
-    [strided.bool, strided.int8, strided.int16, strided.float32, strided.float64, strided.complex128],
+    [
+        strided.bool,
+        strided.int8,
+        strided.int16,
+        strided.float32,
+        strided.float64,
+        strided.complex128,
+    ],
     ids=lambda d: d.name,
 )
 def test_reductions_over_contiguous_runs_at_every_alignment(device, dtype, rng):
@@ -1043,3 +1050,25 @@ def test_split_reductions_take_both_second_passes(device, rng):
         np.testing.assert_array_equal(m.cpu(), x.astype(np.float32).max(axis=axis), err_msg=where)
         i = strided.sum(strided.asarray((x * 100).astype(np.int64), device=device), axis=axis)
         np.testing.assert_array_equal(i.cpu(), (x * 100).astype(np.int64).sum(axis=axis))
+
+
+def test_the_sanitizer_program_runs_every_kernel_family_on_the_emulator():
+    """benchmarks/sanitize_cuda.py is what compute-sanitizer runs on a GPU (gpu_check.sh): it
+    must launch every family and agree with the CPU, here on the emulator, so that it is
+    ready when a GPU is lent."""
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).parent.parent / "benchmarks" / "sanitize_cuda.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--device", "cuda-emulated"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "FAILED" not in done.stdout
+    families = done.stdout.count(": ok")
+    assert families >= 13, done.stdout  # every family of _families, and the random draws
+    assert done.stdout.strip().splitlines()[-1] == f"{families} passed, 0 failed"

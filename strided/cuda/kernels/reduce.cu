@@ -259,7 +259,8 @@ __device__ __forceinline__ void accumulate_run(const T* p, index_t r0, index_t r
 #pragma unroll
             for (int e = 0; e < V; ++e) {
                 const int j = (u * V + e) % U;
-                acc[j] = Op::combine(acc[j], Op::load(v[u].v[e], (int64_t)(rv + (k + u * step) * V + e)));
+                const index_t r_e = rv + (k + u * step) * V + e;
+                acc[j] = Op::combine(acc[j], Op::load(v[u].v[e], (int64_t)r_e));
             }
         }
     }

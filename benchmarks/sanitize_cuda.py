@@ -1,0 +1,186 @@
+"""Every CUDA kernel family, launched a few times on small inputs: a short program for
+``compute-sanitizer`` to watch.
+
+Under compute-sanitizer a program runs 10-100 times slower, and the CUDA test suite's thousands
+of cases then need far more than a GPU session's minutes: on an H200 the memcheck subset of the
+tests covered a fifth of itself in two minutes, and pytest-xdist's workers under the sanitizer
+did not even start in 85 seconds. This program is what the sanitizers run instead: one process,
+each kernel file of strided/cuda/kernels/ (elementwise, copy, reduce, scan, sort, index, random,
+softmax, matmul through cuBLAS) launched on every layout (contiguous, transposed, stepped,
+negative-stride, expanded, 0-d, empty) with float32 and the dtypes whose kernels differ (int64,
+bool, complex128), each result compared with the CPU's, so that a kernel that reads or writes
+out of bounds, or races in shared memory, is caught by the sanitizer and a wrong answer by the
+comparison.
+
+Run: ``compute-sanitizer --tool memcheck python benchmarks/sanitize_cuda.py`` (or ``--device
+cuda-emulated`` without a GPU, where the emulator's own guards watch the memory). It prints one
+line per family and ``N passed, N failed`` at the end; the exit status is 1 if any failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+import numpy as np
+
+import strided
+
+
+def _layouts(base):
+    """(name, CPU tensor) for each layout of the 2-D array ``base`` (at least 4x6)."""
+    t = strided.asarray(base)
+    yield "contiguous", t
+    yield "transposed", strided.asarray(np.ascontiguousarray(base.T)).T
+    yield "stepped", t[::2, ::3]
+    yield "negative-stride", t[::-1, ::-1]
+    yield "expanded", strided.broadcast_to(t[:1], t.shape)
+    yield "0-d", strided.asarray(base[0, 0])
+    yield "empty", t[:0]
+
+
+def _on(device, t):
+    """``t`` on ``device`` keeping its strides: the same view of a copy of its storage."""
+    from strided import _core
+    from strided.cuda import _backend
+
+    storage = _core.Storage._new(t.untyped_storage().nbytes, device)
+    _backend.backend_for(storage.device).copy_from_host(
+        storage.data_ptr(), t.untyped_storage().data_ptr(), storage.nbytes
+    )
+    return _core._from_parts(storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
+
+
+def _same(got, want, where):
+    if isinstance(want, (tuple, list)):
+        for g, w in zip(got, want, strict=True):
+            _same(g, w, where)
+        return
+    g, w = np.asarray(got.cpu()), np.asarray(want)
+    assert g.shape == w.shape and g.dtype == w.dtype, f"{where}: {g.shape} {g.dtype} {w.shape}"
+    if w.dtype.kind in "fc":
+        tol = 1e-4 if w.dtype in (np.float32, np.complex64) else 1e-10
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True, err_msg=where)
+    else:
+        np.testing.assert_array_equal(g, w, err_msg=where)
+
+
+def _families(rng):
+    """name -> (dtypes, fn of one tensor): each fn launches one kernel family."""
+    idx = strided.asarray(rng.integers(0, 4, 9))
+
+    def dims(t):
+        return range(t.ndim) if t.ndim else (None,)
+
+    def reductions(t):
+        out = [strided.sum(t), strided.max(t) if t.numel() else strided.sum(t)]
+        for d in dims(t):
+            if d is not None:
+                out += [strided.sum(t, axis=d), strided.argmax(t, axis=d) if t.shape[d] else t]
+        return out
+
+    def long_reductions(t):  # the split path: partials and a second pass
+        v = strided.concatenate([t.reshape(-1)] * 400)
+        return [strided.sum(v), strided.argmax(v) if v.numel() else v]
+
+    def sorts(t):
+        out = [strided.unique(t.reshape(-1))]
+        for d in dims(t):
+            if d is not None:
+                out += [strided.sort(t, axis=d, descending=True), strided.argsort(t, axis=d)]
+                if t.dtype.kind != "c":
+                    out += list(strided.topk(t, min(3, t.shape[d]), dim=d))
+        return out
+
+    def gathers(t):
+        if t.ndim < 2 or t.shape[0] == 0:
+            return [t + 0]
+        i = idx % t.shape[0]
+        return [t[i], strided.index_select(t, 0, i), strided.take(t, i)]
+
+    def scatters(t):
+        if t.ndim < 2 or t.shape[0] == 0:
+            return [t + 0]
+        base = strided.zeros(t.shape, dtype=t.dtype, device=t.device)
+        i = idx % t.shape[0]
+        src = strided.ones((len(i), t.shape[1]), dtype=t.dtype, device=t.device)
+        return [strided.index_add(base, 0, i, src), strided.masked_fill(t, t > 0, 0)]
+
+    def softmaxes(t):
+        if t.ndim < 2:
+            return [t + 0]
+        x = t.detach().requires_grad_()
+        y = strided.log_softmax(x, dim=1)
+        y.sum().backward()
+        return [y.detach(), x.grad, strided.softmax(t, dim=0)]
+
+    return {
+        "elementwise": (
+            "fbc",
+            lambda t: [
+                t + t,
+                strided.exp(t) if t.dtype.kind != "b" else t,
+                strided.where(t == t, t, t),
+            ],
+        ),  # fmt: skip
+        "copy and cast": ("fbc", lambda t: [t.contiguous(), t.astype("float64"), t.T.copy()]),
+        "reductions": ("fi", reductions),
+        "long reductions": ("f", long_reductions),
+        "long sorts (merge passes)": (
+            "c",
+            lambda t: [strided.sort(strided.concatenate([t.reshape(-1)] * 400))],
+        ),
+        "scans": ("fi", lambda t: [strided.cumsum(t, axis=d) for d in dims(t)]),
+        "sort and unique": ("fic", sorts),
+        "nonzero": ("fb", lambda t: [strided.nonzero(t)] if t.ndim else [t + 0]),
+        "gathers": ("fi", gathers),
+        "scatters": ("fi", scatters),
+        "softmax": ("f", softmaxes),
+        "matmul": ("f", lambda t: [t @ t.T] if t.ndim == 2 else [t * 2]),
+    }
+
+
+def _values(kind, rng):
+    if kind == "b":
+        return rng.random((8, 12)) < 0.5
+    if kind == "i":
+        return rng.integers(-50, 50, (8, 12))
+    if kind == "c":
+        return (rng.standard_normal((8, 12)) + 1j * rng.standard_normal((8, 12))).astype(
+            np.complex128
+        )
+    return rng.standard_normal((8, 12)).astype(np.float32)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(0)
+    passed = failed = 0
+    for family, (kinds, fn) in _families(rng).items():
+        ok = True
+        for kind in kinds:
+            for layout, t in _layouts(_values(kind, rng)):
+                where = f"{family} {t.dtype.name} {layout} on {args.device}"
+                try:
+                    _same(fn(_on(args.device, t)), fn(t), where)
+                except Exception:
+                    ok = False
+                    print(f"FAILED {where}\n{traceback.format_exc(limit=3)}")
+        passed, failed = passed + ok, failed + (not ok)
+        print(f"{family}: {'ok' if ok else 'FAILED'}")
+    # random draws: the Philox kernels (the values are checked by the tests, not here)
+    strided.random.manual_seed(1)
+    strided.random.rand(1000, device=args.device).cpu()
+    strided.random.randn(3, 333, dtype="float32", device=args.device).cpu()
+    strided.cuda.synchronize() if args.device == "cuda" else None
+    print("random: ok")
+    passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
