@@ -23,6 +23,7 @@ import pstats
 import time
 
 import numpy as np
+from bench_cuda_host import mlp_step  # the same training step (benchmarks/ is on the path)
 
 import strided
 from strided.cuda import _backend
@@ -41,17 +42,8 @@ def _cases(dev):
     side = 8192 if dev == "cuda" else 128
     m = on(rng.standard_normal((side, side), dtype=np.float32))
 
-    def step():  # the training step of bench_cuda.py
-        logits = strided.relu(x @ w1) @ w2
-        logp = strided.log_softmax(logits, dim=1)
-        picked = strided.take_along_axis(logp, strided.expand_dims(y, axis=1), axis=1)
-        loss = -strided.mean(picked)
-        loss.backward()
-        with strided.no_grad():
-            strided.subtract(w1, 0.01 * w1.grad, out=w1)
-            strided.subtract(w2, 0.01 * w2.grad, out=w2)
-        w1.grad = None
-        w2.grad = None
+    def step():
+        mlp_step(x, y, w1, w2)
 
     return {
         "add1": ("1-element add", lambda: a + a),

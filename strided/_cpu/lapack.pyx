@@ -1,4 +1,5 @@
-"""Matrix factorisations through LAPACK: the singular value decomposition (``?gesdd``).
+"""Matrix factorisations through LAPACK: the singular value decomposition (``?gesdd``), and
+LU, Cholesky, symmetric eigen and QR (``run_batch``, Note [A batch of LAPACK calls]).
 
 ``svd`` here is the CPU kernel behind ``strided.linalg.svd`` and ``strided.linalg.svdvals``
 (and so behind ``matrix_norm`` of orders ``"nuc"``, 2 and -2). LAPACK comes from the same
@@ -43,12 +44,15 @@ Note [SVD edge cases]
   threads.
 """
 
+cimport openmp
+from cython.parallel cimport prange
 from libc.limits cimport INT_MAX
 from libc.math cimport NAN
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from strided._core cimport MAX_DIMS, TensorBase, cpu_device, empty_tensor, make_view
+from strided._iter cimport num_threads
 from strided._dtype cimport (
     DType,
     default_float_dtype,
@@ -315,3 +319,251 @@ def svd(TensorBase x, bint full_matrices=True, bint compute_uv=True, str name="s
     else:
         u_res, vh_res = bvt, bu
     return u_res, s, vh_res
+
+
+# =============================================================================================
+# The factorisations behind solve, inv, det, slogdet, cholesky, eigh and qr
+# =============================================================================================
+#
+# Note [A batch of LAPACK calls]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``run_batch`` is the one kernel behind every factorisation but the SVD. Its caller
+# (strided/_ops/linalg_solve.py) has already copied each operand into a C-contiguous batch laid
+# out as LAPACK wants it (which of A and A^T LAPACK sees is that module's Note [Row-major
+# matrices are LAPACK's transposes]); here each matrix of the batch gets one LAPACK call, in
+# place, and its ``info`` is written to a per-matrix int32 tensor, so that the caller can say
+# which matrix was singular or not positive definite. Nothing here raises for such a matrix.
+#
+# The routines that need a workspace (?syevd/?heevd, ?geqrf, ?orgqr/?ungqr) ask LAPACK for its
+# size once (lwork = -1), and each thread gets its own. A batch of small matrices runs in
+# parallel over strided's OpenMP threads (prange), each LAPACK call then single-threaded, as a
+# batch of small GEMMs does (Note [Threads: ours and OpenBLAS's] in blas.pyx): OpenBLAS threads
+# only much larger problems, and Note [One pool of threads] keeps a nested request safe. Large
+# matrices run one after another, each free to use OpenBLAS's threads.
+
+cdef extern from "lapacke.h" nogil:
+    lapack_int scipy_LAPACKE_sgetrf_work(int, lapack_int, lapack_int, float*, lapack_int,
+                                         lapack_int*)
+    lapack_int scipy_LAPACKE_dgetrf_work(int, lapack_int, lapack_int, double*, lapack_int,
+                                         lapack_int*)
+    lapack_int scipy_LAPACKE_cgetrf_work(int, lapack_int, lapack_int, void*, lapack_int,
+                                         lapack_int*)
+    lapack_int scipy_LAPACKE_zgetrf_work(int, lapack_int, lapack_int, void*, lapack_int,
+                                         lapack_int*)
+    lapack_int scipy_LAPACKE_sgetrs_work(int, char, lapack_int, lapack_int, const float*,
+                                         lapack_int, const lapack_int*, float*, lapack_int)
+    lapack_int scipy_LAPACKE_dgetrs_work(int, char, lapack_int, lapack_int, const double*,
+                                         lapack_int, const lapack_int*, double*, lapack_int)
+    lapack_int scipy_LAPACKE_cgetrs_work(int, char, lapack_int, lapack_int, const void*,
+                                         lapack_int, const lapack_int*, void*, lapack_int)
+    lapack_int scipy_LAPACKE_zgetrs_work(int, char, lapack_int, lapack_int, const void*,
+                                         lapack_int, const lapack_int*, void*, lapack_int)
+    lapack_int scipy_LAPACKE_spotrf_work(int, char, lapack_int, float*, lapack_int)
+    lapack_int scipy_LAPACKE_dpotrf_work(int, char, lapack_int, double*, lapack_int)
+    lapack_int scipy_LAPACKE_cpotrf_work(int, char, lapack_int, void*, lapack_int)
+    lapack_int scipy_LAPACKE_zpotrf_work(int, char, lapack_int, void*, lapack_int)
+    lapack_int scipy_LAPACKE_ssyevd_work(int, char, char, lapack_int, float*, lapack_int,
+                                         float*, float*, lapack_int, lapack_int*, lapack_int)
+    lapack_int scipy_LAPACKE_dsyevd_work(int, char, char, lapack_int, double*, lapack_int,
+                                         double*, double*, lapack_int, lapack_int*, lapack_int)
+    lapack_int scipy_LAPACKE_cheevd_work(int, char, char, lapack_int, void*, lapack_int,
+                                         float*, void*, lapack_int, float*, lapack_int,
+                                         lapack_int*, lapack_int)
+    lapack_int scipy_LAPACKE_zheevd_work(int, char, char, lapack_int, void*, lapack_int,
+                                         double*, void*, lapack_int, double*, lapack_int,
+                                         lapack_int*, lapack_int)
+    lapack_int scipy_LAPACKE_sgeqrf_work(int, lapack_int, lapack_int, float*, lapack_int,
+                                         float*, float*, lapack_int)
+    lapack_int scipy_LAPACKE_dgeqrf_work(int, lapack_int, lapack_int, double*, lapack_int,
+                                         double*, double*, lapack_int)
+    lapack_int scipy_LAPACKE_cgeqrf_work(int, lapack_int, lapack_int, void*, lapack_int,
+                                         void*, void*, lapack_int)
+    lapack_int scipy_LAPACKE_zgeqrf_work(int, lapack_int, lapack_int, void*, lapack_int,
+                                         void*, void*, lapack_int)
+    lapack_int scipy_LAPACKE_sorgqr_work(int, lapack_int, lapack_int, lapack_int, float*,
+                                         lapack_int, const float*, float*, lapack_int)
+    lapack_int scipy_LAPACKE_dorgqr_work(int, lapack_int, lapack_int, lapack_int, double*,
+                                         lapack_int, const double*, double*, lapack_int)
+    lapack_int scipy_LAPACKE_cungqr_work(int, lapack_int, lapack_int, lapack_int, void*,
+                                         lapack_int, const void*, void*, lapack_int)
+    lapack_int scipy_LAPACKE_zungqr_work(int, lapack_int, lapack_int, lapack_int, void*,
+                                         lapack_int, const void*, void*, lapack_int)
+
+cdef enum Routine:
+    GETRF = 0    # LU with partial pivoting: a (n x n) -> factors, ipiv
+    GETRS = 1    # solve with the LU factors: b (n x nrhs) -> x; c1 = trans
+    POTRF = 2    # Cholesky: c1 = uplo
+    HEEVD = 3    # symmetric/Hermitian eigen: w (n); c1 = jobz, c2 = uplo
+    GEQRF = 4    # QR: a (m x n) -> R and reflectors, tau (k)
+    ORGQR = 5    # Q from the reflectors: a (m x n, its first k reflectors), tau (k)
+
+_ROUTINES = {"getrf": GETRF, "getrs": GETRS, "potrf": POTRF, "heevd": HEEVD,
+             "geqrf": GEQRF, "orgqr": ORGQR}
+
+ctypedef struct Job:
+    int routine
+    int num                    # the dtype's ScalarType code
+    char c1, c2
+    lapack_int m, n, k, nrhs
+    char* a                    # the batch of matrices, column-major, lda = m
+    Py_ssize_t a_step          # bytes between matrices
+    char* b                    # getrs: the right-hand sides (ldb = n); heevd: w; qr: tau
+    Py_ssize_t b_step
+    lapack_int* ipiv           # getrf/getrs: n pivots per matrix
+    lapack_int* info           # one per matrix
+    lapack_int lwork, lrwork, liwork
+    Py_ssize_t work_bytes, rwork_bytes, iwork_bytes   # one thread's share of each
+
+
+cdef lapack_int _call(Job* j, Py_ssize_t i, char* work, char* rwork,
+                      lapack_int* iwork) noexcept nogil:
+    """The LAPACK routine of ``j`` on matrix ``i`` of the batch (a workspace query when the
+    job's lwork is -1)."""
+    cdef int L = LAPACK_COL_MAJOR, num = j.num
+    cdef char* a = j.a + i * j.a_step
+    cdef char* b = j.b + i * j.b_step if j.b != NULL else NULL
+    cdef lapack_int* ipiv = j.ipiv + i * j.n if j.ipiv != NULL else NULL
+    cdef lapack_int lda = j.m if j.m > 1 else 1
+    cdef lapack_int ldb = j.n if j.n > 1 else 1
+    cdef void* va = a        # the complex routines take lapack_complex_* pointers: void*
+    cdef void* vb = b
+    cdef void* vw = work
+    if j.routine == GETRF:
+        if num == kFloat32:
+            return scipy_LAPACKE_sgetrf_work(L, j.m, j.n, <float*>a, lda, ipiv)
+        if num == kFloat64:
+            return scipy_LAPACKE_dgetrf_work(L, j.m, j.n, <double*>a, lda, ipiv)
+        if num == kComplex64:
+            return scipy_LAPACKE_cgetrf_work(L, j.m, j.n, va, lda, ipiv)
+        return scipy_LAPACKE_zgetrf_work(L, j.m, j.n, va, lda, ipiv)
+    if j.routine == GETRS:
+        if num == kFloat32:
+            return scipy_LAPACKE_sgetrs_work(L, j.c1, j.n, j.nrhs, <float*>a, lda, ipiv,
+                                             <float*>b, ldb)
+        if num == kFloat64:
+            return scipy_LAPACKE_dgetrs_work(L, j.c1, j.n, j.nrhs, <double*>a, lda, ipiv,
+                                             <double*>b, ldb)
+        if num == kComplex64:
+            return scipy_LAPACKE_cgetrs_work(L, j.c1, j.n, j.nrhs, va, lda, ipiv, vb, ldb)
+        return scipy_LAPACKE_zgetrs_work(L, j.c1, j.n, j.nrhs, va, lda, ipiv, vb, ldb)
+    if j.routine == POTRF:
+        if num == kFloat32:
+            return scipy_LAPACKE_spotrf_work(L, j.c1, j.n, <float*>a, lda)
+        if num == kFloat64:
+            return scipy_LAPACKE_dpotrf_work(L, j.c1, j.n, <double*>a, lda)
+        if num == kComplex64:
+            return scipy_LAPACKE_cpotrf_work(L, j.c1, j.n, va, lda)
+        return scipy_LAPACKE_zpotrf_work(L, j.c1, j.n, va, lda)
+    if j.routine == HEEVD:
+        if num == kFloat32:
+            return scipy_LAPACKE_ssyevd_work(L, j.c1, j.c2, j.n, <float*>a, lda, <float*>b,
+                                             <float*>work, j.lwork, iwork, j.liwork)
+        if num == kFloat64:
+            return scipy_LAPACKE_dsyevd_work(L, j.c1, j.c2, j.n, <double*>a, lda, <double*>b,
+                                             <double*>work, j.lwork, iwork, j.liwork)
+        if num == kComplex64:
+            return scipy_LAPACKE_cheevd_work(L, j.c1, j.c2, j.n, va, lda, <float*>vb, vw,
+                                             j.lwork, <float*>rwork, j.lrwork, iwork, j.liwork)
+        return scipy_LAPACKE_zheevd_work(L, j.c1, j.c2, j.n, va, lda, <double*>vb, vw,
+                                         j.lwork, <double*>rwork, j.lrwork, iwork, j.liwork)
+    if j.routine == GEQRF:
+        if num == kFloat32:
+            return scipy_LAPACKE_sgeqrf_work(L, j.m, j.n, <float*>a, lda, <float*>b,
+                                             <float*>work, j.lwork)
+        if num == kFloat64:
+            return scipy_LAPACKE_dgeqrf_work(L, j.m, j.n, <double*>a, lda, <double*>b,
+                                             <double*>work, j.lwork)
+        if num == kComplex64:
+            return scipy_LAPACKE_cgeqrf_work(L, j.m, j.n, va, lda, vb, vw, j.lwork)
+        return scipy_LAPACKE_zgeqrf_work(L, j.m, j.n, va, lda, vb, vw, j.lwork)
+    # ORGQR
+    if num == kFloat32:
+        return scipy_LAPACKE_sorgqr_work(L, j.m, j.n, j.k, <float*>a, lda, <float*>b,
+                                         <float*>work, j.lwork)
+    if num == kFloat64:
+        return scipy_LAPACKE_dorgqr_work(L, j.m, j.n, j.k, <double*>a, lda, <double*>b,
+                                         <double*>work, j.lwork)
+    if num == kComplex64:
+        return scipy_LAPACKE_cungqr_work(L, j.m, j.n, j.k, va, lda, vb, vw, j.lwork)
+    return scipy_LAPACKE_zungqr_work(L, j.m, j.n, j.k, va, lda, vb, vw, j.lwork)
+
+
+cdef Py_ssize_t _query_size(Job* j, char* word) noexcept nogil:
+    """The element count LAPACK wrote in the first workspace element during a query (a float
+    for single precision, a double otherwise; the real part for complex)."""
+    if j.num == kFloat32 or j.num == kComplex64:
+        return <Py_ssize_t>(<float*>word)[0] + 1
+    return <Py_ssize_t>(<double*>word)[0] + 1
+
+
+def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBase info,
+              Py_ssize_t m, Py_ssize_t n, Py_ssize_t k=0, Py_ssize_t nrhs=0, str c1="N",
+              str c2="N"):
+    """One LAPACK ``routine`` ("getrf", "getrs", "potrf", "heevd", "geqrf", "orgqr") on each
+    matrix of the C-contiguous batch ``a`` (column-major m x n matrices, in place), with
+    ``b`` (the right-hand sides, eigenvalues or tau; or None) and ``ipiv`` (int32 pivots, or
+    None) batches alongside; each matrix's LAPACK info goes to the int32 tensor ``info``. See
+    Note [A batch of LAPACK calls]."""
+    cdef Job j
+    cdef Py_ssize_t nbatch = info.numel(), i, nt, t
+    cdef DType dtype = a.dtype
+    cdef char* work = NULL
+    cdef char* rwork = NULL
+    cdef lapack_int* iwork = NULL
+    cdef double query[2]
+    cdef double rquery[2]
+    cdef lapack_int iquery[2]
+    cdef bint parallel
+    if m > INT_MAX or n > INT_MAX or k > INT_MAX or nrhs > INT_MAX:
+        raise ValueError(f"{routine}: a {m} x {n} matrix is too large for 32-bit LAPACK")
+    j.routine = _ROUTINES[routine]
+    j.num = dtype.num
+    j.c1 = ord(c1)
+    j.c2 = ord(c2)
+    j.m, j.n, j.k, j.nrhs = <lapack_int>m, <lapack_int>n, <lapack_int>k, <lapack_int>nrhs
+    j.a = a._data()
+    j.a_step = a.numel() // nbatch * dtype.itemsize if nbatch else 0
+    j.b = b._data() if b is not None else NULL
+    j.b_step = b.numel() // nbatch * b.dtype.itemsize if b is not None and nbatch else 0
+    j.ipiv = <lapack_int*>ipiv._data() if ipiv is not None else NULL
+    j.info = <lapack_int*>info._data()
+    j.lwork = j.lrwork = j.liwork = 0
+    j.work_bytes = j.rwork_bytes = j.iwork_bytes = 0
+    if nbatch == 0:
+        return
+    if j.routine == HEEVD or j.routine == GEQRF or j.routine == ORGQR:
+        # one workspace query for the whole batch (every matrix has the same shape)
+        j.lwork = j.lrwork = j.liwork = -1
+        query[0] = query[1] = rquery[0] = rquery[1] = 0
+        iquery[0] = iquery[1] = 0
+        _call(&j, 0, <char*>query, <char*>rquery, iquery)
+        j.lwork = <lapack_int>_query_size(&j, <char*>query)
+        j.work_bytes = j.lwork * dtype.itemsize
+        if j.routine == HEEVD:
+            j.liwork = iquery[0] if iquery[0] > 1 else 1
+            j.iwork_bytes = j.liwork * sizeof(lapack_int)
+            if dtype.kind == "c":
+                j.lrwork = <lapack_int>_query_size(&j, <char*>rquery)
+                j.rwork_bytes = j.lrwork * dtype.itemsize // 2
+    # small matrices: the batch across the threads, each call single-threaded
+    parallel = nbatch >= 16 and m <= 64 and n <= 64 and num_threads() > 1
+    nt = num_threads() if parallel else 1
+    work = <char*>malloc(max(1, j.work_bytes * nt))
+    rwork = <char*>malloc(max(1, j.rwork_bytes * nt))
+    iwork = <lapack_int*>malloc(max(1, j.iwork_bytes * nt))
+    try:
+        if work == NULL or rwork == NULL or iwork == NULL:
+            raise MemoryError(f"{routine}: no memory for LAPACK's workspace")
+        if parallel:
+            for i in prange(nbatch, nogil=True, num_threads=nt, schedule="static"):
+                t = openmp.omp_get_thread_num()
+                j.info[i] = _call(&j, i, work + t * j.work_bytes, rwork + t * j.rwork_bytes,
+                                  <lapack_int*>(<char*>iwork + t * j.iwork_bytes))
+        else:
+            with nogil:
+                for i in range(nbatch):
+                    j.info[i] = _call(&j, i, work, rwork, iwork)
+    finally:
+        free(work)
+        free(rwork)
+        free(iwork)

@@ -28,6 +28,7 @@ from strided._ops import elementwise as _ew
 from strided._ops import views as _vops
 
 __all__ = [
+    "LinAlgError",
     "SVDResult",
     "addmm",
     "bmm",
@@ -338,6 +339,12 @@ def dot(x1, x2, /):
 # ---------------------------------------------------------------------------------------------
 
 
+class LinAlgError(ValueError):
+    """A matrix that the operation cannot handle: singular for ``solve``/``inv``, not
+    positive definite for ``cholesky``, not square, an SVD that does not converge (NumPy's
+    ``numpy.linalg.LinAlgError``, also a ValueError)."""
+
+
 class SVDResult(NamedTuple):
     """What ``svd`` returns: ``x = U @ diag(S) @ Vh`` (as NumPy's ``SVDResult``)."""
 
@@ -348,9 +355,14 @@ class SVDResult(NamedTuple):
 
 def _svd(name, x, full_matrices, compute_uv):
     x = _tensor(x)
-    if _dispatch.fast[0]:
-        return _lapack.svd(x, full_matrices, compute_uv, name)
-    return _dispatch.call("linalg_svd", x, full_matrices, compute_uv, name)
+    try:
+        if _dispatch.fast[0]:
+            return _lapack.svd(x, full_matrices, compute_uv, name)
+        return _dispatch.call("linalg_svd", x, full_matrices, compute_uv, name)
+    except ValueError as e:
+        if "did not converge" in str(e) or "at least 2 dims" in str(e):
+            raise LinAlgError(str(e)) from None
+        raise
 
 
 def svd(x, /, *, full_matrices=True):

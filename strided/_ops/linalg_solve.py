@@ -1,0 +1,452 @@
+"""Solving and factorising square and tall matrices through LAPACK: ``solve``, ``inv``, ``det``,
+``slogdet``, ``cholesky``, ``eigh``, ``eigvalsh`` and ``qr`` (``strided.linalg``'s names).
+
+Each function checks its arguments, copies its operands into the C-contiguous batches LAPACK
+works on (a fresh copy: LAPACK overwrites its input, and the caller's tensor must not change),
+runs one LAPACK routine over the batch (``run_batch`` in ``_cpu/lapack.pyx``, Note [A batch of
+LAPACK calls]), and reads the results back as views of those buffers. The SVD is in
+``_ops/linalg.py``.
+
+Note [Row-major matrices are LAPACK's transposes]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+LAPACK reads a matrix column-major: element (i, j) at ``i + j * n``. The bytes of a C-contiguous
+(row-major) A, read that way, are A^T. Rather than transposing, each routine is asked the
+question whose answer for A^T is the one wanted for A:
+
+- ``det`` and ``slogdet``: the LU factors of A^T; det(A^T) = det(A).
+- ``inv``: ``?getrs`` solves A^T Y = I, and Y = inv(A^T) = inv(A)^T, which read row-major is
+  inv(A): a C-contiguous result with no transpose.
+- ``solve``: A X = B is (A^T)^T X = B, ``?getrs`` with ``trans = 'T'`` (not 'C': no conjugate)
+  on the factors of A^T. B must be column-major, so it is copied as B^T row-major, and X comes
+  back column-major: the result is ``.mT`` of a contiguous buffer, as PyTorch's is.
+- ``cholesky``: for Hermitian A, A^T = conj(A). ``?potrf`` with uplo 'U' factors conj(A) = U^H U,
+  and U read row-major is U^T =: L with A = L L^H, the lower factor, row-major, as it lies;
+  uplo 'L' gives the upper factor the same way. Only the other triangle is cleared.
+- ``eigh``: A^T = conj(A) has A's eigenvalues and the conjugates of its eigenvectors, which
+  LAPACK writes as columns: read row-major they are rows, so the result is ``conj(V.mT)``.
+  NumPy's ``UPLO='L'`` (read A's lower triangle) is the upper triangle of A^T: uplo 'U'.
+- ``qr`` needs A itself, not A^T: the input is copied column-major (``x.mT`` copied row-major),
+  and Q and R come back column-major too.
+
+Integer and bool inputs are cast to the default float dtype (float64), as NumPy's ``linalg``
+does; float32 and complex64 are computed in single precision.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import scipy_openblas32  # noqa: F401  (Note [Finding OpenBLAS at run time] in setup.py)
+
+from strided import _check, _core
+from strided._cpu import lapack as _lapack
+from strided._cpu.copy import contiguous_copy
+from strided._dtype import as_dtype, default_float_dtype, result_type
+from strided._ops import elementwise as _ew
+from strided._ops import reduction as _red
+from strided._ops import shape as _shape
+from strided._ops import views as _vops
+from strided._ops.linalg import LinAlgError
+
+__all__ = [
+    "EighResult",
+    "LinAlgError",
+    "QRResult",
+    "SlogdetResult",
+    "cholesky",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "qr",
+    "slogdet",
+    "solve",
+]
+
+_tensor = _check.tensor
+_INT32 = as_dtype("int32")
+
+
+class SlogdetResult(NamedTuple):
+    """What ``slogdet`` returns: ``det == sign * exp(logabsdet)``."""
+
+    sign: object
+    logabsdet: object
+
+
+class EighResult(NamedTuple):
+    """What ``eigh`` returns: ascending real eigenvalues, and the eigenvectors as columns."""
+
+    eigenvalues: object
+    eigenvectors: object
+
+
+class QRResult(NamedTuple):
+    """What ``qr`` returns: ``x == Q @ R``."""
+
+    Q: object
+    R: object
+
+
+# -- checks ------------------------------------------------------------------------------------
+
+
+def _matrices(name, x, argname="x", square=True):
+    """``x`` as a tensor of at least 2 dims on the CPU (square in its last two when ``square``),
+    and the dtype LAPACK computes it in."""
+    x = _tensor(x)
+    if x.ndim < 2:
+        raise LinAlgError(
+            f"{name}: {argname} must have at least 2 dims (a matrix, or a stack of matrices in "
+            f"the last two dims), got shape {x.shape}"
+        )
+    if square and x.shape[-1] != x.shape[-2]:
+        raise LinAlgError(
+            f"{name}: {argname} must be square in its last two dims, got shape {x.shape} "
+            f"({x.shape[-2]} x {x.shape[-1]} matrices)"
+        )
+    if not x.device.is_cpu:
+        raise NotImplementedError(
+            f"{name}: {argname} is on {x.device}; strided.linalg.{name} has a CPU kernel only "
+            "in this build: move it with .cpu() first"
+        )
+    return x, _lapack_dtype(x.dtype)
+
+
+def _lapack_dtype(dtype):
+    """The dtype LAPACK computes in: the float and complex dtypes as they are, the rest the
+    default float dtype (as NumPy's linalg does)."""
+    if dtype.kind in "fc" and dtype.itemsize >= 4:
+        return dtype
+    if dtype.kind in "biu":
+        return default_float_dtype()
+    raise TypeError(f"strided.linalg has no LAPACK kernel for {dtype.name}")
+
+
+def _real(dtype):
+    return as_dtype({"complex64": "float32", "complex128": "float64"}.get(dtype.name, dtype.name))
+
+
+def _batch(x):
+    return tuple(x.shape[:-2])
+
+
+def _first_failed(info):
+    """The flat batch index of the first matrix whose LAPACK info is positive, or None."""
+    flat = info.reshape(-1)
+    bad = _ew.greater(flat, 0)
+    if not bool(_red.any(bad)):
+        return None
+    return int(_red.argmax(bad))
+
+
+def _where(index, batch):
+    """Words naming matrix ``index`` (flat) of a batch of shape ``batch``."""
+    if not batch:
+        return "the matrix"
+    import numpy as np
+
+    return f"matrix {tuple(int(i) for i in np.unravel_index(index, batch))} of the batch"
+
+
+# -- LU: det, slogdet, solve, inv ----------------------------------------------------------------
+
+
+def _lu(name, x, dtype):
+    """The LU factors of A^T for each A of ``x`` (Note [Row-major matrices are LAPACK's
+    transposes]): (factors, int32 pivots, info)."""
+    n = x.shape[-1]
+    lu = contiguous_copy(x, dtype)
+    ipiv = _core._empty(_batch(x) + (n,), _INT32, lu.device)
+    info = _core._empty(_batch(x), _INT32, lu.device)
+    _lapack.run_batch("getrf", lu, None, ipiv, info, n, n)
+    return lu, ipiv, info
+
+
+def _perm_sign(ipiv, n, dtype):
+    """(-1) to the number of row swaps LAPACK's pivots record, for each matrix."""
+    from strided._ops import creation as _creation
+
+    rows = _creation.arange(1, n + 1, dtype=_INT32)
+    swaps = _red.sum(_ew.not_equal(ipiv, rows), axis=-1)
+    return _ew.subtract(1, _ew.multiply(2, _ew.remainder(swaps, 2))).astype(dtype)
+
+
+def det(x, /):
+    """The determinant of each square matrix in ``x`` (the last two dims; the others are a
+    batch), from its LU factorisation (LAPACK's ``?getrf``). A singular matrix gives 0.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linalg.det(strided.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    tensor(-2.)
+    >>> strided.linalg.det(strided.eye(3, dtype="float32")[None].repeat(2, axis=0))
+    tensor([1., 1.], dtype=strided.float32)
+    """
+    x, dtype = _matrices("det", x)
+    n = x.shape[-1]
+    lu, ipiv, _ = _lu("det", x, dtype)
+    diag = _vops.diagonal(lu, 0, -2, -1)
+    return _ew.multiply(_perm_sign(ipiv, n, dtype), _red.prod(diag, axis=-1))
+
+
+def slogdet(x, /):
+    """``(sign, logabsdet)`` of the determinant of each square matrix in ``x``: ``det = sign *
+    exp(logabsdet)``, without overflow for large matrices. ``sign`` is -1, 0 or 1 (a unit
+    complex number for complex input); a singular matrix gives ``(0, -inf)``, as NumPy.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linalg.slogdet(strided.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    SlogdetResult(sign=tensor(-1.), logabsdet=tensor(0.69314718))
+    >>> strided.linalg.slogdet(strided.zeros((2, 2))).logabsdet
+    tensor(-inf)
+    """
+    x, dtype = _matrices("slogdet", x)
+    n = x.shape[-1]
+    lu, ipiv, _ = _lu("slogdet", x, dtype)
+    diag = _vops.diagonal(lu, 0, -2, -1)
+    mag = _ew.abs(diag)
+    zero = _ew.equal(mag, 0)
+    with _errstate_quiet():
+        unit = _ew.where(zero, 0, _ew.divide(diag, _ew.where(zero, 1, mag)))
+        logabs = _red.sum(_ew.log(mag), axis=-1)
+    sign = _ew.multiply(_perm_sign(ipiv, n, dtype), _red.prod(unit, axis=-1))
+    return SlogdetResult(sign, logabs)
+
+
+def _errstate_quiet():
+    """A context in which log(0) = -inf says nothing (where strided has such a switch)."""
+    import contextlib
+
+    import strided
+
+    errstate = getattr(strided, "errstate", None)
+    return errstate(divide="ignore", invalid="ignore") if errstate else contextlib.nullcontext()
+
+
+def _raise_singular(name, info, batch):
+    failed = _first_failed(info)
+    if failed is not None:
+        raise LinAlgError(
+            f"{name}: {_where(failed, batch)} is singular (its LU factorisation has an exact "
+            "zero pivot): it has no inverse; strided.linalg.lstsq or pinv solve such systems "
+            "in the least-squares sense"
+        )
+
+
+def inv(x, /):
+    """The inverse of each square matrix in ``x`` (LAPACK's ``?getrf`` and ``?getrs``). A
+    singular matrix raises LinAlgError naming it.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linalg.inv(strided.asarray([[2.0, 0.0], [0.0, 4.0]]))
+    tensor([[0.5 , 0.  ],
+            [0.  , 0.25]])
+    """
+    x, dtype = _matrices("inv", x)
+    n = x.shape[-1]
+    lu, ipiv, info = _lu("inv", x, dtype)
+    _raise_singular("inv", info, _batch(x))
+    from strided._ops import creation as _creation
+
+    y = contiguous_copy(
+        _vops.broadcast_to(_creation.eye(n, dtype=dtype), _batch(x) + (n, n)), dtype
+    )
+    # A^T Y = I: Y = inv(A)^T column-major, which is inv(A) row-major (Note [Row-major
+    # matrices are LAPACK's transposes])
+    _lapack.run_batch("getrs", lu, y, ipiv, info, n, n, 0, n, "N")
+    return y
+
+
+def solve(x1, x2, /):
+    """The solution ``X`` of ``x1 @ X == x2`` for each square matrix of ``x1`` (Array API and
+    NumPy 2 semantics): ``x2`` is a vector when it is 1-D, else a stack of matrices whose
+    columns are right-hand sides; the batch dims broadcast. A singular matrix raises
+    LinAlgError naming it.
+
+    Examples
+    --------
+    >>> import strided
+    >>> a = strided.asarray([[3.0, 1.0], [1.0, 2.0]])
+    >>> strided.linalg.solve(a, strided.asarray([9.0, 8.0]))
+    tensor([2., 3.])
+    >>> strided.linalg.solve(a[None].repeat(4, axis=0), strided.ones((4, 2, 3))).shape
+    (4, 2, 3)
+    """
+    x1, _ = _matrices("solve", x1, "x1")
+    x2 = _tensor(x2)
+    if x2.ndim < 1:
+        raise LinAlgError("solve: x2 must be a vector or a stack of matrices, got shape ()")
+    n = x1.shape[-1]
+    vector = x2.ndim == 1
+    rows = x2.shape[0] if vector else x2.shape[-2]
+    if rows != n:
+        raise LinAlgError(
+            f"solve: x1 holds {n} x {n} matrices (shape {x1.shape}) but x2 has {rows} rows "
+            f"(shape {x2.shape}); x2's {'length' if vector else 'second-to-last dim'} must be {n}"
+        )
+    dtype = _lapack_dtype(result_type(x1.dtype, x2.dtype))
+    if vector:
+        batch = _batch(x1)
+        k = 1
+    else:
+        try:
+            batch = _vops.broadcast_shapes(_batch(x1), _batch(x2))
+        except ValueError as e:
+            raise LinAlgError(
+                f"solve: the batch dims of x1 {_batch(x1)} and x2 {_batch(x2)} (shapes "
+                f"{x1.shape} and {x2.shape}) do not broadcast"
+            ) from e
+        k = x2.shape[-1]
+    a = _vops.broadcast_to(x1, batch + (n, n))
+    lu, ipiv, info = _lu("solve", a, dtype)
+    _raise_singular("solve", info, batch)
+    if vector:
+        b = contiguous_copy(_vops.broadcast_to(x2, batch + (n,)), dtype).reshape(batch + (1, n))
+    else:
+        b = contiguous_copy(_vops.matrix_transpose(_vops.broadcast_to(x2, batch + (n, k))), dtype)
+    _lapack.run_batch("getrs", lu, b, ipiv, info, n, n, 0, k, "T")
+    return b.reshape(batch + (n,)) if vector else _vops.matrix_transpose(b)
+
+
+# -- Cholesky --------------------------------------------------------------------------------------
+
+
+def cholesky(x, /, *, upper=False):
+    """The Cholesky factor of each Hermitian positive-definite matrix in ``x``: lower ``L``
+    with ``x == L @ L.mH`` (or, with ``upper=True``, upper ``U`` with ``x == U.mH @ U``).
+    Only the lower triangle of ``x`` is read (NumPy's convention); a matrix that is not
+    positive definite raises LinAlgError naming it. LAPACK's ``?potrf``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linalg.cholesky(strided.asarray([[4.0, 2.0], [2.0, 5.0]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    """
+    x, dtype = _matrices("cholesky", x)
+    n = x.shape[-1]
+    # read the lower triangle of x: that is the upper triangle of x^T (uplo 'U'), which gives
+    # the lower factor row-major (Note [Row-major matrices are LAPACK's transposes]); for the
+    # upper factor, mirror the lower triangle first and factor from the other side
+    a = contiguous_copy(x, dtype)
+    if upper:
+        a = contiguous_copy(_vops.matrix_transpose(_ew.conj(a)), dtype)
+    info = _core._empty(_batch(x), _INT32, a.device)
+    _lapack.run_batch("potrf", a, None, None, info, n, n, 0, 0, "L" if upper else "U")
+    failed = _first_failed(info)
+    if failed is not None:
+        raise LinAlgError(
+            f"cholesky: {_where(failed, _batch(x))} is not positive definite (its leading "
+            f"minor of order {int(info.reshape(-1)[failed])} is not positive)"
+        )
+    return _shape.triu(a) if upper else _shape.tril(a)
+
+
+# -- symmetric / Hermitian eigenproblems ----------------------------------------------------------
+
+
+def _eigh(name, x, UPLO, vectors):
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    x, dtype = _matrices(name, x)
+    n = x.shape[-1]
+    a = contiguous_copy(x, dtype)
+    w = _core._empty(_batch(x) + (n,), _real(dtype), a.device)
+    info = _core._empty(_batch(x), _INT32, a.device)
+    uplo = "U" if UPLO == "L" else "L"  # Note [Row-major matrices are LAPACK's transposes]
+    _lapack.run_batch("heevd", a, w, None, info, n, n, 0, 0, "V" if vectors else "N", uplo)
+    failed = _first_failed(info)
+    if failed is not None:
+        raise LinAlgError(
+            f"{name}: the eigenvalues of {_where(failed, _batch(x))} did not converge"
+        )
+    if not vectors:
+        return w
+    v = _vops.matrix_transpose(a)
+    return EighResult(w, _ew.conj(v) if dtype.kind == "c" else v)
+
+
+def eigh(x, /, UPLO="L"):
+    """Eigenvalues (real, ascending) and eigenvectors (the columns of the second result) of
+    each symmetric or Hermitian matrix in ``x``, reading its lower triangle (``UPLO='L'``,
+    NumPy's default) or upper. LAPACK's ``?syevd``/``?heevd``. Each eigenvector is unique only
+    up to sign (a phase, for complex), and only up to the eigenspace for a repeated
+    eigenvalue: compare ``V @ diag(w) @ V.mH`` with ``x``, not the vectors.
+
+    Examples
+    --------
+    >>> import strided
+    >>> a = strided.asarray([[2.0, 1.0], [1.0, 2.0]])
+    >>> w, v = strided.linalg.eigh(a)
+    >>> w
+    tensor([1., 3.])
+    >>> bool(strided.all(strided.abs(v @ strided.diag(w) @ v.T - a) < 1e-12))
+    True
+    """
+    return _eigh("eigh", x, UPLO, True)
+
+
+def eigvalsh(x, /, UPLO="L"):
+    """The eigenvalues of each symmetric or Hermitian matrix in ``x``, real and ascending
+    (``eigh`` without the vectors).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linalg.eigvalsh(strided.asarray([[2.0, 1.0], [1.0, 2.0]]))
+    tensor([1., 3.])
+    """
+    return _eigh("eigvalsh", x, UPLO, False)
+
+
+# -- QR --------------------------------------------------------------------------------------------
+
+
+def qr(x, /, mode="reduced"):
+    """The QR decomposition of each matrix in ``x``: ``x == Q @ R`` with ``Q``'s columns
+    orthonormal and ``R`` upper triangular. For ``(..., m, n)`` input and ``k = min(m, n)``:
+    ``mode='reduced'`` gives ``Q`` ``(..., m, k)`` and ``R`` ``(..., k, n)``; ``'complete'``
+    gives ``(..., m, m)`` and ``(..., m, n)``; ``'r'`` gives ``R`` alone. LAPACK's ``?geqrf``
+    and ``?orgqr``/``?ungqr``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> q, r = strided.linalg.qr(strided.asarray([[3.0, 1.0], [4.0, 2.0], [0.0, 0.0]]))
+    >>> q.shape, r.shape
+    ((3, 2), (2, 2))
+    >>> r
+    tensor([[-5. , -2.2],
+            [ 0. , -0.4]])
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(
+            f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r} (NumPy's 'raw' "
+            "returns LAPACK's reflectors, which strided does not expose)"
+        )
+    x, dtype = _matrices("qr", x, square=False)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = _batch(x)
+    a = contiguous_copy(_vops.matrix_transpose(x), dtype)  # x column-major: (..., n, m)
+    tau = _core._empty(batch + (k,), dtype, a.device)
+    info = _core._empty(batch, _INT32, a.device)
+    _lapack.run_batch("geqrf", a, tau, None, info, m, n)
+    full = _vops.matrix_transpose(a)  # (..., m, n): R above the diagonal, reflectors below
+    r = _shape.triu(full if mode == "complete" else full[..., :k, :])
+    if mode == "r":
+        return r
+    cols = m if mode == "complete" else k
+    q = _core._empty(batch + (cols, m), dtype, a.device)  # Q column-major: (..., cols, m)
+    q[..., :k, :] = a[..., :k, :]
+    if cols > k:
+        q[..., k:, :] = 0
+    _lapack.run_batch("orgqr", q, tau, None, info, m, cols, k)
+    return QRResult(_vops.matrix_transpose(q), r)

@@ -1,0 +1,339 @@
+"""strided.linalg's LAPACK functions (solve, inv, det, slogdet, cholesky, eigh, eigvalsh, qr)
+and the functions composed from them and from the SVD (pinv, matrix_rank, matrix_power, cond,
+lstsq, multi_dot, norm, cross, tensorinv, tensorsolve), against numpy.linalg: every layout
+(tests/layouts.py), the four LAPACK dtypes and the integer and bool inputs that promote, empty
+batches and 0x0 matrices, broadcast batches, and each bad input's exception.
+
+Factors that are unique only up to signs or phases (Q and R, eigenvectors) are compared
+through what is unique: products that rebuild the input, and absolute values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from layouts import LAYOUTS, make_layout
+
+import strided
+
+L = strided.linalg
+FLOATS = (strided.float32, strided.float64, strided.complex64, strided.complex128)
+PROMOTED = (strided.int64, strided.bool)
+
+
+def _tol(dtype):
+    return 2e-3 if dtype in (np.float32, np.complex64) else 1e-9
+
+
+def _random(shape, dtype, rng):
+    """Well-conditioned values of ``dtype`` (a strided dtype) for ``shape``."""
+    np_dtype = np.dtype(dtype.numpy) if hasattr(dtype, "numpy") else np.dtype(dtype.name)
+    if np_dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if np_dtype.kind in "iu":
+        return rng.integers(-4, 5, shape).astype(np_dtype)
+    x = rng.standard_normal(shape)
+    if np_dtype.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    if len(shape) >= 2 and shape[-1] == shape[-2]:
+        x = x + 3 * np.eye(shape[-1])  # away from singular
+    return x.astype(np_dtype)
+
+
+def _hermitian(a):
+    """A Hermitian positive-definite matrix per matrix of ``a``."""
+    ah = np.conj(np.swapaxes(a, -1, -2))
+    return (a @ ah + a.shape[-1] * np.eye(a.shape[-1])).astype(a.dtype)
+
+
+def _close(got, want, where, dtype=None):
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.shape == w.shape, f"{where}: shape {g.shape}, NumPy {w.shape}"
+    tol = _tol(dtype if dtype is not None else w.dtype)
+    np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=where)
+
+
+def _agree(fn_s, fn_n, t, a, where):
+    """fn_s(t) agrees with fn_n(a), or both raise LinAlgError (a singular layout)."""
+    try:
+        want = fn_n(a)
+    except np.linalg.LinAlgError:
+        with pytest.raises(L.LinAlgError):
+            fn_s(t)
+        return None, None
+    return fn_s(t), want
+
+
+def _layouts_of(ref, rng):
+    for name in LAYOUTS:
+        pair = make_layout(name, ref, rng)
+        if pair is not None and pair[0].ndim >= 2:
+            yield name, pair[0], np.asarray(pair[1])
+
+
+SQUARE = [(3, 4, 4), (5, 5), (2, 1, 1)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
+def test_det_slogdet_inv_solve_match_numpy(dtype, rng):
+    for shape in SQUARE:
+        for layout, t, a in _layouts_of(_random(shape, dtype, rng), rng):
+            where = f"{dtype.name} {layout} {t.shape}"
+            if a.shape[-1] != a.shape[-2]:  # the "empty" layout: (3, 0, 4), not square
+                for fn_s, fn_n in ((L.det, np.linalg.det), (L.slogdet, np.linalg.slogdet)):
+                    with pytest.raises(np.linalg.LinAlgError):
+                        fn_n(a)
+                    with pytest.raises(L.LinAlgError, match="square"):
+                        fn_s(t)
+                continue
+            got, want = _agree(L.det, np.linalg.det, t, a, where)
+            if got is not None:
+                _close(got, want, f"det {where}", want.dtype)
+                assert np.asarray(got).dtype == want.dtype, where
+            sign, logabs = L.slogdet(t)
+            wsign, wlog = np.linalg.slogdet(a)
+            _close(sign, wsign, f"slogdet sign {where}", wsign.dtype)
+            _close(logabs, wlog, f"slogdet logabsdet {where}", wlog.dtype)
+            assert np.asarray(logabs).dtype == wlog.dtype, where
+            got, want = _agree(L.inv, np.linalg.inv, t, a, where)
+            if got is not None:
+                _close(got, want, f"inv {where}", want.dtype)
+            b = _random(a.shape[:-1] + (2,), dtype, rng)
+            got, want = _agree(
+                lambda x, b=b: L.solve(x, strided.asarray(b)),
+                lambda x, b=b: np.linalg.solve(x, b),
+                t,
+                a,
+                where,
+            )
+            if got is not None:
+                _close(got, want, f"solve {where}", want.dtype)
+            v = _random(a.shape[-1:], dtype, rng)
+            got, want = _agree(
+                lambda x, v=v: L.solve(x, strided.asarray(v)),
+                lambda x, v=v: np.linalg.solve(x, v),
+                t,
+                a,
+                where,
+            )
+            if got is not None:
+                _close(got, want, f"solve vector {where}", want.dtype)
+
+
+def test_solve_broadcasts_batches(rng):
+    a = _random((4, 1, 3, 3), strided.float64, rng)
+    b = _random((5, 3, 2), strided.float64, rng)
+    _close(L.solve(strided.asarray(a), strided.asarray(b)), np.linalg.solve(a, b), "broadcast")
+    single = _random((3, 3), strided.float64, rng)
+    _close(L.solve(strided.asarray(single), strided.asarray(b)), np.linalg.solve(single, b), "2")
+    # the batch of a broadcast (expanded) input, as a stride-0 dim
+    t = strided.asarray(single).expand(6, 3, 3)
+    _close(L.inv(t), np.linalg.inv(np.broadcast_to(single, (6, 3, 3))), "expanded batch")
+
+
+def test_singular_and_degenerate_matrices_behave_as_numpys():
+    sing = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    t = strided.asarray(sing)
+    _close(L.det(t), np.linalg.det(sing), "det of a singular matrix")
+    sign, logabs = L.slogdet(t)
+    assert np.asarray(sign)[0] == 0 and np.asarray(logabs)[0] == -np.inf
+    with pytest.raises(L.LinAlgError, match=r"matrix \(0,\) of the batch is singular"):
+        L.inv(t)
+    with pytest.raises(ValueError):  # LinAlgError is a ValueError, as NumPy's
+        L.solve(t, strided.ones((2, 2)))
+    with pytest.raises(L.LinAlgError, match="not positive definite"):
+        L.cholesky(strided.asarray([[1.0, 2.0], [2.0, 1.0]]))
+    # empty batches and 0x0 matrices
+    for shape in [(0, 3, 3), (2, 0, 0)]:
+        a = np.ones(shape)
+        t = strided.asarray(a)
+        _close(L.det(t), np.linalg.det(a), f"det {shape}")
+        _close(L.inv(t), np.linalg.inv(a), f"inv {shape}")
+        _close(L.slogdet(t).logabsdet, np.linalg.slogdet(a).logabsdet, f"slogdet {shape}")
+        _close(L.eigvalsh(t), np.linalg.eigvalsh(a), f"eigvalsh {shape}")
+        _close(L.cholesky(t), np.linalg.cholesky(a), f"cholesky {shape}")
+    # NaN gives NaN, not a crash, as in NumPy
+    nan = np.array([[np.nan, 1.0], [1.0, 2.0]])
+    assert np.isnan(np.asarray(L.det(strided.asarray(nan))))
+
+
+@pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
+def test_cholesky_and_eigh_match_numpy(dtype, rng):
+    for shape in SQUARE:
+        base = _random(shape, dtype, rng)
+        h = _hermitian(
+            base.astype(np.result_type(base.dtype, np.float64))
+            if base.dtype.kind in "biu"
+            else base
+        )
+        for layout, t, a in _layouts_of(h, rng):
+            where = f"{dtype.name} {layout} {t.shape}"
+            if a.shape[-1] != a.shape[-2]:
+                with pytest.raises(L.LinAlgError, match="square"):
+                    L.eigh(t)
+                continue
+            for upper in (False, True):
+                got, want = _agree(
+                    lambda x, u=upper: L.cholesky(x, upper=u),
+                    lambda x, u=upper: np.linalg.cholesky(x, upper=u),
+                    t,
+                    a,
+                    where,
+                )
+                if got is not None:
+                    _close(got, want, f"cholesky upper={upper} {where}", want.dtype)
+            for uplo in ("L", "U"):
+                w, v = L.eigh(t, UPLO=uplo)
+                ww, wv = np.linalg.eigh(a, UPLO=uplo)
+                _close(w, ww, f"eigh values {where}", ww.dtype)
+                assert np.asarray(w).dtype == ww.dtype and np.asarray(v).dtype == wv.dtype, where
+                v = np.asarray(v)
+                # the eigenvectors are orthonormal and diagonalise the triangle read
+                ident = np.conj(np.swapaxes(v, -1, -2)) @ v
+                _close(ident, np.broadcast_to(np.eye(a.shape[-1]), ident.shape), where, ww.dtype)
+                tri = np.tril(a) if uplo == "L" else np.triu(a)
+                herm = tri + np.conj(np.swapaxes(tri, -1, -2)) - np.real(tri * np.eye(a.shape[-1]))
+                rebuilt = (v * np.asarray(w)[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
+                _close(rebuilt, herm, f"eigh rebuilt {where}", ww.dtype)
+                _close(L.eigvalsh(t, UPLO=uplo), ww, f"eigvalsh {where}", ww.dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
+def test_qr_matches_numpy(dtype, rng):
+    for shape in [(3, 5, 3), (3, 3, 5), (4, 4), (2, 0, 3), (3, 0)]:
+        for layout, t, a in _layouts_of(_random(shape, dtype, rng), rng):
+            where = f"{dtype.name} {layout} {t.shape}"
+            for mode in ("reduced", "complete"):
+                q, r = L.qr(t, mode=mode)
+                wq, wr = np.linalg.qr(a, mode=mode)
+                assert q.shape == wq.shape and r.shape == wr.shape, f"{mode} {where}"
+                assert np.asarray(q).dtype == wq.dtype, where
+                _close(np.asarray(q) @ np.asarray(r), a.astype(wq.dtype), f"{mode} Q@R {where}")
+                _close(np.abs(np.asarray(r)), np.abs(wr), f"{mode} |R| {where}", wr.dtype)
+                qh = np.conj(np.swapaxes(np.asarray(q), -1, -2)) @ np.asarray(q)
+                _close(qh, np.broadcast_to(np.eye(q.shape[-1]), qh.shape), where, wq.dtype)
+            _close(np.abs(np.asarray(L.qr(t, mode="r"))), np.abs(np.linalg.qr(a, mode="r")), where)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
+def test_svd_compositions_match_numpy(dtype, rng):
+    for shape in [(3, 5, 3), (4, 4), (3, 0)]:
+        for layout, t, a in _layouts_of(_random(shape, dtype, rng), rng):
+            where = f"{dtype.name} {layout} {t.shape}"
+            if a.dtype.kind in "biu":  # NumPy's pinv and matrix_rank refuse them; same values
+                a = a.astype(np.float64)
+            want = np.linalg.pinv(a, rtol=None)
+            _close(L.pinv(t), want, f"pinv {where}", want.dtype)
+            np.testing.assert_array_equal(L.matrix_rank(t), np.linalg.matrix_rank(a), where)
+            if a.shape[-1] == a.shape[-2] and a.shape[-1] and layout != "expanded":
+                want = np.linalg.cond(a)
+                _close(L.cond(t), want, f"cond {where}", want.dtype)
+                want = np.linalg.cond(a, "fro")
+                _close(L.cond(t, "fro"), want, f"cond fro {where}", want.dtype)
+                # (random bool and integer matrices are often singular: no negative powers)
+                for p in (0, 1, 3) if dtype.kind in "biu" else (0, 1, 3, -2):
+                    want = np.linalg.matrix_power(a, p)
+                    _close(L.matrix_power(t, p), want, f"matrix_power {p} {where}", want.dtype)
+
+
+def test_matrix_rank_tolerances_and_integer_powers():
+    a = np.diag([1.0, 1e-3, 1e-17])
+    t = strided.asarray(a)
+    assert int(L.matrix_rank(t)) == np.linalg.matrix_rank(a) == 2
+    assert int(L.matrix_rank(t, rtol=1e-2)) == np.linalg.matrix_rank(a, rtol=1e-2) == 1
+    assert int(L.matrix_rank(t, tol=1e-18)) == np.linalg.matrix_rank(a, tol=1e-18) == 3
+    m = np.array([[1, 1], [1, 0]])
+    np.testing.assert_array_equal(
+        L.matrix_power(strided.asarray(m), 10), np.linalg.matrix_power(m, 10)
+    )
+    assert L.matrix_power(strided.asarray(m), 10).dtype == strided.int64
+
+
+def test_lstsq_matches_numpy(rng):
+    for shape, rhs in [((6, 3), (6,)), ((6, 3), (6, 2)), ((3, 6), (3, 2)), ((4, 4), (4,))]:
+        a = rng.standard_normal(shape)
+        b = rng.standard_normal(rhs)
+        got = L.lstsq(strided.asarray(a), strided.asarray(b))
+        want = np.linalg.lstsq(a, b)
+        for name, g, w in zip(("x", "residuals", "rank", "s"), got, want, strict=True):
+            _close(g, w, f"lstsq {name} {shape} {rhs}")
+    rank_deficient = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    got = L.lstsq(strided.asarray(rank_deficient), strided.ones(3))
+    want = np.linalg.lstsq(rank_deficient, np.ones(3))
+    _close(got[0], want[0], "rank-deficient x")
+    assert int(got[2]) == 1 and got[1].shape == (0,)
+
+
+def test_norm_multi_dot_cross_tensorinv_tensorsolve(rng):
+    x = rng.standard_normal((3, 4, 5))
+    t = strided.asarray(x)
+    _close(L.norm(t), np.linalg.norm(x), "norm")
+    for axis, ord in [
+        (0, None),
+        (2, 1),
+        (-1, np.inf),
+        ((0, 1), None),
+        ((1, 2), "nuc"),
+        ((2, 0), 1),
+    ]:
+        for keep in (False, True):
+            want = np.linalg.norm(x, ord=ord, axis=axis, keepdims=keep)
+            _close(L.norm(t, ord=ord, axis=axis, keepdims=keep), want, f"norm {axis} {ord} {keep}")
+    m = x[0]
+    for ord in ("fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2):
+        _close(L.norm(strided.asarray(m), ord=ord), np.linalg.norm(m, ord=ord), f"norm {ord}")
+    mats = [rng.standard_normal(s) for s in [(5,), (5, 30), (30, 2), (2, 7), (7,)]]
+    _close(L.multi_dot([strided.asarray(m) for m in mats]), np.linalg.multi_dot(mats), "multi_dot")
+    u, v = rng.standard_normal((4, 3)), rng.standard_normal((1, 3))
+    _close(L.cross(strided.asarray(u), strided.asarray(v)), np.linalg.cross(u, v), "cross")
+    with pytest.raises(ValueError, match="3 elements along axis"):
+        L.cross(strided.ones(2), strided.ones(2))
+    a = rng.standard_normal((4, 6, 8, 3)) + np.eye(24).reshape(4, 6, 8, 3)
+    _close(L.tensorinv(strided.asarray(a), ind=2), np.linalg.tensorinv(a, ind=2), "tensorinv")
+    a = rng.standard_normal((6, 2, 3)) + np.eye(6).reshape(6, 2, 3)
+    b = rng.standard_normal(6)
+    _close(L.tensorsolve(strided.asarray(a), strided.asarray(b)), np.linalg.tensorsolve(a, b), "ts")
+
+
+def test_bad_input_names_the_problem():
+    with pytest.raises(L.LinAlgError, match=r"must be square .* \(2, 3\)"):
+        L.det(strided.ones((2, 3)))
+    with pytest.raises(L.LinAlgError, match="at least 2 dims"):
+        L.inv(strided.ones(3))
+    with pytest.raises(L.LinAlgError, match="x2 has 3 rows"):
+        L.solve(strided.eye(2), strided.ones((3, 1)))
+    with pytest.raises(L.LinAlgError, match="do not broadcast"):
+        L.solve(strided.ones((2, 2, 2)), strided.ones((3, 2, 1)))
+    with pytest.raises(ValueError, match="mode must be"):
+        L.qr(strided.eye(2), mode="economic")
+    with pytest.raises(ValueError, match="UPLO"):
+        L.eigh(strided.eye(2), UPLO="X")
+    with pytest.raises(TypeError, match="n must be an integer"):
+        L.matrix_power(strided.eye(2), 1.5)
+    with pytest.raises(ValueError, match="tol or rtol"):
+        L.matrix_rank(strided.eye(2), tol=1, rtol=1)
+    with pytest.raises(NotImplementedError, match="cuda-emulated"):
+        L.inv(strided.eye(2, device="cuda-emulated"))
+    # a failed call leaves its input unchanged
+    a = np.array([[4.0, 2.0], [2.0, 5.0]])
+    t = strided.asarray(a)
+    for fn in (L.inv, L.det, L.cholesky, L.eigh, L.qr, L.slogdet):
+        fn(t)
+        np.testing.assert_array_equal(np.asarray(t), a)
+
+
+def test_every_array_api_linalg_name_exists():
+    names = (
+        "cholesky cross det diagonal eigh eigvalsh inv matmul matrix_norm matrix_power "
+        "matrix_rank matrix_transpose outer pinv qr slogdet solve svd svdvals tensordot "
+        "trace vecdot vector_norm"
+    ).split()
+    assert [n for n in names if not hasattr(L, n)] == []
+    assert issubclass(L.LinAlgError, ValueError)
+
+
+def test_cond_of_a_singular_matrix_is_inf():
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 0.0], [0.0, 1.0]]])
+    for p in (None, "fro", 1, np.inf):
+        want = np.linalg.cond(a, p)
+        np.testing.assert_allclose(L.cond(strided.asarray(a), p), want, rtol=1e-12)
+        assert np.isinf(np.asarray(L.cond(strided.asarray(a), p))[0]) or p is None
