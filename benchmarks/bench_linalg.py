@@ -1,5 +1,6 @@
-"""Matrix multiplication benchmarks: GEMM throughput, transposed views, small and batched
-products, and the integer loop.
+"""Linear algebra benchmarks: GEMM throughput, transposed views, small and batched products,
+the integer loop, and the LAPACK factorisations (solve, inv, det, cholesky, eigh, qr, svd) on
+one 512 x 512 float64 matrix and on a batch of 10000 4 x 4 float32 matrices.
 
 Run: ``python benchmarks/bench_linalg.py [--threads N] [--quick]``. Prints a Markdown table of
 times and ratios against NumPy (and PyTorch when installed; above 1 means strided is faster),
@@ -21,6 +22,33 @@ from strided._cpu import blas
 
 def _t(a):
     return torch.from_numpy(np.ascontiguousarray(a)) if torch is not None else None
+
+
+def _factorisations(rng, shape, dtype):
+    """(name, strided, NumPy, PyTorch) calls of each factorisation on one batch of inputs:
+    a well-conditioned general matrix, a symmetric positive-definite one, a right-hand side."""
+    L, NL = strided.linalg, np.linalg
+    TL = torch.linalg if torch is not None else None
+    g_np = rng.standard_normal(shape).astype(dtype) + 4 * np.eye(shape[-1], dtype=dtype)
+    spd_np = (g_np @ np.swapaxes(g_np, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+    rhs_np = rng.standard_normal(shape[:-1] + (1,)).astype(dtype)
+    g, spd, rhs = strided.asarray(g_np), strided.asarray(spd_np), strided.asarray(rhs_np)
+    tg, tspd, trhs = _t(g_np), _t(spd_np), _t(rhs_np)
+    return (
+        ("solve", lambda: L.solve(g, rhs), lambda: NL.solve(g_np, rhs_np),
+         lambda: TL.solve(tg, trhs)),
+        ("inv", lambda: L.inv(g), lambda: NL.inv(g_np), lambda: TL.inv(tg)),
+        ("det", lambda: L.det(g), lambda: NL.det(g_np), lambda: TL.det(tg)),
+        ("cholesky", lambda: L.cholesky(spd), lambda: NL.cholesky(spd_np),
+         lambda: TL.cholesky(tspd)),
+        ("eigvalsh", lambda: L.eigvalsh(spd), lambda: NL.eigvalsh(spd_np),
+         lambda: TL.eigvalsh(tspd)),
+        ("eigh", lambda: L.eigh(spd)[0], lambda: NL.eigh(spd_np)[0], lambda: TL.eigh(tspd)[0]),
+        ("qr", lambda: L.qr(g)[1], lambda: NL.qr(g_np)[1], lambda: TL.qr(tg)[1]),
+        ("svd", lambda: L.svd(g, full_matrices=False)[1],
+         lambda: NL.svd(g_np, full_matrices=False)[1],
+         lambda: TL.svd(tg, full_matrices=False)[1]),
+    )  # fmt: skip
 
 
 def cases(quick=False):
@@ -127,6 +155,17 @@ def cases(quick=False):
         agree(lambda: i @ j, lambda: i_np @ j_np, 0),
         nflop=2 * n**3,
     )
+
+    # -- factorisations (LAPACK): one 512 x 512 float64, and a batch of 10000 4 x 4 float32 --
+    for label, shape, dtype, rtol in (
+        ("512x512 float64", (512, 512), "float64", 1e-6),
+        ("10000 x 4x4 float32", (10000, 4, 4), "float32", 1e-2),
+    ):
+        for name, s_fn, n_fn, t_fn in _factorisations(rng, shape, dtype):
+            check = None
+            if name != "qr":  # R's signs are LAPACK's choice: compare |R| elsewhere (tests)
+                check = agree(s_fn, n_fn, rtol)
+            case(f"{name} {label}", s_fn, n_fn, t_fn if torch is not None else None, check)
     return out, flops
 
 

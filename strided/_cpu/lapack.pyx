@@ -389,6 +389,10 @@ cdef extern from "lapacke.h" nogil:
     lapack_int scipy_LAPACKE_zungqr_work(int, lapack_int, lapack_int, lapack_int, void*,
                                          lapack_int, const void*, void*, lapack_int)
 
+cdef extern from "cblas.h" nogil:
+    void scipy_openblas_set_num_threads(int n)
+    int scipy_openblas_get_num_threads()
+
 cdef enum Routine:
     GETRF = 0    # LU with partial pivoting: a (n x n) -> factors, ipiv
     GETRS = 1    # solve with the LU factors: b (n x nrhs) -> x; c1 = trans
@@ -513,7 +517,8 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     cdef double query[2]
     cdef double rquery[2]
     cdef lapack_int iquery[2]
-    cdef bint parallel
+    cdef bint parallel, one_thread
+    cdef int blas_threads
     if m > INT_MAX or n > INT_MAX or k > INT_MAX or nrhs > INT_MAX:
         raise ValueError(f"{routine}: a {m} x {n} matrix is too large for 32-bit LAPACK")
     j.routine = _ROUTINES[routine]
@@ -545,8 +550,12 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
             if dtype.kind == "c":
                 j.lrwork = <lapack_int>_query_size(&j, <char*>rquery)
                 j.rwork_bytes = j.lrwork * dtype.itemsize // 2
-    # small matrices: the batch across the threads, each call single-threaded
-    parallel = nbatch >= 16 and m <= 64 and n <= 64 and num_threads() > 1
+    # small matrices: the batch across the threads, each call single-threaded; not for the LU
+    # and Cholesky routines, whose OpenBLAS calls take buffers from a pool shared by every
+    # thread: on 2 threads 10000 4 x 4 solves took 37 ms in parallel and 3.0 ms one by one
+    # (NumPy 2.7 ms), where eigh went from 19 to 9.8 ms (NumPy 22 ms)
+    parallel = (nbatch >= 16 and m <= 64 and n <= 64 and num_threads() > 1
+                and j.routine != GETRF and j.routine != GETRS and j.routine != POTRF)
     nt = num_threads() if parallel else 1
     work = <char*>malloc(max(1, j.work_bytes * nt))
     rwork = <char*>malloc(max(1, j.rwork_bytes * nt))
@@ -554,15 +563,31 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     try:
         if work == NULL or rwork == NULL or iwork == NULL:
             raise MemoryError(f"{routine}: no memory for LAPACK's workspace")
-        if parallel:
-            for i in prange(nbatch, nogil=True, num_threads=nt, schedule="static"):
-                t = openmp.omp_get_thread_num()
-                j.info[i] = _call(&j, i, work + t * j.work_bytes, rwork + t * j.rwork_bytes,
-                                  <lapack_int*>(<char*>iwork + t * j.iwork_bytes))
-        else:
-            with nogil:
-                for i in range(nbatch):
-                    j.info[i] = _call(&j, i, work, rwork, iwork)
+        # Note [LU on one OpenBLAS thread]: OpenBLAS's threaded ?getrf is slower than its
+        # serial one here (512 x 512 float64 on 2 cores: 16 ms on 2 threads, 3.7 ms on 1,
+        # NumPy 4.8 ms); its jobs synchronise after every panel, and one descheduled job stalls
+        # the others. So ?getrf runs on one OpenBLAS thread, and ?getrs too unless it has many
+        # right-hand sides (inv: one per column), whose triangular solves thread well. Inside
+        # the prange every call is on one thread: on 2 threads a batch of 10000 4 x 4 Cholesky
+        # factorisations took 32 ms with OpenBLAS free to thread each.
+        one_thread = parallel or j.routine == GETRF or (j.routine == GETRS and j.nrhs < 64)
+        blas_threads = scipy_openblas_get_num_threads()
+        if one_thread and blas_threads > 1:
+            scipy_openblas_set_num_threads(1)
+        try:
+            if parallel:
+                for i in prange(nbatch, nogil=True, num_threads=nt, schedule="static"):
+                    t = openmp.omp_get_thread_num()
+                    j.info[i] = _call(&j, i, work + t * j.work_bytes,
+                                      rwork + t * j.rwork_bytes,
+                                      <lapack_int*>(<char*>iwork + t * j.iwork_bytes))
+            else:
+                with nogil:
+                    for i in range(nbatch):
+                        j.info[i] = _call(&j, i, work, rwork, iwork)
+        finally:
+            if one_thread and blas_threads > 1:
+                scipy_openblas_set_num_threads(blas_threads)
     finally:
         free(work)
         free(rwork)
