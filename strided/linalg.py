@@ -13,8 +13,9 @@ and 1).
 top-level namespace: ``torch.svd`` returns V where ``linalg.svd`` returns Vh, and a top-level
 ``strided.svd`` would invite that confusion.
 
-Every function runs on the CPU; on a CUDA device each raises NotImplementedError naming the
-device (cuSOLVER through CuPy is still to come). Not here yet: ``eig`` and ``eigvals`` (general,
+Every function runs on every device: the factorisations by LAPACK on the CPU, with a round trip
+through host memory for tensors on a CUDA device (Note [Linear algebra on a CUDA device] in
+``_ops/linalg_solve.py``). Not here yet: ``eig`` and ``eigvals`` (general,
 non-symmetric eigenproblems: LAPACK's ``?geev``).
 """
 
@@ -26,10 +27,11 @@ from typing import NamedTuple
 
 from strided._dtype import finfo
 from strided._ops import elementwise as _ew
+from strided._ops import linalg as _linalg
 from strided._ops import products as _products
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
-from strided._ops.linalg import matmul, outer, svd, svdvals, tensordot, vecdot
+from strided._ops.linalg import matmul, outer, tensordot, vecdot
 from strided._ops.linalg_solve import (
     EighResult,
     LinAlgError,
@@ -37,6 +39,7 @@ from strided._ops.linalg_solve import (
     SlogdetResult,
     _matrices,
     cholesky,
+    on_host,
     det,
     eigh,
     eigvalsh,
@@ -47,6 +50,9 @@ from strided._ops.linalg_solve import (
 )
 from strided._ops.norms import matrix_norm, vector_norm
 from strided._ops.views import matrix_transpose
+
+svd = on_host(_linalg.svd)
+svdvals = on_host(_linalg.svdvals)
 
 __all__ = [
     "EighResult",
@@ -391,6 +397,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return vector_norm(x, axis=axis, keepdims=keepdims, ord=2 if ord is None else ord)
 
 
+@on_host
 def cond(x, p=None):
     """The condition number of each matrix in ``x`` in the norm ``p`` (NumPy's ``cond``): the
     ratio of the largest to the smallest singular value for ``p`` None, 2 or -2 (its inverse

@@ -311,8 +311,6 @@ def test_bad_input_names_the_problem():
         L.matrix_power(strided.eye(2), 1.5)
     with pytest.raises(ValueError, match="tol or rtol"):
         L.matrix_rank(strided.eye(2), tol=1, rtol=1)
-    with pytest.raises(NotImplementedError, match="cuda-emulated"):
-        L.inv(strided.eye(2, device="cuda-emulated"))
     # a failed call leaves its input unchanged
     a = np.array([[4.0, 2.0], [2.0, 5.0]])
     t = strided.asarray(a)
@@ -337,3 +335,36 @@ def test_cond_of_a_singular_matrix_is_inf():
         want = np.linalg.cond(a, p)
         np.testing.assert_allclose(L.cond(strided.asarray(a), p), want, rtol=1e-12)
         assert np.isinf(np.asarray(L.cond(strided.asarray(a), p))[0]) or p is None
+
+
+def test_every_function_runs_on_the_emulated_cuda_device(rng):
+    """Note [Linear algebra on a CUDA device]: the CPU's results, on the input's device."""
+    a = _random((3, 4, 4), strided.float64, rng)
+    h = _hermitian(a)
+    dev = "cuda-emulated"
+    t, th = strided.asarray(a, device=dev), strided.asarray(h, device=dev)
+    cpu_t, cpu_h = strided.asarray(a), strided.asarray(h)
+    b = strided.asarray(_random((3, 4, 2), strided.float64, rng))
+    calls = {
+        "det": lambda x, y: L.det(x),
+        "slogdet": lambda x, y: L.slogdet(x),
+        "inv": lambda x, y: L.inv(x),
+        "solve": lambda x, y: L.solve(x, b.to(x.device)),
+        "cholesky": lambda x, y: L.cholesky(y),
+        "eigh": lambda x, y: L.eigh(y),
+        "eigvalsh": lambda x, y: L.eigvalsh(y),
+        "qr": lambda x, y: L.qr(x),
+        "svd": lambda x, y: L.svd(x),
+        "svdvals": lambda x, y: L.svdvals(x),
+        "pinv": lambda x, y: L.pinv(x),
+        "matrix_rank": lambda x, y: L.matrix_rank(x),
+        "matrix_power": lambda x, y: L.matrix_power(x, -2),
+        "cond": lambda x, y: L.cond(x, 1),
+    }
+    for name, fn in calls.items():
+        got, want = fn(t, th), fn(cpu_t, cpu_h)
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        for g, w in zip(got, want, strict=True):
+            assert g.device == strided.device(dev), name
+            _close(g.cpu(), w, f"{name} on {dev}", np.asarray(w).dtype)

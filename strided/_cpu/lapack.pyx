@@ -521,6 +521,9 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     cdef int blas_threads
     if m > INT_MAX or n > INT_MAX or k > INT_MAX or nrhs > INT_MAX:
         raise ValueError(f"{routine}: a {m} x {n} matrix is too large for 32-bit LAPACK")
+    for t_ in (a, b, ipiv, info):  # LAPACK reads and writes host memory only
+        if t_ is not None and not (<TensorBase>t_)._storage.device.is_cpu:
+            raise ValueError(f"{routine}: a tensor on {t_.device}: LAPACK needs CPU tensors")
     j.routine = _ROUTINES[routine]
     j.num = dtype.num
     j.c1 = ord(c1)

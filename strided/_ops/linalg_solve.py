@@ -88,12 +88,56 @@ class QRResult(NamedTuple):
     R: object
 
 
+# -- devices -----------------------------------------------------------------------------------
+
+# Note [Linear algebra on a CUDA device]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The factorisations have one kernel, LAPACK on the CPU. On a CUDA device (a GPU, or the
+# emulator) each function copies its tensor arguments to host memory, runs that kernel and
+# copies its results back to the device they came from (``on_host`` below): the results are
+# the CPU's, bit for bit, on every device, at the cost of two copies. On the emulator that is
+# the design (its "device memory" is host memory, and LAPACK is the reference anyway). On a GPU
+# it is a stop-gap: cuSOLVER through CuPy (``cupy.linalg``) is the kernel to register there, to
+# be written and measured in a session that has a GPU. The compositions (pinv, matrix_rank,
+# lstsq, ...) run their other steps (matmul, where, sums) on the device.
+
+
+def on_host(fn):
+    """``fn`` (a function of CPU tensors) for tensors on any device: see Note [Linear algebra
+    on a CUDA device]."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        device = next(
+            (a.device for a in (*args, *kwargs.values()) if isinstance(a, _core.TensorBase)
+             and not a.device.is_cpu),
+            None,
+        )  # fmt: skip
+        if device is None:
+            return fn(*args, **kwargs)
+        cpu = [a.cpu() if isinstance(a, _core.TensorBase) else a for a in args]
+        kw = {k: v.cpu() if isinstance(v, _core.TensorBase) else v for k, v in kwargs.items()}
+        return _to_device(fn(*cpu, **kw), device)
+
+    return wrapper
+
+
+def _to_device(result, device):
+    if isinstance(result, _core.TensorBase):
+        return result.to(device)
+    if isinstance(result, tuple):
+        moved = [_to_device(r, device) for r in result]
+        return type(result)(*moved) if hasattr(result, "_fields") else tuple(moved)
+    return result
+
+
 # -- checks ------------------------------------------------------------------------------------
 
 
 def _matrices(name, x, argname="x", square=True):
-    """``x`` as a tensor of at least 2 dims on the CPU (square in its last two when ``square``),
-    and the dtype LAPACK computes it in."""
+    """``x`` as a tensor of at least 2 dims (square in its last two when ``square``), and the
+    dtype LAPACK computes it in."""
     x = _tensor(x)
     if x.ndim < 2:
         raise LinAlgError(
@@ -104,11 +148,6 @@ def _matrices(name, x, argname="x", square=True):
         raise LinAlgError(
             f"{name}: {argname} must be square in its last two dims, got shape {x.shape} "
             f"({x.shape[-2]} x {x.shape[-1]} matrices)"
-        )
-    if not x.device.is_cpu:
-        raise NotImplementedError(
-            f"{name}: {argname} is on {x.device}; strided.linalg.{name} has a CPU kernel only "
-            "in this build: move it with .cpu() first"
         )
     return x, _lapack_dtype(x.dtype)
 
@@ -172,6 +211,7 @@ def _perm_sign(ipiv, n, dtype):
     return _ew.subtract(1, _ew.multiply(2, _ew.remainder(swaps, 2))).astype(dtype)
 
 
+@on_host
 def det(x, /):
     """The determinant of each square matrix in ``x`` (the last two dims; the others are a
     batch), from its LU factorisation (LAPACK's ``?getrf``). A singular matrix gives 0.
@@ -191,6 +231,7 @@ def det(x, /):
     return _ew.multiply(_perm_sign(ipiv, n, dtype), _red.prod(diag, axis=-1))
 
 
+@on_host
 def slogdet(x, /):
     """``(sign, logabsdet)`` of the determinant of each square matrix in ``x``: ``det = sign *
     exp(logabsdet)``, without overflow for large matrices. ``sign`` is -1, 0 or 1 (a unit
@@ -237,6 +278,7 @@ def _raise_singular(name, info, batch):
         )
 
 
+@on_host
 def inv(x, /):
     """The inverse of each square matrix in ``x`` (LAPACK's ``?getrf`` and ``?getrs``). A
     singular matrix raises LinAlgError naming it.
@@ -263,6 +305,7 @@ def inv(x, /):
     return y
 
 
+@on_host
 def solve(x1, x2, /):
     """The solution ``X`` of ``x1 @ X == x2`` for each square matrix of ``x1`` (Array API and
     NumPy 2 semantics): ``x2`` is a vector when it is 1-D, else a stack of matrices whose
@@ -317,6 +360,7 @@ def solve(x1, x2, /):
 # -- Cholesky --------------------------------------------------------------------------------------
 
 
+@on_host
 def cholesky(x, /, *, upper=False):
     """The Cholesky factor of each Hermitian positive-definite matrix in ``x``: lower ``L``
     with ``x == L @ L.mH`` (or, with ``upper=True``, upper ``U`` with ``x == U.mH @ U``).
@@ -373,6 +417,7 @@ def _eigh(name, x, UPLO, vectors):
     return EighResult(w, _ew.conj(v) if dtype.kind == "c" else v)
 
 
+@on_host
 def eigh(x, /, UPLO="L"):
     """Eigenvalues (real, ascending) and eigenvectors (the columns of the second result) of
     each symmetric or Hermitian matrix in ``x``, reading its lower triangle (``UPLO='L'``,
@@ -393,6 +438,7 @@ def eigh(x, /, UPLO="L"):
     return _eigh("eigh", x, UPLO, True)
 
 
+@on_host
 def eigvalsh(x, /, UPLO="L"):
     """The eigenvalues of each symmetric or Hermitian matrix in ``x``, real and ascending
     (``eigh`` without the vectors).
@@ -409,6 +455,7 @@ def eigvalsh(x, /, UPLO="L"):
 # -- QR --------------------------------------------------------------------------------------------
 
 
+@on_host
 def qr(x, /, mode="reduced"):
     """The QR decomposition of each matrix in ``x``: ``x == Q @ R`` with ``Q``'s columns
     orthonormal and ``R`` upper triangular. For ``(..., m, n)`` input and ``k = min(m, n)``:
