@@ -9,6 +9,7 @@ from strided import (
     _tensor,  # noqa: F401  (registers Tensor with _core before anything is made)
     autograd,  # reverse-mode autodiff: adds requires_grad, backward() & co to Tensor
     cuda,  # the CUDA backend (registers its allocator; needs no CuPy or GPU to import)
+    fft,  # the Array API fft extension, as numpy.fft / torch.fft
     linalg,  # the Array API linalg extension, as numpy.linalg / torch.linalg
     nn,  # modules, layers, losses (above autograd), as torch.nn
     optim,  # SGD, Adam, AdamW, as torch.optim
@@ -215,6 +216,7 @@ __all__ = [
     "expand",
     "expand_dims",
     "eye",
+    "fft",
     "finfo",
     "flatten",
     "flip",

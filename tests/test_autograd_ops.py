@@ -358,6 +358,19 @@ EXPLICIT = {
     ),
     "tril": (lambda x: strided.tril(x, k=-1), lambda L, d: (_r(3, 3, layout=L, device=d),)),
     "triu": (lambda x: strided.triu(x, k=1), lambda L, d: (_r(3, 3, layout=L, device=d),)),
+    # the three FFT rows (tests/test_fft.py checks every function, norm and imaginary part)
+    "fft_c2c": (
+        lambda x: strided.real(strided.fft.fft(x, n=5, norm="ortho")),
+        lambda L, d: (_r(2, 3, layout=L, device=d),),
+    ),
+    "fft_r2c": (
+        lambda x: strided.real(strided.fft.rfft2(x, s=(3, 4))),
+        lambda L, d: (_r(2, 3, layout=L, device=d),),
+    ),
+    "fft_c2r": (
+        lambda x: strided.fft.irfft(x, n=6, axis=0),
+        lambda L, d: (_r(3, 2, layout=L, device=d),),
+    ),
     "gather": (
         lambda x, i: strided.gather(x, 1, i),
         lambda L, d: (_r(2, 3, layout=L, device=d), _i(_IDX2_3, d)),

@@ -37,6 +37,7 @@ MODULES = [
     "strided._ops.shape",
     "strided._ops.padding",
     "strided.linalg",
+    "strided.fft",
     "strided._cpu.sort",
     "strided._cpu.unique",
     "strided._cpu.select",

@@ -38,12 +38,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from strided import _core, _dispatch
+from strided import fft as _fft
 from strided._dtype import int64
 from strided._ops import creation as _cr
 from strided._ops import elementwise as E
 from strided._ops import indexing as _ix
 from strided._ops import linalg as _la
+from strided._ops import padding as _pad
 from strided._ops import reduction as R
 from strided._ops import scan as _scan
 from strided._ops import shape as _sh
@@ -482,6 +486,76 @@ def _addmm(node, g):  # beta * input + alpha * (mat1 @ mat2)
 
 
 TABLE.update({"matmul": _row(_matmul, 0, 1), "addmm": _row(_addmm, 1, 2)})
+
+
+# -- FFTs (kernels: fft_c2c(x, s, axes, norm, forward); fft_r2c and fft_c2r(x, s, axes, norm)) --
+# Each is linear: the gradient is the adjoint transform, another FFT (Note [FFT gradients] in
+# strided/fft.py).
+
+
+def _fft_pad_end(g, axis, length):
+    """``g`` zero-padded at the end of ``axis`` to ``length``."""
+    pads = []
+    for d in range(g.ndim - 1, axis - 1, -1):  # (left, right) pairs from the last dim backward
+        pads += [0, length - g.shape[d] if d == axis else 0]
+    return _pad.pad(g, tuple(pads))
+
+
+def _fft_unresize(g, shape, axes):
+    """The adjoint of padding or truncating the input to the transform's lengths: drop what
+    the padding added, pad with zeros what the truncation cut."""
+    for a in axes:
+        if g.shape[a] > shape[a]:
+            g = V.narrow(g, a, 0, shape[a])
+        elif g.shape[a] < shape[a]:
+            g = _fft_pad_end(g, a, shape[a])
+    return g
+
+
+def _fft_input_grad(node, g):
+    """``g`` as the gradient of input 0: its shape (undoing n/s), and real for a real input."""
+    shape, dtype = node.input_meta[0][:2]
+    g = _fft_unresize(g, shape, node.args[2])
+    return E.real(g) if dtype.kind != "c" else g
+
+
+def _fft_c2c(node, g):
+    s, axes, norm, forward = node.args[1:5]
+    gx = _fft.c2c(g, s, axes, _fft.DUAL_NORM[norm], not forward)
+    return (_fft_input_grad(node, gx), None, None, None, None)
+
+
+def _fft_r2c(node, g):
+    # the one-sided half back to the full spectrum (zeros), then the full adjoint transform
+    s, axes, norm = node.args[1:4]
+    full = _fft_pad_end(g, axes[-1], s[-1])
+    gx = _fft.c2c(full, s, axes, _fft.DUAL_NORM[norm], False)
+    return (_fft_input_grad(node, gx), None, None, None)
+
+
+def _fft_c2r(node, g):
+    # rfft of the gradient, with the bins that also stand for their mirror images doubled
+    s, axes, norm = node.args[1:4]
+    gz = _fft.r2c(g, s, axes, _fft.DUAL_NORM[norm])
+    n, last = s[-1], axes[-1]
+    m = n // 2 + 1
+    if n - m > 0:
+        weight = np.ones(m, dtype=_fft.REAL_DTYPE_OF[gz.dtype.name].numpy)
+        weight[1 : n - m + 1] = 2
+        shape = [1] * gz.ndim
+        shape[last] = m
+        w = _cr.asarray(weight.reshape(shape), device=gz.device)
+        gz = E.multiply(gz, w)
+    return (_fft_input_grad(node, gz), None, None, None)
+
+
+TABLE.update(
+    {
+        "fft_c2c": _row(_fft_c2c),
+        "fft_r2c": _row(_fft_r2c),
+        "fft_c2r": _row(_fft_c2r),
+    }
+)
 
 
 # -- joining and copying shape ops -------------------------------------------------------------
