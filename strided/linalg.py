@@ -15,8 +15,7 @@ top-level namespace: ``torch.svd`` returns V where ``linalg.svd`` returns Vh, an
 
 Every function runs on every device: the factorisations by LAPACK on the CPU, with a round trip
 through host memory for tensors on a CUDA device (Note [Linear algebra on a CUDA device] in
-``_ops/linalg_solve.py``). Not here yet: ``eig`` and ``eigvals`` (general,
-non-symmetric eigenproblems: LAPACK's ``?geev``).
+``_ops/linalg_solve.py``).
 """
 
 from __future__ import annotations
@@ -34,13 +33,16 @@ from strided._ops import views as _vops
 from strided._ops.linalg import matmul, outer, tensordot, vecdot
 from strided._ops.linalg_solve import (
     EighResult,
+    EigResult,
     LinAlgError,
     QRResult,
     SlogdetResult,
     _matrices,
     cholesky,
     det,
+    eig,
     eigh,
+    eigvals,
     eigvalsh,
     inv,
     on_host,
@@ -55,6 +57,7 @@ svd = on_host(_linalg.svd)
 svdvals = on_host(_linalg.svdvals)
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "LinAlgError",
     "LstsqResult",
@@ -65,7 +68,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",

@@ -368,3 +368,46 @@ def test_every_function_runs_on_the_emulated_cuda_device(rng):
         for g, w in zip(got, want, strict=True):
             assert g.device == strided.device(dev), name
             _close(g.cpu(), w, f"{name} on {dev}", np.asarray(w).dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
+def test_eig_and_eigvals_match_numpy(dtype, rng):
+    for shape in [(3, 5, 5), (4, 4), (2, 1, 1), (0, 3, 3)]:
+        for layout, t, a in _layouts_of(_random(shape, dtype, rng), rng):
+            where = f"{dtype.name} {layout} {t.shape}"
+            if a.shape[-1] != a.shape[-2]:
+                with pytest.raises(L.LinAlgError, match="square"):
+                    L.eig(t)
+                continue
+            w, v = L.eig(t)
+            ww, wv = np.linalg.eig(a)
+            w, v = np.asarray(w), np.asarray(v)
+            if layout == "expanded":
+                # repeated rows: a many-fold zero eigenvalue, defective, whose rounding decides
+                # between tiny real values and a tiny complex pair differently in each LAPACK
+                np.testing.assert_allclose(np.sort(np.abs(w)), np.sort(np.abs(ww)), atol=1e-3)
+                continue
+            assert w.dtype == ww.dtype and v.dtype == wv.dtype, where
+            # each pair satisfies a v = w v, with unit-norm vectors
+            _close(a.astype(v.dtype) @ v, v * w[..., None, :], f"a v = w v {where}", ww.dtype)
+            _close(
+                np.linalg.norm(v, axis=-2), np.ones(v.shape[:-2] + v.shape[-1:]), where, ww.dtype
+            )
+            key = lambda z: np.sort(np.round(z.real, 3) + 1j * np.round(z.imag, 3), axis=-1)  # noqa: E731
+            np.testing.assert_allclose(key(w), key(ww), atol=2e-3, err_msg=where)
+            np.testing.assert_allclose(key(np.asarray(L.eigvals(t))), key(ww), atol=2e-3)
+
+
+def test_eig_of_real_matrices_is_real_when_every_eigenvalue_is():
+    sym = np.array([[2.0, 1.0], [1.0, 2.0]])
+    rot = np.array([[0.0, -1.0], [1.0, 0.0]])
+    assert L.eig(strided.asarray(sym)).eigenvalues.dtype == strided.float64
+    w, v = L.eig(strided.asarray(rot))
+    ww, wv = np.linalg.eig(rot)
+    assert w.dtype == strided.complex128
+    _close(w, ww, "rotation eigenvalues")
+    _close(v, wv, "rotation eigenvectors (LAPACK's normalisation, as NumPy's)")
+    # a batch with one complex pair: the whole result is complex, as in NumPy
+    both = np.stack([sym, rot])
+    assert L.eigvals(strided.asarray(both)).dtype == strided.complex128
+    _close(L.eig(strided.asarray(both)).eigenvectors, np.linalg.eig(both).eigenvectors, "batch")

@@ -215,12 +215,12 @@ def test_norm_errors(call, exc, match):
 def test_linalg_namespace():
     la = strided.linalg
     extension = set(
-        "cholesky cross det diagonal eigh eigvalsh inv matmul matrix_norm matrix_power "
+        "cholesky cross det diagonal eig eigh eigvals eigvalsh inv matmul matrix_norm matrix_power "
         "matrix_rank matrix_transpose outer pinv qr slogdet solve svd svdvals tensordot trace "
         "vecdot vector_norm".split()
-    )  # the Array API's linalg extension, less eig/eigvals (2025.12), plus NumPy's extras
+    )  # the Array API 2025.12 linalg extension, plus NumPy's extras
     numpy_extras = {"cond", "lstsq", "multi_dot", "norm", "tensorinv", "tensorsolve"}
-    results = {"EighResult", "LinAlgError", "LstsqResult", "QRResult", "SlogdetResult"}
+    results = {"EigResult", "EighResult", "LinAlgError", "LstsqResult", "QRResult", "SlogdetResult"}
     assert set(la.__all__) == extension | numpy_extras | results
     for name in la.__all__:
         assert callable(getattr(la, name)), name

@@ -389,6 +389,20 @@ cdef extern from "lapacke.h" nogil:
     lapack_int scipy_LAPACKE_zungqr_work(int, lapack_int, lapack_int, lapack_int, void*,
                                          lapack_int, const void*, void*, lapack_int)
 
+cdef extern from "lapacke.h" nogil:
+    lapack_int scipy_LAPACKE_sgeev_work(int, char, char, lapack_int, float*, lapack_int, float*,
+                                        float*, float*, lapack_int, float*, lapack_int, float*,
+                                        lapack_int)
+    lapack_int scipy_LAPACKE_dgeev_work(int, char, char, lapack_int, double*, lapack_int,
+                                        double*, double*, double*, lapack_int, double*,
+                                        lapack_int, double*, lapack_int)
+    lapack_int scipy_LAPACKE_cgeev_work(int, char, char, lapack_int, void*, lapack_int, void*,
+                                        void*, lapack_int, void*, lapack_int, void*, lapack_int,
+                                        float*)
+    lapack_int scipy_LAPACKE_zgeev_work(int, char, char, lapack_int, void*, lapack_int, void*,
+                                        void*, lapack_int, void*, lapack_int, void*, lapack_int,
+                                        double*)
+
 cdef extern from "cblas.h" nogil:
     void scipy_openblas_set_num_threads(int n)
     int scipy_openblas_get_num_threads()
@@ -400,9 +414,10 @@ cdef enum Routine:
     HEEVD = 3    # symmetric/Hermitian eigen: w (n); c1 = jobz, c2 = uplo
     GEQRF = 4    # QR: a (m x n) -> R and reflectors, tau (k)
     ORGQR = 5    # Q from the reflectors: a (m x n, its first k reflectors), tau (k)
+    GEEV = 6     # general eigen: w (n; real input: wr in b, wi in b2), right vectors in v
 
 _ROUTINES = {"getrf": GETRF, "getrs": GETRS, "potrf": POTRF, "heevd": HEEVD,
-             "geqrf": GEQRF, "orgqr": ORGQR}
+             "geqrf": GEQRF, "orgqr": ORGQR, "geev": GEEV}
 
 ctypedef struct Job:
     int routine
@@ -413,6 +428,10 @@ ctypedef struct Job:
     Py_ssize_t a_step          # bytes between matrices
     char* b                    # getrs: the right-hand sides (ldb = n); heevd: w; qr: tau
     Py_ssize_t b_step
+    char* b2                   # geev of real input: the imaginary parts of the eigenvalues
+    Py_ssize_t b2_step
+    char* v                    # geev: the right eigenvectors (column-major, ldvr = n)
+    Py_ssize_t v_step
     lapack_int* ipiv           # getrf/getrs: n pivots per matrix
     lapack_int* info           # one per matrix
     lapack_int lwork, lrwork, liwork
@@ -432,6 +451,9 @@ cdef lapack_int _call(Job* j, Py_ssize_t i, char* work, char* rwork,
     cdef void* va = a        # the complex routines take lapack_complex_* pointers: void*
     cdef void* vb = b
     cdef void* vw = work
+    cdef char* b2
+    cdef char* v
+    cdef void* vv
     if j.routine == GETRF:
         if num == kFloat32:
             return scipy_LAPACKE_sgetrf_work(L, j.m, j.n, <float*>a, lda, ipiv)
@@ -470,6 +492,23 @@ cdef lapack_int _call(Job* j, Py_ssize_t i, char* work, char* rwork,
                                              j.lwork, <float*>rwork, j.lrwork, iwork, j.liwork)
         return scipy_LAPACKE_zheevd_work(L, j.c1, j.c2, j.n, va, lda, <double*>vb, vw,
                                          j.lwork, <double*>rwork, j.lrwork, iwork, j.liwork)
+    if j.routine == GEEV:
+        b2 = j.b2 + i * j.b2_step if j.b2 != NULL else NULL
+        v = j.v + i * j.v_step if j.v != NULL else NULL
+        vv = v
+        if num == kFloat32:
+            return scipy_LAPACKE_sgeev_work(L, b'N', j.c1, j.n, <float*>a, lda, <float*>b,
+                                            <float*>b2, NULL, 1, <float*>v, ldb,
+                                            <float*>work, j.lwork)
+        if num == kFloat64:
+            return scipy_LAPACKE_dgeev_work(L, b'N', j.c1, j.n, <double*>a, lda, <double*>b,
+                                            <double*>b2, NULL, 1, <double*>v, ldb,
+                                            <double*>work, j.lwork)
+        if num == kComplex64:
+            return scipy_LAPACKE_cgeev_work(L, b'N', j.c1, j.n, va, lda, vb, NULL, 1, vv, ldb,
+                                            vw, j.lwork, <float*>rwork)
+        return scipy_LAPACKE_zgeev_work(L, b'N', j.c1, j.n, va, lda, vb, NULL, 1, vv, ldb, vw,
+                                        j.lwork, <double*>rwork)
     if j.routine == GEQRF:
         if num == kFloat32:
             return scipy_LAPACKE_sgeqrf_work(L, j.m, j.n, <float*>a, lda, <float*>b,
@@ -502,12 +541,13 @@ cdef Py_ssize_t _query_size(Job* j, char* word) noexcept nogil:
 
 def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBase info,
               Py_ssize_t m, Py_ssize_t n, Py_ssize_t k=0, Py_ssize_t nrhs=0, str c1="N",
-              str c2="N"):
+              str c2="N", TensorBase b2=None, TensorBase v=None):
     """One LAPACK ``routine`` ("getrf", "getrs", "potrf", "heevd", "geqrf", "orgqr") on each
     matrix of the C-contiguous batch ``a`` (column-major m x n matrices, in place), with
     ``b`` (the right-hand sides, eigenvalues or tau; or None) and ``ipiv`` (int32 pivots, or
-    None) batches alongside; each matrix's LAPACK info goes to the int32 tensor ``info``. See
-    Note [A batch of LAPACK calls]."""
+    None) batches alongside (``geev`` also takes ``b2``, the imaginary parts of a real matrix's
+    eigenvalues, and ``v``, its eigenvectors); each matrix's LAPACK info goes to the int32
+    tensor ``info``. See Note [A batch of LAPACK calls]."""
     cdef Job j
     cdef Py_ssize_t nbatch = info.numel(), i, nt, t
     cdef DType dtype = a.dtype
@@ -521,7 +561,7 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     cdef int blas_threads
     if m > INT_MAX or n > INT_MAX or k > INT_MAX or nrhs > INT_MAX:
         raise ValueError(f"{routine}: a {m} x {n} matrix is too large for 32-bit LAPACK")
-    for t_ in (a, b, ipiv, info):  # LAPACK reads and writes host memory only
+    for t_ in (a, b, ipiv, info, b2, v):  # LAPACK reads and writes host memory only
         if t_ is not None and not (<TensorBase>t_)._storage.device.is_cpu:
             raise ValueError(f"{routine}: a tensor on {t_.device}: LAPACK needs CPU tensors")
     j.routine = _ROUTINES[routine]
@@ -533,13 +573,17 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     j.a_step = a.numel() // nbatch * dtype.itemsize if nbatch else 0
     j.b = b._data() if b is not None else NULL
     j.b_step = b.numel() // nbatch * b.dtype.itemsize if b is not None and nbatch else 0
+    j.b2 = b2._data() if b2 is not None else NULL
+    j.b2_step = b2.numel() // nbatch * b2.dtype.itemsize if b2 is not None and nbatch else 0
+    j.v = v._data() if v is not None else NULL
+    j.v_step = v.numel() // nbatch * v.dtype.itemsize if v is not None and nbatch else 0
     j.ipiv = <lapack_int*>ipiv._data() if ipiv is not None else NULL
     j.info = <lapack_int*>info._data()
     j.lwork = j.lrwork = j.liwork = 0
     j.work_bytes = j.rwork_bytes = j.iwork_bytes = 0
     if nbatch == 0:
         return
-    if j.routine == HEEVD or j.routine == GEQRF or j.routine == ORGQR:
+    if j.routine == HEEVD or j.routine == GEQRF or j.routine == ORGQR or j.routine == GEEV:
         # one workspace query for the whole batch (every matrix has the same shape)
         j.lwork = j.lrwork = j.liwork = -1
         query[0] = query[1] = rquery[0] = rquery[1] = 0
@@ -547,6 +591,9 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
         _call(&j, 0, <char*>query, <char*>rquery, iquery)
         j.lwork = <lapack_int>_query_size(&j, <char*>query)
         j.work_bytes = j.lwork * dtype.itemsize
+        if j.routine == GEEV and dtype.kind == "c":  # ?geev's rwork: 2n reals, no query
+            j.lrwork = 2 * j.n if j.n > 0 else 1
+            j.rwork_bytes = j.lrwork * dtype.itemsize // 2
         if j.routine == HEEVD:
             j.liwork = iquery[0] if iquery[0] > 1 else 1
             j.iwork_bytes = j.liwork * sizeof(lapack_int)

@@ -25,8 +25,8 @@ question whose answer for A^T is the one wanted for A:
 - ``eigh``: A^T = conj(A) has A's eigenvalues and the conjugates of its eigenvectors, which
   LAPACK writes as columns: read row-major they are rows, so the result is ``conj(V.mT)``.
   NumPy's ``UPLO='L'`` (read A's lower triangle) is the upper triangle of A^T: uplo 'U'.
-- ``qr`` needs A itself, not A^T: the input is copied column-major (``x.mT`` copied row-major),
-  and Q and R come back column-major too.
+- ``qr`` and ``eig`` need A itself, not A^T: the input is copied column-major (``x.mT``
+  copied row-major), and Q, R and the eigenvectors come back column-major too.
 
 Integer and bool inputs are cast to the default float dtype (float64), as NumPy's ``linalg``
 does; float32 and complex64 are computed in single precision.
@@ -49,13 +49,16 @@ from strided._ops import views as _vops
 from strided._ops.linalg import LinAlgError
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "LinAlgError",
     "QRResult",
     "SlogdetResult",
     "cholesky",
     "det",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "qr",
@@ -72,6 +75,13 @@ class SlogdetResult(NamedTuple):
 
     sign: object
     logabsdet: object
+
+
+class EigResult(NamedTuple):
+    """What ``eig`` returns: the eigenvalues, and the eigenvectors as columns."""
+
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -497,3 +507,94 @@ def qr(x, /, mode="reduced"):
         q[..., k:, :] = 0
     _lapack.run_batch("orgqr", q, tau, None, info, m, cols, k)
     return QRResult(_vops.matrix_transpose(q), r)
+
+
+# -- general eigenproblems -------------------------------------------------------------------
+
+
+def _complex_of(dtype):
+    return as_dtype("complex64" if dtype.name in ("float32", "complex64") else "complex128")
+
+
+def _eig(name, x, vectors):
+    x, result_dtype = _matrices(name, x)
+    # single precision is computed in double, as NumPy computes all of its linalg: whether a
+    # real matrix's eigenvalues are all real (and so the result's dtype) then agrees with
+    # NumPy's for nearly-defective matrices, where float32 rounding makes a tiny complex pair
+    dtype = as_dtype(
+        {"float32": "float64", "complex64": "complex128"}.get(result_dtype.name, result_dtype.name)
+    )
+    n = x.shape[-1]
+    batch = _batch(x)
+    a = contiguous_copy(_vops.matrix_transpose(x), dtype)  # x column-major
+    info = _core._empty(batch, _INT32, a.device)
+    v = _core._empty(batch + (n, n), dtype, a.device) if vectors else None
+    job = "V" if vectors else "N"
+    if dtype.kind == "c":
+        w = _core._empty(batch + (n,), dtype, a.device)
+        _lapack.run_batch("geev", a, w, None, info, n, n, 0, 0, job, "N", None, v)
+        wi = None
+    else:
+        w = _core._empty(batch + (n,), dtype, a.device)
+        wi = _core._empty(batch + (n,), dtype, a.device)
+        _lapack.run_batch("geev", a, w, None, info, n, n, 0, 0, job, "N", wi, v)
+    failed = _first_failed(info)
+    if failed is not None:
+        raise LinAlgError(f"{name}: the eigenvalues of {_where(failed, batch)} did not converge")
+    vm = _vops.matrix_transpose(v) if vectors else None  # columns are the eigenvectors
+    if wi is not None and bool(_red.any(_ew.not_equal(wi, 0))):
+        # Note [Real matrices with complex eigenvalues]: LAPACK returns a conjugate pair
+        # (wi[j] > 0, wi[j+1] < 0) as real columns j and j+1 holding the real and imaginary
+        # parts of the first vector; the second is its conjugate. NumPy then returns complex
+        # results for the whole call, and real ones when every eigenvalue is real.
+        cdt = _complex_of(dtype)
+        w = _ew.add(w.astype(cdt), _ew.multiply(wi.astype(cdt), 1j))
+        if vectors:
+            first = _vops.expand_dims(_ew.greater(wi, 0), -2)
+            second = _vops.expand_dims(_ew.less(wi, 0), -2)
+            nxt = _shape.roll(vm, -1, axis=-1)
+            prev = _shape.roll(vm, 1, axis=-1)
+            vc = vm.astype(cdt)
+            vm = _ew.where(
+                first,
+                _ew.add(vc, _ew.multiply(nxt.astype(cdt), 1j)),
+                _ew.where(second, _ew.subtract(prev.astype(cdt), _ew.multiply(vc, 1j)), vc),
+            )
+    if result_dtype != dtype:
+        single = _complex_of(result_dtype) if w.dtype.kind == "c" else result_dtype
+        w = w.astype(single)
+        vm = vm.astype(single) if vectors else None
+    return EigResult(w, vm) if vectors else w
+
+
+@on_host
+def eig(x, /):
+    """Eigenvalues and right eigenvectors (the columns of the second result) of each square
+    matrix in ``x``: ``x @ v[..., :, j] == w[..., j] * v[..., :, j]``. LAPACK's ``?geev``.
+    As NumPy does, a real input gives real results when every eigenvalue in the call is real,
+    else complex ones (the Array API asks for complex results always: NumPy's answer wins,
+    DESIGN.md's NumPy-first rule); each eigenvector has unit norm, its largest component real.
+
+    Examples
+    --------
+    >>> import strided
+    >>> w, v = strided.linalg.eig(strided.asarray([[2.0, 0.0], [0.0, 3.0]]))
+    >>> w
+    tensor([2., 3.])
+    >>> strided.linalg.eig(strided.asarray([[0.0, -1.0], [1.0, 0.0]])).eigenvalues
+    tensor([0.+1.j, 0.-1.j])
+    """
+    return _eig("eig", x, True)
+
+
+@on_host
+def eigvals(x, /):
+    """The eigenvalues of each square matrix in ``x`` (``eig`` without the vectors).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.linalg.eigvals(strided.asarray([[1.0, 2.0], [0.0, 3.0]]))
+    tensor([1., 3.])
+    """
+    return _eig("eigvals", x, False)
