@@ -141,13 +141,24 @@ def _cpu_transform(kind, x, s, axes, norm, forward):
     """pocketfft through numpy.fft on a zero-copy view of the CPU tensor ``x``; the result is
     wrapped without a copy (Note [FFT backend])."""
     a = np.asarray(x)
-    if kind == "c2c":
-        r = (np.fft.fftn if forward else np.fft.ifftn)(a, s=s, axes=axes, norm=norm)
-    elif kind == "r2c":
-        r = np.fft.rfftn(a, s=s, axes=axes, norm=norm)
-    else:
-        r = np.fft.irfftn(a, s=s, axes=axes, norm=norm)
-    return _cr.from_numpy(r)
+    if len(axes) == 1:  # the 1-D functions: the same transform, less Python around it
+        fn = _NUMPY_1D[kind, forward]
+        return _cr.from_numpy(fn(a, n=s[0], axis=axes[0], norm=norm))
+    return _cr.from_numpy(_NUMPY_ND[kind, forward](a, s=s, axes=axes, norm=norm))
+
+
+_NUMPY_1D = {
+    ("c2c", True): np.fft.fft,
+    ("c2c", False): np.fft.ifft,
+    ("r2c", True): np.fft.rfft,
+    ("c2r", False): np.fft.irfft,
+}
+_NUMPY_ND = {
+    ("c2c", True): np.fft.fftn,
+    ("c2c", False): np.fft.ifftn,
+    ("r2c", True): np.fft.rfftn,
+    ("c2r", False): np.fft.irfftn,
+}
 
 
 def _transform(kind, x, s, axes, norm, forward, out):
@@ -395,11 +406,12 @@ def _out_shape(x, s, axes, kind):
     return tuple(shape)
 
 
-def _check_out(fn, out, x, shape, dtype):
-    """``out`` as NumPy's ufuncs take it: this shape, a dtype the result casts to within its
-    kind, on x's device."""
+def _check_out(fn, out, x, s, axes, kind, dtype):
+    """``out`` as NumPy's ufuncs take it: the result's shape, a dtype the result casts to
+    within its kind, on x's device."""
     if out is None:
         return None
+    shape = _out_shape(x, s, axes, kind)
     if not isinstance(out, _core.TensorBase):
         raise TypeError(f"{fn}: out must be a strided tensor, got {type(out).__name__}")
     if tuple(out.shape) != shape:
@@ -430,10 +442,10 @@ def _real_result(x):
 def _c2c_call(fn, x, s, axes, norm, forward, out, bad=None):
     if bad:
         _check_lengths(fn, x, axes, bad, "c2c")
-    dtype = _complex_result(x)
-    out = _check_out(fn, out, x, _out_shape(x, s, axes, "c2c"), dtype)
+    if out is not None:
+        out = _check_out(fn, out, x, s, axes, "c2c", _complex_result(x))
     if not axes:  # the transform over no axes: Note [Where strided.fft departs from NumPy]
-        result = _vops.astype(x, dtype)
+        result = _vops.astype(x, _complex_result(x))
         return result if out is None else _copying.copy_(out, result)
     return c2c(x, s, axes, norm, forward, out=out)
 
@@ -546,8 +558,8 @@ def _r2c_call(fn, x, s, axes, norm, out, bad=None):
     if not axes:
         raise _no_axes(fn)
     _check_lengths(fn, x, axes, bad or {}, "r2c")
-    dtype = _COMPLEX_OF[x.dtype.name]
-    out = _check_out(fn, out, x, _out_shape(x, s, axes, "r2c"), dtype)
+    if out is not None:
+        out = _check_out(fn, out, x, s, axes, "r2c", _COMPLEX_OF[x.dtype.name])
     return r2c(x, s, axes, norm, out=out)
 
 
@@ -556,8 +568,8 @@ def _c2r_call(fn, x, s, axes, norm, out, bad=None):
         raise _no_axes(fn)
     if bad:
         _check_lengths(fn, x, axes, bad, "c2r")
-    dtype = _real_result(x)
-    out = _check_out(fn, out, x, _out_shape(x, s, axes, "c2r"), dtype)
+    if out is not None:
+        out = _check_out(fn, out, x, s, axes, "c2r", _real_result(x))
     return c2r(x, s, axes, norm, out=out)
 
 
