@@ -411,3 +411,56 @@ def test_eig_of_real_matrices_is_real_when_every_eigenvalue_is():
     both = np.stack([sym, rot])
     assert L.eigvals(strided.asarray(both)).dtype == strided.complex128
     _close(L.eig(strided.asarray(both)).eigenvectors, np.linalg.eig(both).eigenvectors, "batch")
+
+
+def _grad_inputs(rng, layout):
+    """float64 inputs for the gradient checks, in a layout: a well-conditioned batch ``a``,
+    right-hand sides ``b``, and a symmetric positive-definite batch ``h``."""
+    a = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal((2, 3, 2))
+    h = a @ np.swapaxes(a, -1, -2) + 3 * np.eye(3)
+    out = []
+    for x in (a, b, h):
+        t = make_layout(layout, x, rng)[0]
+        out.append(t.detach().requires_grad_())
+    return out
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped", "negative-stride"])
+def test_gradients_match_finite_differences(layout, rng):
+    from strided.autograd import gradcheck, gradgradcheck
+
+    a, b, h = _grad_inputs(rng, layout)
+
+    def sym(x):  # eigh and cholesky read one triangle: differentiate through a symmetric input
+        return (x + x.mT) / 2
+
+    checks = {
+        "inv": (L.inv, (a,)),
+        "det": (L.det, (a,)),
+        "slogdet": (lambda x: L.slogdet(x).logabsdet, (a,)),
+        "solve": (L.solve, (a, b)),
+        "solve (vector)": (L.solve, (a[0], b[0, :, 0])),
+        "solve (broadcast batch)": (L.solve, (a[0], b)),
+        "cholesky": (lambda x: L.cholesky(sym(x)), (h,)),
+        "cholesky upper": (lambda x: L.cholesky(sym(x), upper=True), (h,)),
+        "eigh values": (lambda x: L.eigh(sym(x)).eigenvalues, (h,)),
+        "eigh vectors (up to sign)": (lambda x: L.eigh(sym(x)).eigenvectors.abs(), (h,)),
+        "eigvalsh": (lambda x: L.eigvalsh(sym(x)), (h,)),
+        "matrix_power -2": (lambda x: L.matrix_power(x, -2), (a,)),
+        "cross": (lambda x: L.cross(x[..., 0], x[..., 1]), (a,)),
+    }
+    for name, (fn, inputs) in checks.items():
+        assert gradcheck(fn, inputs), f"{name} {layout}"
+    for name in ("inv", "det", "solve"):
+        fn, inputs = checks[name]
+        assert gradgradcheck(fn, inputs), f"second derivative of {name} {layout}"
+
+
+def test_ops_without_a_derivative_refuse_inputs_that_require_grad():
+    x = strided.eye(3, dtype=strided.float64).requires_grad_()
+    for fn in (L.qr, L.eig, L.eigvals, L.svd):
+        with pytest.raises(RuntimeError, match="no derivative formula"):
+            fn(x)
+    with strided.no_grad():
+        L.qr(x)  # fine without recording

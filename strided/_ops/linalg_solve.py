@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import scipy_openblas32  # noqa: F401  (Note [Finding OpenBLAS at run time] in setup.py)
 
-from strided import _check, _core
+from strided import _check, _core, _dispatch
 from strided._cpu import lapack as _lapack
 from strided._cpu.copy import contiguous_copy
 from strided._dtype import as_dtype, default_float_dtype, result_type
@@ -142,6 +142,23 @@ def _to_device(result, device):
     return result
 
 
+def _op(name, kernel):
+    """Register ``kernel`` (positional arguments) as the dispatched op ``name``: its CPU
+    kernel, and on CUDA devices the same through host memory (Note [Linear algebra on a CUDA
+    device]). Through the dispatcher autograd records the call, with the op's row of the
+    derivatives table (autograd/derivatives.py), or refuses an input that requires grad where
+    the op has none. Returns the function that calls it."""
+    _dispatch.register(name, "CPU", kernel)
+    _dispatch.register(name, "CUDA", on_host(kernel))
+
+    def run(*args):
+        if _dispatch.fast[0]:
+            return kernel(*args)
+        return _dispatch.call(name, *args)
+
+    return run
+
+
 # -- checks ------------------------------------------------------------------------------------
 
 
@@ -221,7 +238,6 @@ def _perm_sign(ipiv, n, dtype):
     return _ew.subtract(1, _ew.multiply(2, _ew.remainder(swaps, 2))).astype(dtype)
 
 
-@on_host
 def det(x, /):
     """The determinant of each square matrix in ``x`` (the last two dims; the others are a
     batch), from its LU factorisation (LAPACK's ``?getrf``). A singular matrix gives 0.
@@ -234,6 +250,10 @@ def det(x, /):
     >>> strided.linalg.det(strided.eye(3, dtype="float32")[None].repeat(2, axis=0))
     tensor([1., 1.], dtype=strided.float32)
     """
+    return _det_op(x)
+
+
+def _det_kernel(x):
     x, dtype = _matrices("det", x)
     n = x.shape[-1]
     lu, ipiv, _ = _lu("det", x, dtype)
@@ -241,7 +261,9 @@ def det(x, /):
     return _ew.multiply(_perm_sign(ipiv, n, dtype), _red.prod(diag, axis=-1))
 
 
-@on_host
+_det_op = _op("linalg_det", _det_kernel)
+
+
 def slogdet(x, /):
     """``(sign, logabsdet)`` of the determinant of each square matrix in ``x``: ``det = sign *
     exp(logabsdet)``, without overflow for large matrices. ``sign`` is -1, 0 or 1 (a unit
@@ -255,6 +277,10 @@ def slogdet(x, /):
     >>> strided.linalg.slogdet(strided.zeros((2, 2))).logabsdet
     tensor(-inf)
     """
+    return _slogdet_op(x)
+
+
+def _slogdet_kernel(x):
     x, dtype = _matrices("slogdet", x)
     n = x.shape[-1]
     lu, ipiv, _ = _lu("slogdet", x, dtype)
@@ -266,6 +292,9 @@ def slogdet(x, /):
         logabs = _red.sum(_ew.log(mag), axis=-1)
     sign = _ew.multiply(_perm_sign(ipiv, n, dtype), _red.prod(unit, axis=-1))
     return SlogdetResult(sign, logabs)
+
+
+_slogdet_op = _op("linalg_slogdet", _slogdet_kernel)
 
 
 def _errstate_quiet():
@@ -288,7 +317,6 @@ def _raise_singular(name, info, batch):
         )
 
 
-@on_host
 def inv(x, /):
     """The inverse of each square matrix in ``x`` (LAPACK's ``?getrf`` and ``?getrs``). A
     singular matrix raises LinAlgError naming it.
@@ -300,6 +328,10 @@ def inv(x, /):
     tensor([[0.5 , 0.  ],
             [0.  , 0.25]])
     """
+    return _inv_op(x)
+
+
+def _inv_kernel(x):
     x, dtype = _matrices("inv", x)
     n = x.shape[-1]
     lu, ipiv, info = _lu("inv", x, dtype)
@@ -315,7 +347,9 @@ def inv(x, /):
     return y
 
 
-@on_host
+_inv_op = _op("linalg_inv", _inv_kernel)
+
+
 def solve(x1, x2, /):
     """The solution ``X`` of ``x1 @ X == x2`` for each square matrix of ``x1`` (Array API and
     NumPy 2 semantics): ``x2`` is a vector when it is 1-D, else a stack of matrices whose
@@ -331,6 +365,10 @@ def solve(x1, x2, /):
     >>> strided.linalg.solve(a[None].repeat(4, axis=0), strided.ones((4, 2, 3))).shape
     (4, 2, 3)
     """
+    return _solve_op(x1, x2)
+
+
+def _solve_kernel(x1, x2):
     x1, _ = _matrices("solve", x1, "x1")
     x2 = _tensor(x2)
     if x2.ndim < 1:
@@ -367,10 +405,12 @@ def solve(x1, x2, /):
     return b.reshape(batch + (n,)) if vector else _vops.matrix_transpose(b)
 
 
+_solve_op = _op("linalg_solve", _solve_kernel)
+
+
 # -- Cholesky --------------------------------------------------------------------------------------
 
 
-@on_host
 def cholesky(x, /, *, upper=False):
     """The Cholesky factor of each Hermitian positive-definite matrix in ``x``: lower ``L``
     with ``x == L @ L.mH`` (or, with ``upper=True``, upper ``U`` with ``x == U.mH @ U``).
@@ -384,6 +424,10 @@ def cholesky(x, /, *, upper=False):
     tensor([[2., 0.],
             [1., 2.]])
     """
+    return _cholesky_op(x, upper)
+
+
+def _cholesky_kernel(x, upper=False):
     x, dtype = _matrices("cholesky", x)
     n = x.shape[-1]
     # read the lower triangle of x: that is the upper triangle of x^T (uplo 'U'), which gives
@@ -401,6 +445,9 @@ def cholesky(x, /, *, upper=False):
             f"minor of order {int(info.reshape(-1)[failed])} is not positive)"
         )
     return _shape.triu(a) if upper else _shape.tril(a)
+
+
+_cholesky_op = _op("linalg_cholesky", _cholesky_kernel)
 
 
 # -- symmetric / Hermitian eigenproblems ----------------------------------------------------------
@@ -427,7 +474,6 @@ def _eigh(name, x, UPLO, vectors):
     return EighResult(w, _ew.conj(v) if dtype.kind == "c" else v)
 
 
-@on_host
 def eigh(x, /, UPLO="L"):
     """Eigenvalues (real, ascending) and eigenvectors (the columns of the second result) of
     each symmetric or Hermitian matrix in ``x``, reading its lower triangle (``UPLO='L'``,
@@ -445,10 +491,16 @@ def eigh(x, /, UPLO="L"):
     >>> bool(strided.all(strided.abs(v @ strided.diag(w) @ v.T - a) < 1e-12))
     True
     """
+    return _eigh_op(x, UPLO)
+
+
+def _eigh_kernel(x, UPLO="L"):
     return _eigh("eigh", x, UPLO, True)
 
 
-@on_host
+_eigh_op = _op("linalg_eigh", _eigh_kernel)
+
+
 def eigvalsh(x, /, UPLO="L"):
     """The eigenvalues of each symmetric or Hermitian matrix in ``x``, real and ascending
     (``eigh`` without the vectors).
@@ -459,13 +511,19 @@ def eigvalsh(x, /, UPLO="L"):
     >>> strided.linalg.eigvalsh(strided.asarray([[2.0, 1.0], [1.0, 2.0]]))
     tensor([1., 3.])
     """
+    return _eigvalsh_op(x, UPLO)
+
+
+def _eigvalsh_kernel(x, UPLO="L"):
     return _eigh("eigvalsh", x, UPLO, False)
+
+
+_eigvalsh_op = _op("linalg_eigvalsh", _eigvalsh_kernel)
 
 
 # -- QR --------------------------------------------------------------------------------------------
 
 
-@on_host
 def qr(x, /, mode="reduced"):
     """The QR decomposition of each matrix in ``x``: ``x == Q @ R`` with ``Q``'s columns
     orthonormal and ``R`` upper triangular. For ``(..., m, n)`` input and ``k = min(m, n)``:
@@ -483,6 +541,10 @@ def qr(x, /, mode="reduced"):
     tensor([[-5. , -2.2],
             [ 0. , -0.4]])
     """
+    return _qr_op(x, mode)
+
+
+def _qr_kernel(x, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(
             f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r} (NumPy's 'raw' "
@@ -507,6 +569,9 @@ def qr(x, /, mode="reduced"):
         q[..., k:, :] = 0
     _lapack.run_batch("orgqr", q, tau, None, info, m, cols, k)
     return QRResult(_vops.matrix_transpose(q), r)
+
+
+_qr_op = _op("linalg_qr", _qr_kernel)
 
 
 # -- general eigenproblems -------------------------------------------------------------------
@@ -567,7 +632,6 @@ def _eig(name, x, vectors):
     return EigResult(w, vm) if vectors else w
 
 
-@on_host
 def eig(x, /):
     """Eigenvalues and right eigenvectors (the columns of the second result) of each square
     matrix in ``x``: ``x @ v[..., :, j] == w[..., j] * v[..., :, j]``. LAPACK's ``?geev``.
@@ -584,10 +648,16 @@ def eig(x, /):
     >>> strided.linalg.eig(strided.asarray([[0.0, -1.0], [1.0, 0.0]])).eigenvalues
     tensor([0.+1.j, 0.-1.j])
     """
+    return _eig_op(x)
+
+
+def _eig_kernel(x):
     return _eig("eig", x, True)
 
 
-@on_host
+_eig_op = _op("linalg_eig", _eig_kernel)
+
+
 def eigvals(x, /):
     """The eigenvalues of each square matrix in ``x`` (``eig`` without the vectors).
 
@@ -597,4 +667,11 @@ def eigvals(x, /):
     >>> strided.linalg.eigvals(strided.asarray([[1.0, 2.0], [0.0, 3.0]]))
     tensor([1., 3.])
     """
+    return _eigvals_op(x)
+
+
+def _eigvals_kernel(x):
     return _eig("eigvals", x, False)
+
+
+_eigvals_op = _op("linalg_eigvals", _eigvals_kernel)

@@ -900,6 +900,123 @@ def _expand_back(node, g):
     return g
 
 
+# -- linear algebra (the LAPACK ops of _ops/linalg_solve.py) ----------------------------------
+# Note [Matrix derivatives]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# With A^H the conjugate transpose and g the incoming gradient (PyTorch's convention for complex
+# tensors: the conjugate Wirtinger derivative, so for real tensors these are the usual ones):
+#   inv:       X = A^-1                gA = -X^H g X^H
+#   det:       d = det A               gA = g conj(d) A^-H       (A must be invertible)
+#   slogdet:   l = log|det A|          gA = g A^-H               (real A)
+#   solve:     X = A^-1 B              gB = A^-H g,  gA = -gB X^H
+#   cholesky:  A = L L^H               gA = sym(L^-H Phi(L^H g) L^-1), Phi: the lower triangle
+#                                      with its diagonal halved, sym(M) = (M + M^H) / 2
+#   eigh:      A = V diag(w) V^H       gA = V (diag(gw) + skew(V^H gV) / E) V^H, where
+#                                      E_ij = w_j - w_i and skew(M) = (M - M^H) / 2
+# eigh's gradient is unique only for distinct eigenvalues (E has zeros off the diagonal
+# otherwise, and the result is inf or NaN, as in PyTorch), and, like PyTorch's, it is the
+# Hermitian gradient: the input is assumed Hermitian, not only its lower triangle read.
+# qr, eig, eigvals and svd have no row yet: called on a tensor that requires grad they raise.
+
+
+def _mH(t):
+    return E.conj(V.matrix_transpose(t)) if t.dtype.kind == "c" else V.matrix_transpose(t)
+
+
+def _lsolve():
+    from strided._ops import linalg_solve
+
+    return linalg_solve
+
+
+def _linalg_inv(node, g):
+    x = node.saved_tensor("result")
+    xh = _mH(x)
+    return (E.negative(_la.matmul(_la.matmul(xh, g), xh)),)
+
+
+def _linalg_det(node, g):
+    a, d = node.saved_tensor(0), node.saved_tensor("result")
+    scale = V.expand_dims(V.expand_dims(E.multiply(g, E.conj(d)), -1), -1)
+    return (E.multiply(scale, _mH(_lsolve().inv(a))),)
+
+
+def _linalg_slogdet(node, gsign, glogabs):
+    a = node.saved_tensor(0)
+    if a.dtype.kind == "c":
+        raise NotImplementedError(
+            "slogdet: the gradient for complex input is not implemented; use det of a real "
+            "matrix, or detach the input"
+        )
+    scale = V.expand_dims(V.expand_dims(glogabs, -1), -1)
+    return (E.multiply(scale, _mH(_lsolve().inv(a))),)
+
+
+def _linalg_solve(node, g):
+    a, x = node.saved_tensor(0), node.saved_tensor("result")
+    vector = len(node.input_meta[1][0]) == 1
+    if vector:
+        g, x = V.expand_dims(g, -1), V.expand_dims(x, -1)
+    gb = _lsolve().solve(_mH(a), g)
+    ga = E.negative(_la.matmul(gb, _mH(x))) if node.needs[0] else None
+    return (ga, gb[..., 0] if vector else gb)
+
+
+def _linalg_cholesky(node, g):
+    low = node.saved_tensor("result")
+    upper = node.args[1]
+    if upper:
+        low, g = _mH(low), _mH(g)
+    n = low.shape[-1]
+    eye = _cr.eye(n, dtype=low.dtype, device=low.device)
+    p = _la.matmul(_mH(low), g)
+    phi = E.subtract(_sh.tril(p), E.multiply(E.multiply(p, eye), 0.5))
+    solve = _lsolve().solve
+    y = solve(_mH(low), phi)  # L^-H Phi
+    ga = _mH(solve(_mH(low), _mH(y)))  # (L^-H (L^-H Phi)^H)^H = L^-H Phi L^-1
+    return (E.multiply(E.add(ga, _mH(ga)), 0.5), None)
+
+
+def _eigh_grad(w, v, gw, gv):
+    n = w.shape[-1]
+    eye = _cr.eye(n, dtype=w.dtype, device=w.device)
+    inner = None
+    if gv is not None:
+        vhgv = _la.matmul(_mH(v), gv)
+        skew = E.multiply(E.subtract(vhgv, _mH(vhgv)), 0.5)
+        e = E.subtract(V.expand_dims(w, -2), V.expand_dims(w, -1))  # e[i, j] = w[j] - w[i]
+        e = E.add(e, eye)  # 1 on the diagonal, which the off-diagonal mask drops below
+        inner = E.multiply(E.divide(skew, e), E.subtract(1, eye))
+    if gw is not None:
+        diag = E.multiply(V.expand_dims(gw, -1), eye)
+        inner = diag if inner is None else E.add(inner, diag)
+    return _la.matmul(_la.matmul(v, inner), _mH(v))
+
+
+def _linalg_eigh(node, gw, gv):
+    w, v = node.saved_tensor("result"), node.saved_tensor("indices")
+    return (_eigh_grad(w, v, gw, gv), None)
+
+
+def _linalg_eigvalsh(node, gw):
+    with _grad_mode.no_grad():
+        w, v = _lsolve().eigh(node.saved_tensor(0), node.args[1])
+    return (_eigh_grad(w, v, gw, None), None)
+
+
+TABLE.update(
+    {
+        "linalg_inv": _row(_linalg_inv, result=True),
+        "linalg_det": _row(_linalg_det, 0, result=True),
+        "linalg_slogdet": Derivative(_linalg_slogdet, save=(0,), outputs=(1,)),
+        "linalg_solve": _row(_linalg_solve, 0, result=True),
+        "linalg_cholesky": _row(_linalg_cholesky, result=True),
+        # outputs (w, V): the row saves w as "result" and V as the second output
+        "linalg_eigh": Derivative(_linalg_eigh, result=True, outputs=(0, 1)),
+        "linalg_eigvalsh": _row(_linalg_eigvalsh, 0),
+    }
+)
+
 VIEW_TABLE = {
     "permute": _permute_back,
     "transpose": _permute_back,
