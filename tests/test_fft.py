@@ -212,6 +212,43 @@ def test_no_axes_is_a_complex_copy():
     assert F.fftn(strided.asarray(2.0, dtype=strided.float32)).dtype == strided.complex64
 
 
+def test_views_are_read_in_place_and_results_wrapped_without_a_copy(monkeypatch):
+    """Note [FFT backend]: NumPy gets a view of the tensor's own memory (its strides, negative
+    ones included), and the tensor returned is NumPy's result array itself."""
+    seen = {}
+    numpy_fft = F._NUMPY_1D["c2c", True]
+
+    def spy(a, **kwargs):
+        seen["in"], seen["out"] = a, numpy_fft(a, **kwargs)
+        return seen["out"]
+
+    monkeypatch.setitem(F._NUMPY_1D, ("c2c", True), spy)
+    base = strided.arange(24.0).reshape(4, 6)
+    for view in (base, base.T, base[::-1, ::2], base[1:, ::-1]):
+        y = F.fft(view, axis=0)
+        assert np.shares_memory(seen["in"], np.asarray(base))
+        assert seen["in"].strides == tuple(8 * s for s in view.stride())
+        got = np.asarray(y).__array_interface__["data"][0]
+        assert got == seen["out"].__array_interface__["data"][0]
+
+
+def test_a_device_without_an_fft_is_named():
+    class Device:
+        is_cpu = is_cuda = False
+
+        def __str__(self):
+            return "tpu:0"
+
+    class Tensor:
+        device = Device()
+
+        def numel(self):
+            return 4
+
+    with pytest.raises(NotImplementedError, match="no FFT for tensors on device tpu:0"):
+        F._transform("c2c", Tensor(), (4,), (0,), "backward", True, None)
+
+
 # ---------------------------------------------------------------------------------------------
 # out=
 # ---------------------------------------------------------------------------------------------
