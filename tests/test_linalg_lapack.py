@@ -426,6 +426,14 @@ def _grad_inputs(rng, layout):
     return out
 
 
+def _rebuilt_from_svd(r):
+    return (r.U * r.S[..., None, :]) @ r.Vh
+
+
+def _abs_factors(r):  # the singular vectors are unique up to sign: differentiate their |.|
+    return r.U.abs(), r.S, r.Vh.abs()
+
+
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped", "negative-stride"])
 def test_gradients_match_finite_differences(layout, rng):
     from strided.autograd import gradcheck, gradgradcheck
@@ -449,6 +457,14 @@ def test_gradients_match_finite_differences(layout, rng):
         "eigvalsh": (lambda x: L.eigvalsh(sym(x)), (h,)),
         "matrix_power -2": (lambda x: L.matrix_power(x, -2), (a,)),
         "cross": (lambda x: L.cross(x[..., 0], x[..., 1]), (a,)),
+        "svdvals": (L.svdvals, (b,)),
+        "svd (U S Vh)": (lambda x: _rebuilt_from_svd(L.svd(x, full_matrices=False)), (b,)),
+        "svd |U| and |Vh|": (lambda x: _abs_factors(L.svd(x, full_matrices=False)), (b,)),
+        "svd of a wide matrix": (lambda x: _abs_factors(L.svd(x.mT, full_matrices=False)), (b,)),
+        "pinv": (L.pinv, (b,)),
+        "lstsq": (lambda x, y: L.lstsq(x, y)[0], (b[0], a[0, :, 0])),
+        "qr": (lambda x: L.qr(x), (b,)),
+        "qr r": (lambda x: L.qr(x, mode="r"), (a,)),
     }
     for name, (fn, inputs) in checks.items():
         assert gradcheck(fn, inputs), f"{name} {layout}"
@@ -457,10 +473,16 @@ def test_gradients_match_finite_differences(layout, rng):
         assert gradgradcheck(fn, inputs), f"second derivative of {name} {layout}"
 
 
-def test_ops_without_a_derivative_refuse_inputs_that_require_grad():
+def test_gradients_that_do_not_exist_say_so():
     x = strided.eye(3, dtype=strided.float64).requires_grad_()
-    for fn in (L.qr, L.eig, L.eigvals, L.svd):
+    for fn in (L.eig, L.eigvals):
         with pytest.raises(RuntimeError, match="no derivative formula"):
             fn(x)
     with strided.no_grad():
-        L.qr(x)  # fine without recording
+        L.eig(x)  # fine without recording
+    wide = strided.ones((2, 3), dtype=strided.float64).requires_grad_()
+    with pytest.raises(NotImplementedError, match="not unique"):
+        L.qr(wide).R.sum().backward()
+    tall = strided.ones((3, 2), dtype=strided.float64).requires_grad_()
+    with pytest.raises(NotImplementedError, match="full_matrices=False"):
+        L.svd(tall).U.sum().backward()

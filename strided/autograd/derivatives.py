@@ -916,7 +916,16 @@ def _expand_back(node, g):
 # eigh's gradient is unique only for distinct eigenvalues (E has zeros off the diagonal
 # otherwise, and the result is inf or NaN, as in PyTorch), and, like PyTorch's, it is the
 # Hermitian gradient: the input is assumed Hermitian, not only its lower triangle read.
-# qr, eig, eigvals and svd have no row yet: called on a tensor that requires grad they raise.
+#   svd:       A = U diag(S) Vh        (reduced) gA = U (J + diag(gS)) Vh, plus the parts
+#              outside U's and V's spans when A is not square (PyTorch's svd_backward), where
+#              J = (skew(U^H gU) S + S skew(Vh gVh^H)) / E, E_jk = S_k^2 - S_j^2
+#   qr:        A = Q R (m >= n)        gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q,
+#                                      copyltu(M) = tril(M) + tril(M, -1)^H
+# svd's and qr's rows recompute the factors from the saved input (LAPACK gives the same bits
+# again) rather than saving three outputs. The singular vectors' gradient needs distinct
+# singular values; for complex input only the singular values are differentiable here, and
+# full_matrices=True only for square input (the extra columns are not unique), as in PyTorch.
+# eig and eigvals have no row yet: called on a tensor that requires grad they raise.
 
 
 def _mH(t):
@@ -1004,9 +1013,90 @@ def _linalg_eigvalsh(node, gw):
     return (_eigh_grad(w, v, gw, None), None)
 
 
+def _linalg_svd(node, *grads):  # (x, full_matrices, compute_uv, name)
+    x, full, uv = node.saved_tensor(0), node.args[1], node.args[2]
+    gu, gs, gvh = grads if uv else (None, grads[0], None)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    with _grad_mode.no_grad():
+        u, s, vh = _la.svd(x, full_matrices=False)
+    if gu is not None and gu.shape[-1] != k or gvh is not None and gvh.shape[-2] != k:
+        raise NotImplementedError(
+            "svd: the gradient of U and Vh with full_matrices=True is defined only for square "
+            f"matrices (x has shape {x.shape}): use full_matrices=False"
+        )
+    if (gu is not None or gvh is not None) and x.dtype.kind == "c":
+        raise NotImplementedError(
+            "svd: the gradient through U and Vh of complex input is not implemented (that of "
+            "the singular values is): use svdvals, or detach the input"
+        )
+    if gu is None and gvh is None:
+        return (_la.matmul(E.multiply(u, V.expand_dims(gs, -2)), vh), None, None, None)
+    eye = _cr.eye(k, dtype=s.dtype, device=s.device)
+    s_row, s_col = V.expand_dims(s, -2), V.expand_dims(s, -1)
+    e = E.add(E.subtract(E.multiply(s_row, s_row), E.multiply(s_col, s_col)), eye)
+    v = _mH(vh)
+    j = None
+    if gu is not None:
+        uhgu = _la.matmul(_mH(u), gu)
+        j = E.multiply(E.subtract(uhgu, _mH(uhgu)), s_row)
+    if gvh is not None:
+        vhgv = _la.matmul(vh, _mH(gvh))
+        t = E.multiply(s_col, E.subtract(vhgv, _mH(vhgv)))
+        j = t if j is None else E.add(j, t)
+    ga = E.multiply(E.divide(j, e), E.subtract(1, eye))
+    if gs is not None:
+        ga = E.add(ga, E.multiply(V.expand_dims(gs, -1), eye))
+    if m > n and gu is not None:
+        ga = _la.matmul(u, ga)
+        gus = E.divide(gu, s_row)
+        ga = E.add(ga, E.subtract(gus, _la.matmul(u, _la.matmul(_mH(u), gus))))
+        ga = _la.matmul(ga, vh)
+    elif m < n and gvh is not None:
+        ga = _la.matmul(ga, vh)
+        sgvh = E.divide(gvh, s_col)
+        ga = E.add(ga, E.subtract(sgvh, _la.matmul(_la.matmul(sgvh, v), vh)))
+        ga = _la.matmul(u, ga)
+    else:
+        ga = _la.matmul(u, _la.matmul(ga, vh))
+    return (ga, None, None, None)
+
+
+def _linalg_qr(node, *grads):  # (x, mode)
+    x, mode = node.saved_tensor(0), node.args[1]
+    gq, gr = grads if mode != "r" else (None, grads[0])
+    m, n = x.shape[-2:]
+    if m < n:
+        raise NotImplementedError(
+            f"qr: the gradient is implemented for matrices with at least as many rows as "
+            f"columns (x has shape {x.shape}); the factors of a wide matrix are not unique"
+        )
+    with _grad_mode.no_grad():
+        q, r = _lsolve().qr(x)
+    if mode == "complete" and m > n and gq is not None:
+        raise NotImplementedError(
+            f"qr: the gradient of Q with mode='complete' is not defined for a tall matrix (x has "
+            f"shape {x.shape}): its last {m - n} columns are not unique; use mode='reduced'"
+        )
+    mm = None
+    if gr is not None:
+        mm = _la.matmul(r, _mH(gr))
+    if gq is not None:
+        t = _la.matmul(_mH(gq), q)
+        mm = E.negative(t) if mm is None else E.subtract(mm, t)
+    copyltu = E.add(_sh.tril(mm), _mH(_sh.tril(mm, k=-1)))
+    b = _la.matmul(q, copyltu)
+    if gq is not None:
+        b = E.add(b, gq)
+    # gA = B R^-H: solve R X = B^H, gA = X^H
+    return (_mH(_lsolve().solve(r, _mH(b))), None)
+
+
 TABLE.update(
     {
         "linalg_inv": _row(_linalg_inv, result=True),
+        "linalg_svd": _row(_linalg_svd, 0),
+        "linalg_qr": _row(_linalg_qr, 0),
         "linalg_det": _row(_linalg_det, 0, result=True),
         "linalg_slogdet": Derivative(_linalg_slogdet, save=(0,), outputs=(1,)),
         "linalg_solve": _row(_linalg_solve, 0, result=True),
