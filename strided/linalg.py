@@ -53,8 +53,7 @@ from strided._ops.linalg_solve import (
 from strided._ops.norms import matrix_norm, vector_norm
 from strided._ops.views import matrix_transpose
 
-svd = on_host(_linalg.svd)
-svdvals = on_host(_linalg.svdvals)
+svd, svdvals = _linalg.svd, _linalg.svdvals
 
 __all__ = [
     "EigResult",

@@ -44,6 +44,8 @@ __all__ = [
 _dispatch.register("matmul", "CPU", _blas.matmul)
 _dispatch.register("addmm", "CPU", _blas.addmm)
 _dispatch.register("linalg_svd", "CPU", _lapack.svd)
+# (its CUDA kernel, LAPACK through host memory, is registered by _ops/linalg_solve.py: Note
+# [Linear algebra on a CUDA device])
 
 
 def _cuda_matmul(x1, x2, out=None):

@@ -159,6 +159,9 @@ def _op(name, kernel):
     return run
 
 
+_dispatch.register("linalg_svd", "CUDA", on_host(_lapack.svd))
+
+
 # -- checks ------------------------------------------------------------------------------------
 
 

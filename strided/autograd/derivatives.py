@@ -1014,7 +1014,7 @@ def _linalg_eigvalsh(node, gw):
 
 
 def _linalg_svd(node, *grads):  # (x, full_matrices, compute_uv, name)
-    x, full, uv = node.saved_tensor(0), node.args[1], node.args[2]
+    x, uv = node.saved_tensor(0), node.args[2]
     gu, gs, gvh = grads if uv else (None, grads[0], None)
     m, n = x.shape[-2:]
     k = min(m, n)
