@@ -254,6 +254,16 @@ def _fill_and_copy(x):
     return y * x
 
 
+def _well(x):
+    """``x`` moved away from singular: x + 3 I (for inv, det, solve)."""
+    return x + 3 * strided.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
+def _spd(x):
+    """A symmetric positive-definite matrix from ``x`` (for cholesky and eigh)."""
+    return x @ x.mT + 3 * strided.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
 EXPLICIT = {
     "matmul_2d": (
         lambda a, b: a @ b,
@@ -358,6 +368,45 @@ EXPLICIT = {
     ),
     "tril": (lambda x: strided.tril(x, k=-1), lambda L, d: (_r(3, 3, layout=L, device=d),)),
     "triu": (lambda x: strided.triu(x, k=1), lambda L, d: (_r(3, 3, layout=L, device=d),)),
+    # the linalg rows (tests/test_linalg_lapack.py checks more layouts, shapes and functions)
+    "linalg_inv": (
+        lambda x: strided.linalg.inv(_well(x)),
+        lambda L, d: (_r(3, 3, layout=L, device=d),),
+    ),
+    "linalg_det": (
+        lambda x: strided.linalg.det(_well(x)),
+        lambda L, d: (_r(3, 3, layout=L, device=d),),
+    ),
+    "linalg_slogdet": (
+        lambda x: strided.linalg.slogdet(_well(x)).logabsdet,
+        lambda L, d: (_r(3, 3, layout=L, device=d),),
+    ),
+    "linalg_solve": (
+        lambda a, b: strided.linalg.solve(_well(a), b),
+        lambda L, d: (_r(3, 3, layout=L, device=d), _r(3, 2, seed=4, device=d)),
+    ),
+    "linalg_cholesky": (
+        lambda x: strided.linalg.cholesky(_spd(x)),
+        lambda L, d: (_r(3, 3, layout=L, device=d),),
+    ),
+    "linalg_eigh": (
+        lambda x: (lambda r: (r.eigenvalues, strided.abs(r.eigenvectors)))(
+            strided.linalg.eigh(_spd(x))
+        ),
+        lambda L, d: (_r(3, 3, layout=L, device=d),),
+    ),
+    "linalg_eigvalsh": (
+        lambda x: strided.linalg.eigvalsh(_spd(x)),
+        lambda L, d: (_r(3, 3, layout=L, device=d),),
+    ),
+    "linalg_svd": (
+        lambda x: strided.abs(strided.linalg.svd(x, full_matrices=False).U),
+        lambda L, d: (_r(4, 3, layout=L, device=d),),
+    ),
+    "linalg_qr": (
+        lambda x: tuple(strided.linalg.qr(x)),
+        lambda L, d: (_r(4, 3, layout=L, device=d),),
+    ),
     # the three FFT rows (tests/test_fft.py checks every function, norm and imaginary part)
     "fft_c2c": (
         lambda x: strided.real(strided.fft.fft(x, n=5, norm="ortho")),

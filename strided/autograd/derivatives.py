@@ -921,9 +921,11 @@ def _expand_back(node, g):
 #              J = (skew(U^H gU) S + S skew(Vh gVh^H)) / E, E_jk = S_k^2 - S_j^2
 #   qr:        A = Q R (m >= n)        gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q,
 #                                      copyltu(M) = tril(M) + tril(M, -1)^H
-# svd's and qr's rows recompute the factors from the saved input (LAPACK gives the same bits
-# again) rather than saving three outputs. The singular vectors' gradient needs distinct
-# singular values; for complex input only the singular values are differentiable here, and
+# svd's, qr's and eigvalsh's rows recompute the factors from the saved input (LAPACK gives the
+# same bits again) rather than saving three outputs; with create_graph the recomputation is
+# itself recorded, so the second derivative sees the factors depend on the input. The singular
+# vectors' gradient needs distinct singular values; for complex input only the singular values
+# are differentiable here, and
 # full_matrices=True only for square input (the extra columns are not unique), as in PyTorch.
 # eig and eigvals have no row yet: called on a tensor that requires grad they raise.
 
@@ -1008,8 +1010,7 @@ def _linalg_eigh(node, gw, gv):
 
 
 def _linalg_eigvalsh(node, gw):
-    with _grad_mode.no_grad():
-        w, v = _lsolve().eigh(node.saved_tensor(0), node.args[1])
+    w, v = _lsolve().eigh(node.saved_tensor(0), node.args[1])
     return (_eigh_grad(w, v, gw, None), None)
 
 
@@ -1018,8 +1019,7 @@ def _linalg_svd(node, *grads):  # (x, full_matrices, compute_uv, name)
     gu, gs, gvh = grads if uv else (None, grads[0], None)
     m, n = x.shape[-2:]
     k = min(m, n)
-    with _grad_mode.no_grad():
-        u, s, vh = _la.svd(x, full_matrices=False)
+    u, s, vh = _la.svd(x, full_matrices=False)  # recorded under create_graph: double backward
     if gu is not None and gu.shape[-1] != k or gvh is not None and gvh.shape[-2] != k:
         raise NotImplementedError(
             "svd: the gradient of U and Vh with full_matrices=True is defined only for square "
@@ -1071,8 +1071,7 @@ def _linalg_qr(node, *grads):  # (x, mode)
             f"qr: the gradient is implemented for matrices with at least as many rows as "
             f"columns (x has shape {x.shape}); the factors of a wide matrix are not unique"
         )
-    with _grad_mode.no_grad():
-        q, r = _lsolve().qr(x)
+    q, r = _lsolve().qr(x)
     if mode == "complete" and m > n and gq is not None:
         raise NotImplementedError(
             f"qr: the gradient of Q with mode='complete' is not defined for a tall matrix (x has "
