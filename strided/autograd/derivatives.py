@@ -925,8 +925,8 @@ def _expand_back(node, g):
 # same bits again) rather than saving three outputs; with create_graph the recomputation is
 # itself recorded, so the second derivative sees the factors depend on the input. The singular
 # vectors' gradient needs distinct singular values; for complex input only the singular values
-# are differentiable here, and
-# full_matrices=True only for square input (the extra columns are not unique), as in PyTorch.
+# are differentiable here, and full_matrices=True only for square input (the extra columns are
+# not unique), as in PyTorch.
 # eig and eigvals have no row yet: called on a tensor that requires grad they raise.
 
 
