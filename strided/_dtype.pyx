@@ -108,7 +108,10 @@ cdef class DType:
             return other == self.name
         try:
             return np.dtype(other) == self.numpy
-        except TypeError:
+        except (TypeError, ValueError, KeyError):
+            # not a dtype at all (a dict, a list of fields NumPy rejects, ...): not equal, as
+            # for any other object; never an exception (the Array API test suite compares
+            # dtypes with dicts)
             return NotImplemented
 
     def __ne__(self, other):

@@ -689,10 +689,10 @@ def test_non_differentiable_outputs_do_not_require_grad(device):
 
 def test_an_op_without_formula_refuses_a_grad_input():
     x = _r(3, 3)
-    with pytest.raises(RuntimeError, match="linalg_svd: autograd has no derivative formula"):
-        strided.linalg.svd(x)
+    with pytest.raises(RuntimeError, match="linalg_eig: autograd has no derivative formula"):
+        strided.linalg.eig(x)
     with strided.no_grad():
-        strided.linalg.svd(x)  # fine without grad
+        strided.linalg.eig(x)  # fine without grad
 
 
 @pytest.mark.parametrize("indexing", ("xy", "ij"))

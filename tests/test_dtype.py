@@ -32,6 +32,9 @@ def test_dtype_equality_and_hash():
     assert strided.float32 != "float64"
     assert {strided.int8: 1}[strided.int8] == 1
     assert pickle.loads(pickle.dumps(strided.uint16)) is strided.uint16
+    # anything that is not a dtype is unequal, never an error
+    for other in ({"a": "b"}, {}, [1, 2], None, object(), 3.5, "not a dtype"):
+        assert not (strided.float32 == other) and strided.float32 != other
 
 
 @pytest.mark.parametrize("a,b", list(itertools.product(NAMES, NAMES)))
