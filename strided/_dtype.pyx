@@ -118,6 +118,13 @@ cdef class DType:
         result = self.__eq__(other)
         return result if result is NotImplemented else not result
 
+    @property
+    def dtype(self):
+        """The matching ``numpy.dtype``. NumPy reads this attribute when it is handed an object
+        it does not know as a dtype, so ``np.dtype(strided.float32)`` is ``np.float32``'s dtype
+        (and NumPy functions, scikit-learn and Dask accept strided dtypes)."""
+        return self.numpy
+
     def __reduce__(self):
         # Pickling a dtype pickles its name; unpickling finds the one instance again.
         return (as_dtype, (self.name,))

@@ -32,6 +32,10 @@ def test_dtype_equality_and_hash():
     assert strided.float32 != "float64"
     assert {strided.int8: 1}[strided.int8] == 1
     assert pickle.loads(pickle.dumps(strided.uint16)) is strided.uint16
+    # NumPy takes strided's dtypes for its own
+    assert np.dtype(strided.float32) == np.float32 and np.dtype(strided.bool) == np.bool_
+    assert np.zeros(2, dtype=strided.int16).dtype == np.int16
+    assert np.result_type(strided.float32, np.float64) == np.float64
     # anything that is not a dtype is unequal, never an error
     for other in ({"a": "b"}, {}, [1, 2], None, object(), 3.5, "not a dtype"):
         assert not (strided.float32 == other) and strided.float32 != other
