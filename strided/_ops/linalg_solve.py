@@ -256,12 +256,17 @@ def det(x, /):
     return _det_op(x)
 
 
+def _lu_diagonal(name, x):
+    """(U's diagonal, the permutation's sign) of the LU factors of each matrix of ``x``:
+    det = sign * prod(diagonal)."""
+    x, dtype = _matrices(name, x)
+    lu, ipiv, _ = _lu(name, x, dtype)
+    return _vops.diagonal(lu, 0, -2, -1), _perm_sign(ipiv, x.shape[-1], dtype)
+
+
 def _det_kernel(x):
-    x, dtype = _matrices("det", x)
-    n = x.shape[-1]
-    lu, ipiv, _ = _lu("det", x, dtype)
-    diag = _vops.diagonal(lu, 0, -2, -1)
-    return _ew.multiply(_perm_sign(ipiv, n, dtype), _red.prod(diag, axis=-1))
+    diag, sign = _lu_diagonal("det", x)
+    return _ew.multiply(sign, _red.prod(diag, axis=-1))
 
 
 _det_op = _op("linalg_det", _det_kernel)
@@ -284,16 +289,13 @@ def slogdet(x, /):
 
 
 def _slogdet_kernel(x):
-    x, dtype = _matrices("slogdet", x)
-    n = x.shape[-1]
-    lu, ipiv, _ = _lu("slogdet", x, dtype)
-    diag = _vops.diagonal(lu, 0, -2, -1)
+    diag, perm_sign = _lu_diagonal("slogdet", x)
     mag = _ew.abs(diag)
     zero = _ew.equal(mag, 0)
     with _errstate_quiet():
         unit = _ew.where(zero, 0, _ew.divide(diag, _ew.where(zero, 1, mag)))
         logabs = _red.sum(_ew.log(mag), axis=-1)
-    sign = _ew.multiply(_perm_sign(ipiv, n, dtype), _red.prod(unit, axis=-1))
+    sign = _ew.multiply(perm_sign, _red.prod(unit, axis=-1))
     return SlogdetResult(sign, logabs)
 
 
