@@ -14,6 +14,7 @@ for why ``x.size`` is both an int and a method.
 from __future__ import annotations
 
 import copy as _pycopy
+import math
 import operator
 
 import numpy as np
@@ -38,6 +39,36 @@ def _shape_args(shape):
     if len(shape) == 1 and not hasattr(shape[0], "__index__"):
         return tuple(shape[0])
     return tuple(shape)
+
+
+def _ordered_copy(t, order, what):
+    """A copy of ``t`` whose elements, read flat, are in NumPy's ``order``: "C" row-major, "F"
+    column-major, "A" column-major if ``t`` is F-contiguous else row-major, "K" memory order."""
+    if order == "A":
+        order = "F" if t.ndim > 1 and t.T.is_contiguous() and not t.is_contiguous() else "C"
+    if order == "K":
+        # memory order: dims by decreasing |stride|, a stable insertion sort in which a stride-0
+        # (broadcast) dim compares with nothing and keeps its place, as NumPy's
+        # PyArray_CreateSortedStridePerm; negative strides read ascending, as NumPy's "K"
+        strides = [abs(t.stride(d)) for d in range(t.ndim)]
+        dims = list(range(t.ndim))
+        for i0 in range(1, t.ndim):
+            d0, pos = dims[i0], i0
+            for i1 in range(i0 - 1, -1, -1):
+                s0, s1 = strides[d0], strides[dims[i1]]
+                if s0 == 0 or s1 == 0:
+                    continue  # ambiguous: look further left
+                if s1 < s0:
+                    pos = i1
+                else:
+                    break
+            dims.insert(pos, dims.pop(i0))
+        return _views.permute(t, tuple(dims)).contiguous()
+    if order == "F":
+        return _views.reverse_dims(t).contiguous()
+    if order == "C":
+        return t.contiguous() if not t.is_contiguous() else t.clone()
+    raise ValueError(f"{what}: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
 
 
 def _rebuild(data, shape, dtype_name, requires_grad):
@@ -134,18 +165,39 @@ class Tensor(_core.TensorBase):
             )
         return _views.view(self, _shape_args(shape))
 
-    def reshape(self, *shape, copy=None):
-        """A view with a new shape when the strides allow it, else a copy."""
+    def reshape(self, *shape, copy=None, order="C"):
+        """A view with a new shape when the strides allow it, else a copy. ``order="F"`` reads
+        and writes the elements in Fortran (first index fastest) order, as NumPy's does."""
         shape = _shape_args(shape)
+        if order != "C":
+            if order != "F":
+                raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
+            shape = tuple(shape)
+            if -1 in shape:  # the one unknown size, as reshape resolves it
+                known = math.prod(n for n in shape if n != -1)
+                shape = tuple(self.numel() // known if n == -1 and known else n for n in shape)
+            return _vops.reshape(self.T, tuple(reversed(shape))).T
         if copy is None:
             out = _views.try_view(self, shape)  # the common case, without the Python layers
             if out is not None:
                 return out
         return _vops.reshape(self, shape, copy=copy)
 
-    def transpose(self, dim0, dim1):
-        """Dims dim0 and dim1 swapped (a view)."""
-        return _views.transpose(self, dim0, dim1)
+    def transpose(self, *axes):
+        """A view with permuted dims, in NumPy's spellings and PyTorch's (Note [NumPy first] in
+        DESIGN.md): ``x.transpose()`` reverses the dims (``x.T``); ``x.transpose((2, 0, 1))``
+        and ``x.transpose(2, 0, 1)`` (one axis per dim) permute them; two dims on a tensor of
+        another rank, ``x.transpose(0, 2)`` on 3-D, swap them (PyTorch's ``transpose``, which
+        NumPy would reject). On 2-D, ``x.transpose(1, 0)`` is the transpose in both libraries;
+        two dims on 2-D keep PyTorch's swap for now (``transpose(0, 1)`` swaps, where NumPy's
+        would be the identity): issue 15 settles that collision."""
+        if not axes:
+            return _views.reverse_dims(self)
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            return _views.permute(self, tuple(axes[0]))
+        if len(axes) == 2:
+            return _views.transpose(self, axes[0], axes[1])
+        return _views.permute(self, tuple(axes))
 
     def permute(self, *dims):
         """Dims in the order ``dims`` (a view)."""
@@ -169,7 +221,14 @@ class Tensor(_core.TensorBase):
         """The last two dims swapped (a view)."""
         return _views.matrix_transpose(self)
 
-    def flatten(self, start_dim=0, end_dim=-1):
+    def flatten(self, start_dim=0, end_dim=-1, *, order=None):
+        """NumPy's ``x.flatten(order="C")`` (a 1-D copy; ``order`` "C", "F", "A" or "K", also
+        given positionally: ``x.flatten("F")``), or PyTorch's ``x.flatten(start_dim, end_dim)``
+        (dims start_dim..end_dim merged, a view where the strides allow)."""
+        if isinstance(start_dim, str):
+            order, start_dim = start_dim, 0
+        if order is not None:
+            return _ordered_copy(self, order, "flatten").reshape(-1)
         return _vops.flatten(self, start_dim, end_dim)
 
     def ravel(self):
@@ -178,7 +237,11 @@ class Tensor(_core.TensorBase):
     def unflatten(self, dim, sizes):
         return _views.unflatten(self, dim, sizes)
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim=None, *, axis=None):
+        """Size-1 dims removed: all of them, or ``dim`` (PyTorch) or ``axis`` (NumPy), an int
+        or a tuple; naming a dim whose size is not 1 raises, as in NumPy."""
+        if axis is not None:
+            dim = axis
         return _views.squeeze(self, dim)
 
     def unsqueeze(self, dim):
@@ -639,8 +702,45 @@ class Tensor(_core.TensorBase):
         return _la.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def dot(self, other):
-        """The dot product of two 1-D tensors, without conjugation (PyTorch's ``dot``)."""
-        return _la.dot(self, other)
+        """NumPy's ``dot``: the dot product of two 1-D tensors (without conjugation, also
+        PyTorch's ``dot``), the matrix product of 2-D ones, a product with a 0-d one, and for
+        N-D the sum over the last dim of ``self`` and the second-to-last of ``other``."""
+        other = other if isinstance(other, _core.TensorBase) else _creation.asarray(other)
+        if self.ndim == 1 and other.ndim == 1:
+            return _la.dot(self, other)
+        if self.ndim == 0 or other.ndim == 0:
+            return _ew.multiply(self, other)
+        if other.ndim == 1 or (self.ndim <= 2 and other.ndim <= 2):
+            return _la.matmul(self, other)
+        return _la.tensordot(self, other, axes=([-1], [-2]))
+
+    def round(self, decimals=0, *, out=None):
+        """NumPy's ``x.round(decimals)``: see ``strided.round``."""
+        return _ew.round(self, decimals, out=out)
+
+    def __round__(self, ndigits=None):
+        """Python's ``round(x)``: a 0-d tensor gives a Python number, as for a NumPy scalar."""
+        if ndigits is None:
+            return round(self._scalar("round"))
+        return round(self._scalar("round"), ndigits)
+
+    def __format__(self, spec):
+        """``f"{loss:.3f}"``: a 0-d tensor formats as its Python scalar does (``f"{loss}"`` too,
+        as a 0-d NumPy array); a bigger one only with an empty spec (its str), as NumPy's."""
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError(
+                f"unsupported format string {spec!r} passed to Tensor.__format__ for a tensor of "
+                f"shape {self.shape}: only 0-d tensors format as numbers"
+            )
+        return str(self)
+
+    def __divmod__(self, other):
+        return _ew.floor_divide(self, other), _ew.remainder(self, other)
+
+    def __rdivmod__(self, other):
+        return _ew.floor_divide(other, self), _ew.remainder(other, self)
 
     def outer(self, other):
         """The outer product of two 1-D tensors: see ``strided.outer``."""

@@ -224,7 +224,51 @@ relu = _make_unary("relu", "max(x, 0) (NaN stays NaN).")
 ceil = _make_unary("ceil", "The smallest integer >= x (integers unchanged).")
 floor = _make_unary("floor", "The largest integer <= x (integers unchanged).")
 trunc = _make_unary("trunc", "x rounded toward 0 (integers unchanged).")
-round = _make_unary("round", "x rounded to the nearest integer, halves to even (NumPy).")
+_round_to_integer = _make_unary(
+    "round", "x rounded to the nearest integer, halves to even (NumPy)."
+)
+
+
+def round(x, /, decimals=0, *, out=None):  # noqa: A001 - NumPy's and the Array API's name
+    """``x`` rounded to ``decimals`` decimal places, halves to even (NumPy's ``round``): to the
+    nearest integer by default; a negative ``decimals`` rounds to tens, hundreds, ... As in
+    NumPy, other decimals scale, round and scale back (``rint(x * 10**d) / 10**d``), with
+    NumPy's results bit for bit, binary rounding of the scaled value included. Integers are
+    returned as they are for ``decimals >= 0``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.round(strided.asarray([0.5, 1.5, 2.675]), 2)
+    tensor([0.5 , 1.5 , 2.68])
+    >>> strided.round(strided.asarray([1234, -1250]), -2)
+    tensor([ 1200, -1200])
+    """
+    import operator
+
+    decimals = operator.index(decimals)
+    if decimals == 0:
+        return _round_to_integer(x, out=out)
+    if not isinstance(x, _core.TensorBase):
+        x = asarray(x)
+    if x.dtype.kind in "biu":
+        if decimals > 0:
+            r = x.clone()
+            if out is None:
+                return r
+            out[...] = r
+            return out
+        scale = 10 ** (-decimals)
+        r = multiply(_round_to_integer(divide(x, scale)), scale).astype(x.dtype)
+    else:
+        scale = 10.0**decimals
+        r = divide(_round_to_integer(multiply(x, scale)), scale)
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
 sign = _make_unary("sign", "-1, 0 or 1 (NaN stays NaN; complex: x / |x|).")
 signbit = _make_unary("signbit", "Whether the sign bit is set (True for -0.0).")
 conj = _make_unary("conj", "The complex conjugate (real tensors unchanged).")
