@@ -486,3 +486,47 @@ def test_gradients_that_do_not_exist_say_so():
     tall = strided.ones((3, 2), dtype=strided.float64).requires_grad_()
     with pytest.raises(NotImplementedError, match="full_matrices=False"):
         L.svd(tall).U.sum().backward()
+
+
+def test_gradients_match_pytorchs(rng):
+    """The same functions of the same inputs give PyTorch's gradients (where it is installed)."""
+    torch = pytest.importorskip("torch")
+    a = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal((2, 3, 2))
+    tall = rng.standard_normal((2, 4, 3))
+    cases = {
+        "inv": (lambda m, x: m.inv(x), a),
+        "det": (lambda m, x: m.det(x), a),
+        "slogdet": (lambda m, x: m.slogdet(x)[1], a),
+        "solve": (lambda m, x: m.solve(x, b if m is L else torch.as_tensor(b)), a),
+        "cholesky": (lambda m, x: m.cholesky(x @ x.mT + 3 * _eye(m, 3)), a),
+        "eigh": (lambda m, x: m.eigh(x + x.mT)[0], a),
+        "eigvalsh": (lambda m, x: m.eigvalsh(x + x.mT), a),
+        "svdvals": (lambda m, x: m.svdvals(x), tall),
+        "svd U S Vh": (lambda m, x: _usv(m.svd(x, full_matrices=False)), tall),
+        "qr": (lambda m, x: m.qr(x)[0] @ m.qr(x)[1].mT, tall),
+        "pinv": (lambda m, x: m.pinv(x), tall),
+        "matrix_power": (lambda m, x: m.matrix_power(x, -3), a),
+    }
+    for name, (fn, x) in cases.items():
+        ts = strided.asarray(x).requires_grad_()
+        out = fn(L, ts)
+        w = rng.standard_normal(out.shape)
+        (out * strided.asarray(w)).sum().backward()
+        tt = torch.as_tensor(x).requires_grad_()
+        (fn(torch.linalg, tt) * torch.as_tensor(w)).sum().backward()
+        np.testing.assert_allclose(np.asarray(ts.grad), tt.grad.numpy(), rtol=1e-7, atol=1e-9,
+                                   err_msg=name)  # fmt: skip
+
+
+def _eye(m, n):
+    if m is L:
+        return strided.eye(n)
+    import torch
+
+    return torch.eye(n, dtype=torch.float64)
+
+
+def _usv(r):
+    u, s, vh = r
+    return (u * s[..., None, :]) @ vh

@@ -965,7 +965,7 @@ def _linalg_slogdet(node, gsign, glogabs):
 
 def _linalg_solve(node, g):
     a, x = node.saved_tensor(0), node.saved_tensor("result")
-    vector = len(node.input_meta[1][0]) == 1
+    vector = x.ndim == a.ndim - 1  # x2 was a vector (it may not be a tensor at all)
     if vector:
         g, x = V.expand_dims(g, -1), V.expand_dims(x, -1)
     gb = _lsolve().solve(_mH(a), g)
