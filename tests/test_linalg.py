@@ -548,8 +548,11 @@ def test_outer(dtype, rng):
 def test_dot_method():
     x = strided.arange(4.0)
     assert x.dot(x).item() == 14.0
-    with pytest.raises(ValueError, match="dot: x1 must be a vector"):
+    # NumPy's dot (tests/test_numpy_spellings.py checks the N-D forms): a matrix and a vector
+    # of another length are refused, naming both shapes
+    with pytest.raises(ValueError, match=r"x1 has shape \(2, 2\), x2 has shape \(4,\)"):
         strided.ones((2, 2)).dot(x)
+    np.testing.assert_array_equal(strided.ones((2, 2)).dot(x[:2]), np.ones((2, 2)).dot([0, 1]))
 
 
 # ---------------------------------------------------------------------------------------------
