@@ -25,6 +25,7 @@ import operator
 from typing import NamedTuple
 
 from strided._dtype import finfo
+from strided._ops import creation as _creation
 from strided._ops import elementwise as _ew
 from strided._ops import linalg as _linalg
 from strided._ops import products as _products
@@ -37,6 +38,7 @@ from strided._ops.linalg_solve import (
     LinAlgError,
     QRResult,
     SlogdetResult,
+    _lapack_dtype,
     _matrices,
     cholesky,
     det,
@@ -164,9 +166,7 @@ def matrix_power(x, n, /):
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise LinAlgError(f"matrix_power: x must be square matrices, got shape {x.shape}")
     if n == 0:
-        import strided
-
-        eye = strided.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+        eye = _creation.eye(x.shape[-1], dtype=x.dtype, device=x.device)
         return _vops.broadcast_to(eye, x.shape).copy()
     if n < 0:
         x, n = inv(x), -n
@@ -180,16 +180,25 @@ def matrix_power(x, n, /):
     return result if result is not x else x.copy()
 
 
-def _cutoff(name, s, shape, rtol, default_eps_scale):
-    """The singular-value threshold of ``matrix_rank``/``pinv``: ``rtol`` times the largest
-    singular value of each matrix (``rtol`` by default max(m, n) * eps)."""
+def _cutoff(s, shape, rtol):
+    """The singular-value threshold of ``matrix_rank``, ``pinv`` and ``lstsq``: ``rtol``
+    (default max(m, n) * eps) times the largest singular value of each matrix."""
     if rtol is None:
-        rtol = max(shape[-2:]) * finfo(s.dtype).eps if default_eps_scale else 1e-15
+        rtol = max(shape[-2:]) * finfo(s.dtype).eps
     rtol = _products._tensor(rtol)
-    biggest = _red.max(s, axis=-1, keepdims=True) if s.shape[-1] else _ew.multiply(s[..., :1], 0)
     if s.shape[-1] == 0:
-        return biggest
+        return _ew.multiply(s[..., :1], 0)
+    biggest = _red.max(s, axis=-1, keepdims=True)
     return _ew.multiply(_vops.expand_dims(rtol, -1) if rtol.ndim else rtol, biggest)
+
+
+def _pinv_of_svd(u, s, vh, cut):
+    """V diag(1/s) U^H, with the singular values at most ``cut`` taken as zero."""
+    large = _ew.greater(s, cut)
+    inv_s = _ew.where(large, _ew.divide(1, _ew.where(large, s, 1)), 0)
+    v = _ew.conj(matrix_transpose(vh))
+    uh = _ew.conj(matrix_transpose(u))
+    return matmul(_ew.multiply(v, _vops.expand_dims(inv_s.astype(v.dtype), -2)), uh)
 
 
 def matrix_rank(x, /, *, rtol=None, tol=None, hermitian=False):
@@ -210,7 +219,7 @@ def matrix_rank(x, /, *, rtol=None, tol=None, hermitian=False):
         tol = _products._tensor(tol)
         cut = _vops.expand_dims(tol, -1) if tol.ndim else tol
     else:
-        cut = _cutoff("matrix_rank", s, x.shape, rtol, True)
+        cut = _cutoff(s, x.shape, rtol)
     return _red.sum(_ew.greater(s, cut), axis=-1)
 
 
@@ -231,23 +240,9 @@ def pinv(x, /, *, rtol=None, rcond=None, hermitian=False):
     x, _ = _matrices("pinv", x, square=False)
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
-        import strided
-
-        return strided.zeros(x.shape[:-2] + (n, m), dtype=_lapack_result_dtype(x))
+        return _creation.zeros(x.shape[:-2] + (n, m), dtype=_lapack_dtype(x.dtype))
     u, s, vh = svd(x, full_matrices=False)
-    cut = _cutoff("pinv", s, x.shape, rtol if rtol is not None else rcond, True)
-    large = _ew.greater(s, cut)
-    inv_s = _ew.where(large, _ew.divide(1, _ew.where(large, s, 1)), 0)
-    # pinv = V diag(1/s) U^H
-    v = _ew.conj(matrix_transpose(vh))
-    uh = _ew.conj(matrix_transpose(u))
-    return matmul(_ew.multiply(v, _vops.expand_dims(inv_s.astype(v.dtype), -2)), uh)
-
-
-def _lapack_result_dtype(x):
-    from strided._ops.linalg_solve import _lapack_dtype
-
-    return _lapack_dtype(x.dtype)
+    return _pinv_of_svd(u, s, vh, _cutoff(s, x.shape, rtol if rtol is not None else rcond))
 
 
 class LstsqResult(NamedTuple):
@@ -288,18 +283,22 @@ def lstsq(a, b, /, rcond=None):
         )
     vector = b.ndim == 1
     bm = _vops.expand_dims(b, -1) if vector else b
-    x_pinv = pinv(a, rtol=rcond if rcond is not None else max(m, n) * finfo(svdvals(a).dtype).eps)
+    if m == 0 or n == 0:
+        x_pinv = pinv(a)
+        s = svdvals(a)
+        cut = _cutoff(s, a.shape, rcond)
+    else:  # one SVD serves the solution, the rank and the singular values
+        u, s, vh = svd(a, full_matrices=False)
+        cut = _cutoff(s, a.shape, rcond)
+        x_pinv = _pinv_of_svd(u, s, vh, cut)
     x = matmul(x_pinv, bm.astype(x_pinv.dtype) if bm.dtype != x_pinv.dtype else bm)
-    s = svdvals(a)
-    cut = _cutoff("lstsq", s, a.shape, rcond, True)
     rank = _red.sum(_ew.greater(s, cut))
-    import strided
 
     if int(rank) == n and m > n:
         r = _ew.subtract(matmul(a.astype(x.dtype), x), bm)
         residuals = _red.sum(_ew.abs(r) ** 2, axis=0)
     else:
-        residuals = strided.empty((0,), dtype=s.dtype)
+        residuals = _creation.empty((0,), dtype=s.dtype)
     return LstsqResult(x[..., 0] if vector else x, residuals, rank, s)
 
 
@@ -422,18 +421,12 @@ def cond(x, p=None):
     # identity instead, and its result replaced
     from strided._ops.linalg_solve import _lu
 
-    _, _, info = _lu("cond", x, _lapack_result_dtype(x))
+    _, _, info = _lu("cond", x, _lapack_dtype(x.dtype))
     singular = _ew.greater(info, 0)
-    eye = _vops.broadcast_to(_creation_eye(x), x.shape)
+    eye = _vops.broadcast_to(_creation.eye(x.shape[-1], dtype=x.dtype), x.shape)
     safe = _ew.where(_vops.expand_dims(_vops.expand_dims(singular, -1), -1), eye, x)
     r = _ew.multiply(matrix_norm(x, ord=p), matrix_norm(inv(safe), ord=p))
     return _ew.where(singular, float("inf"), r)
-
-
-def _creation_eye(x):
-    import strided
-
-    return strided.eye(x.shape[-1], dtype=x.dtype)
 
 
 def tensorinv(a, /, ind=2):
@@ -443,7 +436,7 @@ def tensorinv(a, /, ind=2):
     Examples
     --------
     >>> import strided
-    >>> strided.linalg.tensorinv(strided.eye(4).reshape(4, 2, 2), ind=1).shape
+    >>> strided.linalg.tensorinv(_creation.eye(4).reshape(4, 2, 2), ind=1).shape
     (2, 2, 4)
     """
     a = _products._tensor(a)
@@ -466,7 +459,7 @@ def tensorsolve(a, b, /, axes=None):
     Examples
     --------
     >>> import strided
-    >>> a = strided.eye(6).reshape(6, 2, 3)
+    >>> a = _creation.eye(6).reshape(6, 2, 3)
     >>> strided.linalg.tensorsolve(a, strided.ones(6)).shape
     (2, 3)
     """
