@@ -355,15 +355,15 @@ EXPLICIT = {
         lambda L, d: (_r(2, 3, layout=L, device=d),),
     ),
     "pad_constant": (
-        lambda x: strided.pad(x, (1, 2, 0, 1), value=3.0),
+        lambda x: F.pad(x, (1, 2, 0, 1), value=3.0),
         lambda L, d: (_r(2, 3, layout=L, device=d),),
     ),
     "pad_reflect": (
-        lambda x: strided.pad(x, (2, 1), mode="reflect"),
+        lambda x: F.pad(x, (2, 1), mode="reflect"),
         lambda L, d: (_r(2, 4, layout=L, device=d),),
     ),
     "pad_replicate": (
-        lambda x: strided.pad(x, (2, 1, 1, 0), mode="replicate"),
+        lambda x: F.pad(x, (2, 1, 1, 0), mode="replicate"),
         lambda L, d: (_r(2, 3, layout=L, device=d),),
     ),
     "tril": (lambda x: strided.tril(x, k=-1), lambda L, d: (_r(3, 3, layout=L, device=d),)),

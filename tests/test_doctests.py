@@ -36,6 +36,7 @@ MODULES = [
     "strided._ops.linalg",
     "strided._ops.shape",
     "strided._ops.padding",
+    "strided.nn.functional.padding",
     "strided.linalg",
     "strided.fft",
     "strided._cpu.sort",

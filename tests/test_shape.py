@@ -25,6 +25,7 @@ from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values
 
 import strided
 from strided._ops import shape as shape_ops
+from strided.nn import functional as F
 
 SHAPE = (4, 1, 3, 5)  # a size-1 dim, odd and even sizes, 60 elements
 FEW_DTYPES = (strided.int8, strided.float32, strided.complex128)
@@ -256,7 +257,7 @@ def _pad_samples(shape, dtype, rng):
 
 
 def _pad_ref(a, pads, mode, value):
-    """np.pad with torch's pad order (pairs from the last dim backward) and negative crops."""
+    """np.pad with F.pad's order (pairs from the last dim backward) and negative crops."""
     if a.ndim == 0:
         return a.copy()  # np.pad cannot take an empty pad_width
     pairs = [(0, 0)] * a.ndim
@@ -271,7 +272,7 @@ def _pad_ref(a, pads, mode, value):
 
 
 def _pad_op(x, pads, mode, value):
-    return strided.pad(x, pads, mode=mode, value=value)
+    return F.pad(x, pads, mode=mode, value=value)
 
 
 # -- tril, triu -----------------------------------------------------------------------------------
@@ -479,15 +480,15 @@ def test_meshgrid_views_when_asked():
 
 def test_pad_value_casts_and_fits():
     x = strided.zeros((2, 2), dtype="int8")
-    assert strided.pad(x, (1, 0), value=2.7).tolist() == [[2, 0, 0], [2, 0, 0]]
-    assert strided.pad(x, (0, 1), value=strided.asarray(3)).tolist() == [[0, 0, 3], [0, 0, 3]]
+    assert F.pad(x, (1, 0), value=2.7).tolist() == [[2, 0, 0], [2, 0, 0]]
+    assert F.pad(x, (0, 1), value=strided.asarray(3)).tolist() == [[0, 0, 3], [0, 0, 3]]
     with pytest.raises(OverflowError, match="300"):
-        strided.pad(x, (1, 1), value=300)
+        F.pad(x, (1, 1), value=300)
 
 
 def test_pad_reflect_corners_and_3d():
     a = np.arange(2 * 4 * 5, dtype=np.float32).reshape(2, 4, 5)
-    got = strided.pad(strided.asarray(a), (4, 3, 3, 2, 1, 1), mode="reflect")
+    got = F.pad(strided.asarray(a), (4, 3, 3, 2, 1, 1), mode="reflect")
     np.testing.assert_array_equal(np.asarray(got), np.pad(a, ((1, 1), (3, 2), (4, 3)), "reflect"))
 
 
@@ -532,7 +533,7 @@ def test_ops_are_registered_and_run_through_the_dispatcher():
         ("tile", lambda: strided.tile(x, (2,))),
         ("repeat", lambda: strided.repeat(x, [1, 2], axis=0)),
         ("roll", lambda: strided.roll(x, 1, axis=1)),
-        ("pad", lambda: strided.pad(x, (1, 1), mode="reflect")),
+        ("pad", lambda: F.pad(x, (1, 1), mode="reflect")),
         ("tril", lambda: strided.tril(x)),
         ("triu", lambda: strided.triu(x)),
         ("meshgrid", lambda: strided.meshgrid(x[0], x[1])),
@@ -603,29 +604,29 @@ ERRORS = [
     (lambda: strided.roll(_z(2, 3), 1, axis=2), IndexError, r"axis=2 is out of range"),
     (lambda: strided.roll(_z(), 1, axis=0), IndexError, r"axis=0 is out of range"),
     # pad
-    (lambda: strided.pad(_z(2, 3), (1, 2, 3)), ValueError, r"3 pad sizes .* must be even"),
+    (lambda: F.pad(_z(2, 3), (1, 2, 3)), ValueError, r"3 pad sizes .* must be even"),
     (
-        lambda: strided.pad(_z(2, 3), (1,) * 6),
+        lambda: F.pad(_z(2, 3), (1,) * 6),
         ValueError,
         r"3 \(left, right\) pairs for a tensor with 2 dims",
     ),
     (
-        lambda: strided.pad(_z(2, 3), (3, 0), mode="reflect"),
+        lambda: F.pad(_z(2, 3), (3, 0), mode="reflect"),
         ValueError,
         r"reflect pads \(3, 0\) on dim 1 of size 3 .* smaller than the dim's size",
     ),
     (
-        lambda: strided.pad(_z(2, 3), (0, 0, 0, 2), mode="reflect"),
+        lambda: F.pad(_z(2, 3), (0, 0, 0, 2), mode="reflect"),
         ValueError,
         r"reflect pads \(0, 2\) on dim 0 of size 2",
     ),
-    (lambda: strided.pad(_z(2, 3), (-1, 1), mode="reflect"), ValueError, r"only mode='constant'"),
-    (lambda: strided.pad(_z(2, 3), (1, 1), mode="wrap"), ValueError, r"mode must be one of"),
-    (lambda: strided.pad(_z(2, 3), (-4, 0)), ValueError, r"give a negative size -1"),
-    (lambda: strided.pad(_z(2, 3), (4, 0), mode="circular"), ValueError, r"at most the dim's"),
-    (lambda: strided.pad(_z(2, 0), (1, 0), mode="replicate"), ValueError, r"no edge"),
+    (lambda: F.pad(_z(2, 3), (-1, 1), mode="reflect"), ValueError, r"only mode='constant'"),
+    (lambda: F.pad(_z(2, 3), (1, 1), mode="wrap"), ValueError, r"mode must be one of"),
+    (lambda: F.pad(_z(2, 3), (-4, 0)), ValueError, r"give a negative size -1"),
+    (lambda: F.pad(_z(2, 3), (4, 0), mode="circular"), ValueError, r"at most the dim's"),
+    (lambda: F.pad(_z(2, 0), (1, 0), mode="replicate"), ValueError, r"no edge"),
     (
-        lambda: strided.pad(_z(2, 3), (1, 0), mode="reflect", value=1),
+        lambda: F.pad(_z(2, 3), (1, 0), mode="reflect", value=1),
         ValueError,
         r"value is only for mode='constant'",
     ),

@@ -38,7 +38,7 @@ from strided._ops import elementwise as _E
 from strided._ops import views as _vops
 from strided._ops.creation import asarray, eye, zeros
 from strided._ops.indexing import take
-from strided._ops.padding import pad
+from strided._ops.padding import pad_pairs
 from strided._ops.reduction import sum as _sum
 from strided._ops.shape import concat, tile
 
@@ -534,7 +534,7 @@ def diag(v, k=0):
     # puts zeros elsewhere: no scatter, and differentiable through pad and where.
     n = x.shape[0]
     size = n + abs(k)
-    padded = pad(x, (0, abs(k))) if k else x
+    padded = pad_pairs(x, [(0, abs(k))]) if k else x
     values = _views.unsqueeze(padded, 1 if k >= 0 else 0)
     mask = eye(size, k=k, dtype="bool", device=x.device)
     return _E.where(mask, values, zeros((), dtype=x.dtype, device=x.device))

@@ -26,7 +26,7 @@ from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
 from strided._ops.linalg import matmul, tensordot
-from strided._ops.padding import pad
+from strided._ops.padding import pad_pairs
 from strided._ops.shape import stack
 
 __all__ = [
@@ -568,13 +568,13 @@ def _convolve(name, a, v, mode, late=False):
     n_out = n + before + after - m + 1
     if m <= _BLOCKED_TAPS:  # see Note [Convolution in blocks of m outputs]
         q = -(-n_out // m)  # blocks of m outputs
-        padded = pad(a, (before, (q + 1) * m - n - before))  # room for q rows of 2m
+        padded = pad_pairs(a, [(before, (q + 1) * m - n - before)])  # room for q rows of 2m
         rows = _vops.as_strided(padded, (q, 2 * m), (m, 1), None)
-        z = pad(w, (m, m))  # toeplitz[i, r] = w[i - r], 0 outside: z[m + i - r]
+        z = pad_pairs(w, [(m, m)])  # toeplitz[i, r] = w[i - r], 0 outside: z[m + i - r]
         toeplitz = _vops.as_strided(z, (2 * m, m), (1, -1), m)
         out = _vops.reshape(matmul(rows, toeplitz), (-1,))
         return out[:n_out]
-    padded = pad(a, (before, after))  # see Note [Convolution as a matrix product]
+    padded = pad_pairs(a, [(before, after)])  # see Note [Convolution as a matrix product]
     windows = _vops.as_strided(padded, (n_out, m), (padded.stride(0), padded.stride(0)), None)
     return matmul(windows, w)
 

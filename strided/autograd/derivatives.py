@@ -495,10 +495,8 @@ TABLE.update({"matmul": _row(_matmul, 0, 1), "addmm": _row(_addmm, 1, 2)})
 
 def _fft_pad_end(g, axis, length):
     """``g`` zero-padded at the end of ``axis`` to ``length``."""
-    pads = []
-    for d in range(g.ndim - 1, axis - 1, -1):  # (left, right) pairs from the last dim backward
-        pads += [0, length - g.shape[d] if d == axis else 0]
-    return _pad.pad(g, tuple(pads))
+    pairs = [(0, length - g.shape[d] if d == axis else 0) for d in range(g.ndim)]
+    return _pad.pad_pairs(g, pairs)
 
 
 def _fft_unresize(g, shape, axes):

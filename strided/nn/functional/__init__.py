@@ -15,6 +15,7 @@ from strided.nn.functional.loss import (
     nll_loss,
 )
 from strided.nn.functional.normalization import batch_norm, layer_norm
+from strided.nn.functional.padding import pad
 
 __all__ = [
     "avg_pool2d",
@@ -32,6 +33,7 @@ __all__ = [
     "max_pool2d",
     "mse_loss",
     "nll_loss",
+    "pad",
     "relu",
     "sigmoid",
     "softmax",

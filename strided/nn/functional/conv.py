@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import strided
 from strided.nn.functional._args import need_float, need_ndim, pair
+from strided.nn.functional.padding import pad
 
 __all__ = ["window_view", "unfold", "conv2d", "max_pool2d", "avg_pool2d"]
 
@@ -105,7 +106,7 @@ def window_view(x, kernel_size, stride=1, padding=0, dilation=1, pad_value=0.0, 
     )
     n, c = x.shape[:2]
     if ph or pw:
-        x = strided.pad(x, (pw, pw, ph, ph), value=pad_value)
+        x = pad(x, (pw, pw, ph, ph), value=pad_value)  # F.pad: the last two dims
     s_n, s_c, s_h, s_w = x.stride()
     return strided.as_strided(
         x,
@@ -125,7 +126,7 @@ def _windows_last(x, kernel_size, stride, padding, dilation, fn):
     n, c = x.shape[:2]
     last = strided.permute(x, (0, 2, 3, 1))  # (N, H, W, C): a view
     if ph or pw:
-        last = strided.pad(last, (0, 0, pw, pw, ph, ph))  # a fresh (N, H+2ph, W+2pw, C)
+        last = pad(last, (0, 0, pw, pw, ph, ph))  # F.pad: a fresh (N, H+2ph, W+2pw, C)
     s_n, s_h, s_w, s_c = last.stride()
     return strided.as_strided(
         last,
