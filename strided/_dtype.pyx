@@ -106,6 +106,10 @@ cdef class DType:
             return self is other
         if isinstance(other, str):
             return other == self.name
+        if other is None:
+            # np.dtype(None) is float64, so NumPy's float64 == None is True; a dtype that equals
+            # None breaks every ``table.get(key) == dtype`` (the Array API suite's can_cast test)
+            return NotImplemented
         try:
             return np.dtype(other) == self.numpy
         except (TypeError, ValueError, KeyError):

@@ -39,6 +39,11 @@ def test_dtype_equality_and_hash():
     # anything that is not a dtype is unequal, never an error
     for other in ({"a": "b"}, {}, [1, 2], None, object(), 3.5, "not a dtype"):
         assert not (strided.float32 == other) and strided.float32 != other
+    # not even float64 == None, which NumPy says is True (np.dtype(None) is float64): a dtype
+    # equal to None broke ``table.get(key) == dtype`` in the Array API suite's can_cast test
+    assert np.dtype("float64") == None  # noqa: E711 - the comparison under test
+    assert not (strided.float64 == None) and strided.float64 != None  # noqa: E711
+    assert not (None == strided.float64) and None != strided.float64  # noqa: E711
 
 
 @pytest.mark.parametrize("a,b", list(itertools.product(NAMES, NAMES)))
