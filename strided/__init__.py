@@ -167,7 +167,7 @@ from strided.random import manual_seed, seed
 from strided.serialization import load, save
 
 __version__ = "0.1.0"
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"  # see Note [Which Array API versions] in _info.py
 
 e = 2.718281828459045
 pi = 3.141592653589793

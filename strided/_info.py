@@ -1,24 +1,73 @@
-"""``strided.__array_namespace_info__()``: what this library offers, as the Array API asks."""
+"""``strided.__array_namespace_info__()``: what this library offers, as the Array API asks.
+
+Note [What the inspection namespace promises]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Generic code (scikit-learn, SciPy, array-api-compat) reads these answers to decide what it may
+call, so each must be true, not modest:
+
+- ``capabilities()``: boolean-mask indexing (``x[mask]``, ``x[mask] = v``) and the functions
+  whose result's shape depends on the data (``nonzero``, ``unique_*``, ``repeat`` with a tensor
+  of counts) all work, so both are True. "max dimensions" is ``MAX_DIMS`` (64, as NumPy): the
+  iterator keeps fixed-size arrays of that length, and a 65-dim shape is refused by name.
+- ``default_device()``: the Array API 2025.12 lets a library answer None when its default device
+  cannot be predicted (a device context, placement by the runtime). strided has neither: a tensor
+  made without ``device=`` is always on the CPU, so the answer is the CPU device.
+- ``devices()``: a tuple (2025.12; a list before), the CPU and then each GPU CuPy can reach. The
+  emulated CUDA device is left out: it runs the CUDA kernels on the CPU so that they can be tested
+  without a GPU, it is not a place to keep data, and generic code that loops over ``devices()``
+  (as the Array API test suite does) should not compile every kernel with g++ to visit it.
+- ``dtypes(device=)`` and ``default_dtypes(device=)``: every device has the whole dtype table, so
+  the device only has to be a valid one (an unknown name is a ValueError).
+"""
 
 from strided import _core, _dtype
 
 __all__ = ["__array_namespace_info__"]
 
+# Note [Which Array API versions]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# strided implements the Array API 2025.12, its ``__array_api_version__``. A caller may ask
+# ``x.__array_namespace__(api_version=...)`` for 2024.12 or 2023.12 too, and gets the same
+# namespace: each revision since 2023.12 only added to the one before, except that 2025.12
+# returns tuples where 2024.12 said lists (``meshgrid``, ``broadcast_arrays``, ``devices()``),
+# and code written for lists loops over, indexes and unpacks a tuple alike. Older revisions are
+# refused, naming the ones accepted (NumPy 2.4 still accepts 2021.12 and 2022.12).
+API_VERSIONS = ("2023.12", "2024.12", "2025.12")
+
+
+def check_api_version(api_version):
+    """Refuse an ``api_version`` this namespace does not implement (None means the newest)."""
+    if api_version is not None and api_version not in API_VERSIONS:
+        raise ValueError(
+            f"api_version {api_version!r} is not supported; strided implements the Array API "
+            f"{API_VERSIONS[-1]} and accepts api_version in {API_VERSIONS} or None"
+        )
+
+
+_MAX_DIMS = 64  # MAX_DIMS of strided/_core.pxd (a C constant); tests/test_info.py ties the two
+
 
 class _Info:
-    """The Array API's inspection object."""
+    """The Array API's inspection object. See Note [What the inspection namespace promises]."""
 
     def capabilities(self):
-        # Boolean-mask indexing and data-dependent shapes arrive with the indexing ops.
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": 64}
+        return {
+            "boolean indexing": True,
+            "data-dependent shapes": True,
+            "max dimensions": _MAX_DIMS,
+        }
 
     def default_device(self):
         return _core.as_device("cpu")
 
     def devices(self):
-        return [_core.as_device("cpu")]
+        from strided import cuda
+
+        gpus = tuple(_core.as_device(f"cuda:{i}") for i in range(cuda.device_count()))
+        return (_core.as_device("cpu"), *gpus)
 
     def default_dtypes(self, *, device=None):
+        _core.as_device(device)  # an unknown device is an error, even though the answer is one
         f = _dtype.get_default_dtype()
         return {
             "real floating": f,
@@ -28,6 +77,7 @@ class _Info:
         }
 
     def dtypes(self, *, device=None, kind=None):
+        _core.as_device(device)
         out = {}
         for d in _dtype.all_dtypes():
             if kind is None or _dtype.isdtype(d, kind):
@@ -41,7 +91,10 @@ def __array_namespace_info__():
     Examples
     --------
     >>> import strided
-    >>> strided.__array_namespace_info__().default_dtypes()["integral"]
+    >>> info = strided.__array_namespace_info__()
+    >>> info.default_dtypes()["integral"]
     strided.int64
+    >>> info.capabilities()["boolean indexing"], info.default_device() in info.devices()
+    (True, True)
     """
     return _Info()

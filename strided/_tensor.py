@@ -543,9 +543,9 @@ class Tensor(_core.TensorBase):
             _copying.copy_(target, _creation.asarray(value))
 
     def __array_namespace__(self, *, api_version=None):
-        if api_version not in (None, "2023.12", "2024.12"):
-            raise ValueError(f"api_version {api_version!r} is not supported; use '2024.12'")
-        import strided
+        import strided  # see Note [Which Array API versions] in _info.py
+
+        strided._info.check_api_version(api_version)
 
         return strided
 

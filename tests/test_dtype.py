@@ -158,4 +158,4 @@ def test_namespace_info():
     assert info.default_dtypes()["real floating"] is strided.float64
     assert set(info.dtypes(kind="integral")) == {n for n in NAMES if n[0] in "iu"}
     assert info.default_device() == "cpu"
-    assert strided.__array_api_version__ == "2024.12"
+    assert strided.__array_api_version__ == "2025.12"

@@ -228,9 +228,11 @@ def test_array_namespace():
     assert x.__array_namespace__() is strided
     assert x.__array_namespace__(api_version="2024.12") is strided
     assert x.__array_namespace__(api_version="2023.12") is strided
-    with pytest.raises(ValueError, match="api_version '2021.12' is not supported"):
-        x.__array_namespace__(api_version="2021.12")
-    assert strided.__array_api_version__ == "2024.12"
+    assert x.__array_namespace__(api_version="2025.12") is strided
+    for bad in ("2021.12", "2026.12", 2025.12):
+        with pytest.raises(ValueError, match=f"api_version {bad!r} is not supported.*2025.12"):
+            x.__array_namespace__(api_version=bad)
+    assert strided.__array_api_version__ == "2025.12"
 
 
 # =============================================================================================
