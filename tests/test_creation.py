@@ -350,6 +350,34 @@ def test_shape_spellings():
     assert strided.full(3, 1.0).shape == (3,)
 
 
+def test_shape_by_keyword_and_numpys_positional_dtype():
+    # See Note [shape, three ways]: the Array API's keyword (scikit-learn's PolynomialFeatures
+    # calls empty(shape=...)), PyTorch's separate sizes and NumPy's dtype as the 2nd argument.
+    for name in ("zeros", "ones", "empty"):
+        make, ref = getattr(strided, name), getattr(np, name)
+        for args, kwargs in [
+            ((), {"shape": (2, 3)}),
+            ((), {"shape": 4, "dtype": "int32"}),
+            (((2, 3), "int8"), {}),
+            ((3, np.float32), {}),
+            ((2, strided.complex64), {}),
+        ]:
+            got, want = make(*args, **kwargs), ref(*args, **kwargs)
+            assert got.shape == want.shape and got.dtype == want.dtype, (name, args, kwargs)
+            if name != "empty":
+                np.testing.assert_array_equal(_np(got), want)
+        with pytest.raises(TypeError, match="not both; got \\(2, 3\\) and then \\(4,\\)"):
+            make((2, 3), 4)
+        with pytest.raises(TypeError, match="dtype given twice"):
+            make(3, "int8", dtype="int16")
+        with pytest.raises(TypeError, match="more integer sizes .* or one dtype"):
+            make(3, "int8", "C")
+    assert (
+        strided.full(shape=(2,), fill_value=3).tolist()
+        == np.full(shape=(2,), fill_value=3).tolist()
+    )
+
+
 def test_default_dtype_of_fresh_tensors():
     assert strided.zeros(2).dtype is strided.float64
     assert strided.ones(2).dtype is strided.float64
@@ -554,6 +582,17 @@ def test_eye_every_dtype(dtype):
         np.testing.assert_array_equal(
             _np(t), np.eye(*args, k=k, dtype=nd), strict=True, err_msg=f"eye{args}, k={k}"
         )
+
+
+def test_eye_takes_numpys_positional_k_and_any_k():
+    for args in [
+        (3, 4, 1),
+        (3, None, -1, "int8"),
+        (2, 2, 2**63),
+        (0, None, 2**63),
+        (3, 3, -(2**64)),
+    ]:
+        np.testing.assert_array_equal(_np(strided.eye(*args)), np.eye(*args), strict=True)
 
 
 # =============================================================================================

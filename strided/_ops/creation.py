@@ -12,6 +12,20 @@ NumPy array, anything with the buffer protocol, and a DLPack producer can be sha
 list never can. Nested lists are parsed by NumPy (C code, well kept, and it already knows what
 "ragged" means); the result is then copied into a strided Storage so that the tensor owns aligned
 memory.
+
+Note [shape, three ways]
+~~~~~~~~~~~~~~~~~~~~~~~~
+``empty``, ``zeros`` and ``ones`` take their shape in each of the three spellings users write:
+
+- ``zeros((2, 3))`` and ``zeros(shape=(2, 3))``: NumPy's and the Array API's, where ``shape`` is
+  a positional-or-keyword parameter (scikit-learn passes it by keyword, and the Array API test
+  suite checks the parameter's kind);
+- ``zeros(2, 3)``: PyTorch's, each size a separate argument;
+- ``zeros((2, 3), strided.int32)``: NumPy's dtype as the second positional argument.
+
+So the signature is ``zeros(shape, *sizes, dtype=None, device=None)`` and ``_shape_and_dtype``
+reads ``sizes``: all integers are PyTorch's further sizes; one non-integer is NumPy's dtype.
+Anything else (a tuple and then sizes, a dtype given twice) is refused, naming what was given.
 """
 
 from __future__ import annotations
@@ -60,6 +74,27 @@ def _shape_arg(shape):
             return shape  # zeros(2.5): let check_shape name the bad size
         return tuple(shape[0])
     return tuple(shape)
+
+
+def _shape_and_dtype(fn, shape, sizes, dtype):
+    """The shape and dtype of ``fn(shape, *sizes, dtype=dtype)``; see Note [shape, three ways]."""
+    if not sizes:
+        return _shape_arg((shape,)), dtype
+    if all(hasattr(s, "__index__") for s in sizes):
+        if not hasattr(shape, "__index__"):
+            raise TypeError(
+                f"{fn}: give the shape as one tuple or as separate sizes, not both; "
+                f"got {shape!r} and then {sizes!r}"
+            )
+        return (shape, *sizes), dtype
+    if len(sizes) == 1 and dtype is None:
+        return _shape_arg((shape,)), sizes[0]  # NumPy's zeros(shape, dtype)
+    if len(sizes) == 1:
+        raise TypeError(f"{fn}: dtype given twice, as {sizes[0]!r} and as dtype={dtype!r}")
+    raise TypeError(
+        f"{fn}: expected a shape, then more integer sizes (zeros(2, 3)) or one dtype "
+        f"(zeros((2, 3), strided.int32)); got {(shape, *sizes)!r}"
+    )
 
 
 def _check_device(device):
@@ -413,21 +448,24 @@ def _dtype_or(dtype, default):
     return default if dtype is None else as_dtype(dtype)
 
 
-def empty(*shape, dtype=None, device=None):
-    """An uninitialised tensor of ``shape`` (values are whatever the memory held).
+def empty(shape, *sizes, dtype=None, device=None):
+    """An uninitialised tensor of ``shape`` (values are whatever the memory held). The shape
+    may be one tuple, a keyword or separate sizes; see Note [shape, three ways].
 
     Examples
     --------
     >>> import strided
-    >>> strided.empty((2, 3)).shape
+    >>> strided.empty(shape=(2, 3)).shape
     (2, 3)
     """
+    shape, dtype = _shape_and_dtype("empty", shape, sizes, dtype)
     _check_device(device)
-    return _core._empty(_shape_arg(shape), _dtype_or(dtype, get_default_dtype()), device)
+    return _core._empty(shape, _dtype_or(dtype, get_default_dtype()), device)
 
 
-def zeros(*shape, dtype=None, device=None):
+def zeros(shape, *sizes, dtype=None, device=None):
     """A tensor of zeros. Large ones cost no memset: fresh mmap'd pages are already zero.
+    The shape may be one tuple, a keyword or separate sizes; see Note [shape, three ways].
 
     Examples
     --------
@@ -436,12 +474,14 @@ def zeros(*shape, dtype=None, device=None):
     tensor([[0., 0.],
             [0., 0.]])
     """
+    shape, dtype = _shape_and_dtype("zeros", shape, sizes, dtype)
     _check_device(device)
-    return _core._empty(_shape_arg(shape), _dtype_or(dtype, get_default_dtype()), device, True)
+    return _core._empty(shape, _dtype_or(dtype, get_default_dtype()), device, True)
 
 
-def ones(*shape, dtype=None, device=None):
-    """A tensor of ones.
+def ones(shape, *sizes, dtype=None, device=None):
+    """A tensor of ones. The shape may be one tuple, a keyword or separate sizes; see Note
+    [shape, three ways].
 
     Examples
     --------
@@ -449,7 +489,8 @@ def ones(*shape, dtype=None, device=None):
     >>> strided.ones(3, dtype="int32")
     tensor([1, 1, 1], dtype=strided.int32)
     """
-    return full(_shape_arg(shape), 1, dtype=_dtype_or(dtype, get_default_dtype()), device=device)
+    shape, dtype = _shape_and_dtype("ones", shape, sizes, dtype)
+    return full(shape, 1, dtype=_dtype_or(dtype, get_default_dtype()), device=device)
 
 
 def full(shape, fill_value, *, dtype=None, device=None):
@@ -616,8 +657,10 @@ def _linspace_into(view, start, stop, endpoint):
     _copying.copy_(view, tmp)
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    """A 2-D tensor with ones on diagonal ``k`` and zeros elsewhere.
+def eye(n_rows, n_cols=None, /, k=0, dtype=None, *, device=None):
+    """A 2-D tensor with ones on diagonal ``k`` and zeros elsewhere. ``k`` and ``dtype`` may be
+    given by position, as NumPy allows (``eye(3, 3, 1)``); a ``k`` beyond the matrix, however
+    far, gives all zeros, as in NumPy.
 
     Examples
     --------
@@ -629,5 +672,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     _check_device(device)
     n_cols = n_rows if n_cols is None else n_cols
     out = _core._empty((n_rows, n_cols), _dtype_or(dtype, get_default_dtype()), None, True)
-    _copy.eye_fill(out, operator.index(k))
+    k = operator.index(k)
+    if -out.shape[0] < k < out.shape[1]:  # else no element is on the diagonal (and k may not
+        _copy.eye_fill(out, k)  # fit the kernel's Py_ssize_t: the Array API suite tries 2**63)
     return _on(out, device)
