@@ -232,3 +232,41 @@ def test_split_pieces_cover_the_input_once(rng):
     for pieces in (x.split(3), x.chunk(3), x.split([2, 0, 5])):
         stacked = np.concatenate([np.asarray(p) for p in pieces])
         np.testing.assert_array_equal(stacked, np.asarray(x))
+
+
+# -- The Array API 2025.12: expand_dims with a tuple of axes; broadcast_arrays gives a tuple --
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_expand_dims_with_a_tuple_matches_numpy(layout, rng):
+    # positions count in the result (x.ndim + len(axis) dims): see Note [expand_dims with a tuple]
+    t, a = make_layout(layout, rng.integers(-5, 5, (2, 3)), rng)
+    for axis in [(), (0,), (0, -1), (-1, -2), (3, 0), (1, 0, 2), [-4, 1]]:
+        try:
+            want = np.expand_dims(a, axis)
+        except np.exceptions.AxisError:  # positions beyond a 0-d or 1-D result
+            with pytest.raises(IndexError, match="out of range for a result with"):
+                strided.expand_dims(t, axis=axis)
+            continue
+        got = strided.expand_dims(t, axis=axis)
+        assert got.shape == want.shape, (layout, axis)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert got.untyped_storage() is t.untyped_storage()  # a view, as NumPy's
+
+
+def test_expand_dims_refuses_a_position_twice_as_numpy():
+    t, a = strided.zeros((2, 3)), np.zeros((2, 3))
+    for axis in [(1, 1), (1, -3)]:  # -3 of a 4-dim result is position 1
+        with pytest.raises(ValueError, match="repeated axis"):
+            np.expand_dims(a, axis)
+        with pytest.raises(ValueError, match=r"names a position twice"):
+            strided.expand_dims(t, axis=axis)
+
+
+def test_broadcast_arrays_is_a_tuple_as_numpys():
+    a, b = np.zeros((2, 1)), np.zeros(3)
+    got = strided.broadcast_arrays(strided.asarray(a), strided.asarray(b))
+    want = np.broadcast_arrays(a, b)
+    assert type(got) is type(want) is tuple
+    assert [g.shape for g in got] == [w.shape for w in want]
+    assert strided.broadcast_arrays() == np.broadcast_arrays() == ()

@@ -692,4 +692,7 @@ def meshgrid(*arrays, indexing="xy", copy=True):
                 f"meshgrid: input {i} has shape {a.shape}; inputs must be 1-D (or 0-d), "
                 "flatten it with reshape(-1)"
             )
-    return _dispatched("meshgrid", _meshgrid_cpu, *arrays, indexing=indexing, copy=bool(copy))
+    # A tuple, as NumPy 2 and the Array API 2025.12 return (2024.12 and before said a list).
+    return tuple(
+        _dispatched("meshgrid", _meshgrid_cpu, *arrays, indexing=indexing, copy=bool(copy))
+    )

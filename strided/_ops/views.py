@@ -7,6 +7,8 @@ Each is thin: it checks and names its arguments, then calls the metadata arithme
 
 from __future__ import annotations
 
+import operator
+
 from strided import _core, _views
 from strided._dtype import as_dtype
 from strided._ops import copying as _copying
@@ -179,8 +181,41 @@ def unsqueeze(x, dim):
 
 
 def expand_dims(x, /, axis=0):
-    """The Array API's name for ``unsqueeze``."""
-    return _views.unsqueeze(_tensor(x, "expand_dims"), axis)
+    """``x`` with a size-1 dim inserted at ``axis``, or at each position of a tuple ``axis``
+    (a view). See Note [expand_dims with a tuple].
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.expand_dims(strided.zeros((2, 3)), axis=(0, -1)).shape
+    (1, 2, 3, 1)
+    """
+    t = _tensor(x, "expand_dims")
+    if not isinstance(axis, (tuple, list)):
+        return _views.unsqueeze(t, axis)
+    # Note [expand_dims with a tuple]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # The Array API 2025.12 (and NumPy) number the positions in the *result*, which has
+    # M = x.ndim + len(axis) dims: a negative position counts back from M, not from x.ndim.
+    # Once every position is made non-negative and sorted, inserting one size-1 dim at a time
+    # in ascending order puts each where it was asked for (an earlier insertion only shifts
+    # positions above it, and those are inserted later). A position out of [-M, M) is an
+    # IndexError, as everywhere in strided; a position named twice is NumPy's ValueError.
+    m = t.ndim + len(axis)
+    positions = []
+    for a in axis:
+        a = operator.index(a)
+        if not -m <= a < m:
+            raise IndexError(
+                f"expand_dims: axis {a} is out of range for a result with {m} dims "
+                f"(expected a value in [{-m}, {m - 1}])"
+            )
+        positions.append(a + m if a < 0 else a)
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"expand_dims: axis {tuple(axis)} names a position twice")
+    for p in sorted(positions):
+        t = _views.unsqueeze(t, p)
+    return t if positions else _views.getitem(t, Ellipsis)  # a view, as NumPy returns
 
 
 def expand(x, *shape):
@@ -215,9 +250,18 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_arrays(*arrays):
-    """Views of ``arrays`` broadcast to one common shape."""
+    """Views of ``arrays`` broadcast to one common shape, as a tuple (NumPy 2's result and the
+    Array API 2025.12's; 2024.12 and before said a list).
+
+    Examples
+    --------
+    >>> import strided
+    >>> a, b = strided.broadcast_arrays(strided.zeros((2, 1)), strided.zeros(3))
+    >>> a.shape, b.stride()
+    ((2, 3), (0, 1))
+    """
     shape = broadcast_shapes(*[_tensor(a, "broadcast_arrays").shape for a in arrays])
-    return [_views.broadcast_to(a, shape) for a in arrays]
+    return tuple(_views.broadcast_to(a, shape) for a in arrays)
 
 
 def narrow(x, dim, start, length):
