@@ -303,6 +303,21 @@ def test_scalars_in_where_clip_lerp(rng):
     check(lerp, got, s + 0.25 * (e - s), "lerp with a scalar weight")
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "negative-stride", "0-d"])
+def test_clip_with_python_int_bounds_beyond_the_dtype(layout, rng):
+    # The Array API 2025.12 leaves these unspecified; NumPy drops a bound that limits nothing
+    # (int8 with max=1000) and overflows on one that cannot be met (int8 with min=2**64).
+    for dtype in (np.int8, np.uint8, np.int64, np.uint64):
+        t, a = make_layout(layout, make_values((2, 3), dtype, rng), rng)
+        for lo, hi in [(-1000, 5), (0, 1000), (-(2**70), 2**70), (None, 2**64), (-1, None)]:
+            where = f"clip({np.dtype(dtype)}, {lo}, {hi})"
+            check(EW_OPS_BY_NAME["clip"], strided.clip(t, lo, hi), np.clip(a, lo, hi), where)
+        with pytest.raises(OverflowError):
+            np.clip(a, 2**64, None)
+        with pytest.raises(OverflowError):
+            strided.clip(t, 2**64, None)
+
+
 # ---------------------------------------------------------------------------------------------
 # Python operators: binary, reflected, in-place, unary
 # ---------------------------------------------------------------------------------------------

@@ -343,6 +343,15 @@ def clip(x, /, min=None, max=None, *, out=None):
     """
     if not isinstance(x, _core.TensorBase):
         x = asarray(x)
+    if x.dtype.kind in "iu":
+        # A Python int bound beyond x's dtype limits nothing, so it is dropped rather than
+        # converted (which would overflow): NumPy's _clip does the same, keeping the result in
+        # x's dtype (NEP 50). One beyond the other end (min=1000 for int8) still overflows.
+        info = np.iinfo(x.dtype.numpy)
+        if type(min) is int and min <= info.min:
+            min = None
+        if type(max) is int and max >= info.max:
+            max = None
     if min is None:
         return minimum(x, max, out=out) if max is not None else positive(x, out=out)
     if max is None:
