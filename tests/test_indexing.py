@@ -184,6 +184,39 @@ def test_set_repeated_indices_last_write_wins():
     assert z.tolist() == [[0, 3], [4, 0]]
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "negative-stride", "0-d"])
+def test_setitem_promotes_the_value_to_the_target_dtype(layout, rng):
+    # The Array API 2025.12: an array value is converted to x's dtype, which never changes; the
+    # standard specifies the pairs where the value's dtype promotes to x's (the others are
+    # NumPy's casts, left to the implementation). Through a basic index, a mask and an
+    # integer array, NumPy as the oracle.
+    for target in ALL_DTYPES:
+        t0, a0 = make_layout(layout, make_values((2, 3), target, rng), rng)
+        for value in ALL_DTYPES:
+            if strided.result_type(target, value) is not target:
+                continue
+            v = make_values((), value, rng, cast_safe=True)
+            mask = a0 != a0.flat[0]
+            for index in (Ellipsis, mask, (np.array([0, 0]),) if a0.ndim else Ellipsis):
+                t, a = t0.clone(), a0.copy()
+                t[strided.asarray(index) if isinstance(index, np.ndarray) else index] = (
+                    strided.asarray(v)
+                )
+                a[index] = v
+                assert t.dtype is target
+                np.testing.assert_array_equal(_np(t), a, err_msg=f"{target} <- {value} {layout}")
+
+
+def test_searchsorted_takes_a_python_scalar():
+    # The Array API 2025.12: x2 may be a scalar, read as a 0-d array (NumPy returns a scalar)
+    a = np.array([1, 3, 5, 7])
+    for x2 in (4, 4.5, 7, True):
+        for side in ("left", "right"):
+            got = strided.searchsorted(strided.asarray(a), x2, side=side)
+            assert got.shape == () and got.dtype is strided.int64
+            assert got.item() == np.searchsorted(a, x2, side=side), (x2, side)
+
+
 def test_augmented_assignment_increments_repeats_once():
     a = np.zeros(5)
     t = strided.zeros(5)
