@@ -14,7 +14,7 @@ from __future__ import annotations
 import collections
 import math
 
-from strided import _check, _dispatch
+from strided import _check, _core, _dispatch, _views
 from strided._cpu import reduce as _reduce
 from strided._dtype import as_dtype, bool_, default_float_dtype, float64, int64, uint64
 from strided._ops import copying as _copying
@@ -114,18 +114,130 @@ def _make(name, default_acc):
     _dispatch.register(name, "CPU", kernel)
     _dispatch.register(name, "CUDA", kernel)  # the same steps; _run picks the device's kernel
 
-    def op(x, /, *, axis=None, keepdims=False, dtype=None, out=None, dim=None, keepdim=None):
+    def run(x, axis, dtype, out, keepdims, initial, where, dim, keepdim):
         x = _tensor(x)
+        if name in ("max", "min") and _is_other_tensor(axis):  # see Note [NumPy's positions]
+            return (_ew.maximum if name == "max" else _ew.minimum)(x, axis, out=out)
         dims = _dims(name, x, axis, dim)
         keep = keepdims if keepdim is None else keepdim
-        if _dispatch.fast[0]:
+        if initial is not None or (where is not None and where is not True):
+            result = _masked(name, x, dims, keep, dtype, initial, where)
+        elif _dispatch.fast[0]:
             result = kernel(x, dims, keep, dtype)
         else:
             result = _dispatch.call(name, x, dims, keep, dtype)
         return _finish(result, out)
 
+    # NumPy's positional order for each (Note [NumPy's positions]); PyTorch's names keyword-only
+    if name in ("sum", "prod"):
+
+        def op(
+            x,
+            /,
+            axis=None,
+            dtype=None,
+            out=None,
+            keepdims=False,
+            initial=None,
+            where=None,
+            *,
+            dim=None,
+            keepdim=None,
+        ):
+            return run(x, axis, dtype, out, keepdims, initial, where, dim, keepdim)
+
+    elif name in ("max", "min"):
+
+        def op(
+            x,
+            /,
+            axis=None,
+            out=None,
+            keepdims=False,
+            initial=None,
+            where=None,
+            *,
+            dtype=None,
+            dim=None,
+            keepdim=None,
+        ):
+            return run(x, axis, dtype, out, keepdims, initial, where, dim, keepdim)
+
+    else:  # any, all: NumPy's have no initial
+
+        def op(
+            x,
+            /,
+            axis=None,
+            out=None,
+            keepdims=False,
+            *,
+            where=None,
+            dtype=None,
+            dim=None,
+            keepdim=None,
+        ):
+            return run(x, axis, dtype, out, keepdims, None, where, dim, keepdim)
+
     op.__name__ = op.__qualname__ = name
     return op
+
+
+# Note [NumPy's positions]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# The Array API makes every argument of a reduction but the array keyword-only; NumPy takes
+# them by position too, in its own order (``sum(a, axis, dtype, out, keepdims, initial,
+# where)``, ``max(a, axis, out, keepdims, initial, where)``), and NumPy code writes
+# ``np.sum(a, 0)`` and ``np.max(a, 1)``. A positional order is a superset of keyword-only, so
+# the functions take NumPy's (Note [NumPy first] in DESIGN.md), which makes ``strided.max(x,
+# 1)`` NumPy's maxima along axis 1, not PyTorch's ``torch.max(x, 1)`` (values, indices). What
+# NumPy would refuse keeps PyTorch's meaning: a tensor in the axis's place,
+# ``strided.max(a, b)``, is PyTorch's elementwise ``torch.max(a, b)`` (NumPy takes only an
+# integer there). PyTorch's ``dim=``/``keepdim=`` are keywords; they name the same axis.
+#
+# NumPy's ``where=`` (which elements take part) and ``initial=`` (a value every slice starts
+# from) go through ``_masked``: the elements outside the mask become the reduction's identity
+# (0 for sum, 1 for prod, ``initial`` for max and min, which have none, so NumPy demands
+# ``initial`` with a mask there), then ``initial`` joins the result. Both are elementwise
+# ops and one reduction, so they differentiate as those do.
+
+
+def _is_other_tensor(axis):
+    """Whether ``axis`` is a tensor NumPy would refuse as an axis (all but 0-d integers)."""
+    return isinstance(axis, _core.TensorBase) and (axis.ndim or axis.dtype.kind not in "iu")
+
+
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+_JOIN = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+
+
+def _masked(name, x, dims, keep, dtype, initial, where):
+    """The reduction ``name`` with NumPy's ``where=`` mask and ``initial=`` value (Note
+    [NumPy's positions])."""
+    if where is not None and where is not True:
+        if name in ("max", "min") and initial is None:
+            raise ValueError(
+                f"{name}: a where= mask needs initial= ({name} has no identity to stand for the "
+                "masked-out elements), as in NumPy"
+            )
+        mask = _tensor(where, like=x)
+        if mask.dtype is not bool_:
+            raise TypeError(f"{name}: where= must be a boolean mask, got dtype {mask.dtype.name}")
+        mask = _views.broadcast_to(mask, x.shape)
+        fill = _IDENTITY.get(name, initial)
+        filled = _ew.where(mask, x, fill)
+        x = filled if filled.dtype is x.dtype else filled.astype(x.dtype)
+    op = globals()[name]
+    reduced = math.prod(x.shape[d] for d in dims)
+    if reduced == 0 and name in ("max", "min"):  # empty slices: initial alone
+        shape = [1 if d in dims else n for d, n in enumerate(x.shape)]
+        base = _copying.fill_(_core._empty(tuple(shape), x.dtype, x.device), initial)
+        return base if keep else _views.squeeze(base, dims)
+    result = op(x, axis=dims, keepdims=keep, dtype=dtype)
+    if initial is None:
+        return result
+    start = _copying.fill_(_core._empty((), result.dtype, result.device), initial)
+    return getattr(_ew, _JOIN[name])(result, start)
 
 
 def _sum_acc(d):
@@ -172,7 +284,7 @@ def _arg(name):
     _dispatch.register(name, "CPU", kernel)
     _dispatch.register(name, "CUDA", kernel)
 
-    def op(x, /, *, axis=None, keepdims=False, out=None, dim=None, keepdim=None):
+    def op(x, /, axis=None, out=None, *, keepdims=False, dim=None, keepdim=None):
         x = _tensor(x)
         keep = keepdims if keepdim is None else keepdim
         a = axis if dim is None else dim
@@ -207,7 +319,7 @@ argmax = _arg("argmax")
 argmin = _arg("argmin")
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None):
+def count_nonzero(x, /, axis=None, *, keepdims=False, dim=None, keepdim=None):
     """How many elements over ``axis`` are non-zero (int64; NaN counts as non-zero).
 
     Examples
@@ -226,19 +338,29 @@ def count_nonzero(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None):
     )
 
 
-def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None, dim=None, keepdim=None):
-    """The arithmetic mean over ``axis`` (integers give float64, as NumPy).
+def mean(
+    x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=None, dim=None, keepdim=None
+):
+    """The arithmetic mean over ``axis`` (integers give float64, as NumPy); NumPy's ``where=``
+    averages only the elements the mask keeps (Note [NumPy's positions]).
 
     Examples
     --------
     >>> import strided
     >>> strided.mean(strided.arange(4))
     tensor(1.5)
+    >>> strided.mean(strided.asarray([[1, 2], [3, 9]]), 1, where=strided.asarray([True, False]))
+    tensor([1., 3.])
     """
     x = _tensor(x)
     dims = _dims("mean", x, axis, dim)
     keep = keepdims if keepdim is None else keepdim
     acc = as_dtype(dtype) if dtype is not None else (float64 if x.dtype.kind in "biu" else x.dtype)
+    if where is not None and where is not True:
+        total = sum(x, axis=dims, keepdims=keep, dtype=acc, where=where)
+        mask = _views.broadcast_to(_tensor(where, like=x), x.shape)
+        n = sum(mask, axis=dims, keepdims=keep, dtype=acc)  # as NumPy: 0 elements give NaN
+        return _finish(_ew.divide(total, n), out)
     n = 1
     for d in dims:
         n *= x.shape[d]
