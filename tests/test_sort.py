@@ -105,7 +105,8 @@ def test_sort_default_axis_and_dim_spelling():
     a = np.array([[3, 1, 2], [0, 5, -1]], dtype=np.int32)
     t = strided.asarray(a)
     assert_bitwise(strided.sort(t), np.sort(a, axis=-1))
-    assert_bitwise(strided.sort(t, dim=0), np.sort(a, axis=0))
+    assert_bitwise(strided.sort(t, 0), np.sort(a, axis=0))  # NumPy's positional axis
+    assert_bitwise(strided.sort(t, dim=0).values, np.sort(a, axis=0))  # torch.sort's pair
     assert_bitwise(strided.argsort(t, dim=0), np.argsort(a, axis=0, kind="stable"))
     assert_bitwise(strided.sort(t, stable=False), np.sort(a))  # accepted, stable anyway
     assert_bitwise(strided.argsort(t.T, axis=1), np.argsort(a.T, axis=1, kind="stable"))

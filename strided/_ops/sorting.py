@@ -3,9 +3,9 @@
 Note [Why merge sort] there) and, for unique, the one pass of ``_cpu/unique.pyx``; on a CUDA
 device, to ``strided/cuda/_sort.py`` (Note [CUDA sorting]), with the same results.
 
-Signatures follow the Array API 2024.12 (``sort(x, /, *, axis=-1, descending=False,
-stable=True)``), with PyTorch's ``dim=`` accepted; ``topk`` is PyTorch's. The sort is always
-stable, so ``stable=False`` is accepted and gives the same (stable) result, which the standard
+Signatures are NumPy's and the Array API's (``sort(x, /, axis=-1, kind=None, order=None, *,
+descending=False, stable=None)``), with PyTorch's ``dim=`` giving PyTorch's result (Note [Three
+sorts]); ``topk`` is PyTorch's. The sort is always stable, so ``stable=False`` is accepted and gives the same (stable) result, which the standard
 allows. Decisions the standards leave open:
 
 - NaN sorts last in ascending order and first in descending order (NumPy's and PyTorch's
@@ -112,12 +112,56 @@ def _run_sort(x, axis, descending, want_values, want_indices):
     return _dispatch.call("sort", x, axis, descending, want_values, want_indices)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True, dim=None):
-    """The values of ``x`` sorted along ``axis``, stably (a new tensor).
+# Note [Three sorts]
+# ~~~~~~~~~~~~~~~~~~
+# ``numpy.sort(a, axis=-1, kind=None, order=None, *, stable=None)``, the Array API's
+# ``sort(x, /, *, axis=-1, descending=False, stable=True)`` and PyTorch's ``torch.sort(input,
+# dim=-1, descending=False, stable=False)`` share a name and disagree on the result: NumPy's
+# and the Array API's are the sorted values, PyTorch's the pair (values, indices). NumPy's
+# call is the function's (Note [NumPy first] in DESIGN.md): the axis may be given by position,
+# ``axis=None`` sorts the flattened tensor, ``kind`` is checked as NumPy checks it (any
+# algorithm gives the one stable result here, the sort being stable whatever is asked), and
+# ``descending`` is the Array API's keyword. PyTorch's keyword ``dim=`` makes the call
+# PyTorch's and returns (values, indices). ``argsort`` has one result in all three, so
+# ``dim=`` is only another name for the axis there.
+
+
+def _kind(name, kind, stable):
+    """NumPy's check of ``kind``: a string whose first letter names quicksort, heapsort,
+    mergesort or stable (case ignored), and not given together with ``stable``."""
+    if kind is None:
+        return
+    if stable is not None:
+        raise ValueError(
+            f"{name}: kind and stable can't be given together; give one of them (as NumPy)"
+        )
+    if isinstance(kind, bytes):
+        kind = kind.decode()
+    if not isinstance(kind, str):
+        raise TypeError(f"{name}: sort kind must be str, not {type(kind).__name__}")
+    if kind[:1].lower() not in ("q", "h", "m", "s"):
+        raise ValueError(
+            f"{name}: sort kind must be one of 'quicksort', 'heapsort', 'mergesort' or "
+            f"'stable', got {kind!r}"
+        )
+
+
+def _order(name, order):
+    if order is not None:
+        raise ValueError(
+            f"{name}: order= sorts a structured array by its fields; strided tensors have none "
+            "(NumPy refuses it on such arrays too)"
+        )
+
+
+def sort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None, dim=None):
+    """The values of ``x`` sorted along ``axis`` (the flattened ``x`` if None), stably (a new
+    tensor): NumPy's ``sort`` and the Array API's (Note [Three sorts]).
 
     NaNs go last (first when ``descending``); equal elements keep their order, also when
-    ``descending`` (it is not a reversed ascending sort). ``stable=False`` is accepted; the
-    sort is stable either way. ``Tensor.sort`` is PyTorch's: it returns (values, indices).
+    ``descending`` (it is not a reversed ascending sort). Every ``kind`` and ``stable=False``
+    are accepted; the sort is stable either way. With PyTorch's ``dim=`` the result is
+    PyTorch's ``(values, indices)``, as ``torch.sort``.
 
     Examples
     --------
@@ -129,14 +173,28 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, dim=None):
     >>> strided.sort(x, axis=0, descending=True)
     tensor([[ 3., nan,  1.],
             [ 2.,  2., -1.]])
+    >>> strided.sort(x, None, kind="stable")
+    tensor([-1.,  1.,  2.,  2.,  3., nan])
+    >>> strided.sort(strided.asarray([3, 1, 2]), dim=0)
+    SortResult(values=tensor([1, 2, 3]), indices=tensor([1, 2, 0]))
     """
     x = _tensor(x)
-    return _run_sort(x, _axis("sort", x, axis, dim), bool(descending), True, False)[0]
+    _kind("sort", kind, stable)
+    _order("sort", order)
+    if dim is not None:
+        if axis not in (-1, dim):
+            raise TypeError("sort: pass axis= or dim=, not both")
+        return sort_with_indices(x, dim, descending)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    return _run_sort(x, _axis("sort", x, axis), bool(descending), True, False)[0]
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True, dim=None):
-    """The positions (int64) that sort ``x`` along ``axis``, stably: ``take_along_axis(x,
-    argsort(x))`` is ``sort(x)``. Ties keep their original order, also when ``descending``.
+def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=None, dim=None):
+    """The positions (int64) that sort ``x`` along ``axis`` (of the flattened ``x`` if None),
+    stably: ``take_along_axis(x, argsort(x))`` is ``sort(x)``. Ties keep their original order,
+    also when ``descending``. NumPy's arguments (``kind`` checked, every kind stable), the
+    Array API's ``descending``, PyTorch's ``dim=`` (Note [Three sorts]).
 
     Examples
     --------
@@ -145,8 +203,14 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, dim=None):
     tensor([1, 3, 2, 0])
     >>> strided.argsort(strided.asarray([3, 1, 2, 1]), descending=True)
     tensor([0, 2, 1, 3])
+    >>> strided.argsort(strided.asarray([[3, 1], [2, 0]]), axis=None, kind="stable")
+    tensor([3, 1, 2, 0])
     """
     x = _tensor(x)
+    _kind("argsort", kind, stable)
+    _order("argsort", order)
+    if axis is None and dim is None:
+        x, axis = x.reshape(-1), 0
     return _run_sort(x, _axis("argsort", x, axis, dim), bool(descending), False, True)[1]
 
 
