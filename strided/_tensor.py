@@ -71,6 +71,86 @@ def _ordered_copy(t, order, what):
     raise ValueError(f"{what}: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
 
 
+# Note [Reduction methods: NumPy's positions, PyTorch's keywords]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy and PyTorch agree on a reduction's first argument (the axis) and disagree on the rest:
+# NumPy's ``a.sum(0, np.float64)`` passes a dtype second, PyTorch's ``x.sum(0, True)`` a
+# keepdim flag; ``a.max(1)`` is NumPy's row of maxima, ``x.max(dim=1)`` PyTorch's (values,
+# indices). By the NumPy-first rule (Note [NumPy first] in DESIGN.md) a call NumPy accepts gets
+# NumPy's meaning, and PyTorch's survives where NumPy would refuse the call:
+#   - positional arguments are NumPy's (``axis, dtype, out, keepdims`` for sum, and so on);
+#   - a bool in second place (where NumPy wants a dtype or an ``out`` array and would raise) is
+#     PyTorch's ``keepdim`` (or ``unbiased`` for var/std), and the call is read as PyTorch's;
+#   - PyTorch's keywords ``dim=``/``keepdim=`` make the call PyTorch's too, so ``x.max(dim=1)``
+#     returns ``(values, indices)`` and ``x.std(dim=0)`` divides by n - 1 as torch.std does;
+#   - a tensor as the argument of ``max``/``min`` is PyTorch's elementwise ``torch.max(a, b)``.
+# Only the arguments the caller gave are passed on, so a NumPy keyword the function lacks
+# (``a.var(dtype=...)``) raises a TypeError that names it instead of being dropped.
+
+
+def _is_axis(value, ndim):
+    """Whether ``value`` is an int axis of a tensor of ``ndim`` dims (NumPy would take it)."""
+    return (
+        isinstance(value, (int, np.integer))
+        and not _is_flag(value)
+        and -ndim <= value < max(ndim, 1)
+    )
+
+
+def _is_flag(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+def _reduction_method(fn, numpy_positional, torch_positional, indices_fn=None):
+    """A Tensor method for the reduction ``fn``, reading its arguments as Note [Reduction
+    methods: NumPy's positions, PyTorch's keywords] says; ``indices_fn`` (max and min) gives
+    PyTorch's calls their (values, indices) result."""
+    name = fn.__name__
+
+    def method(self, *args, **kwargs):
+        if indices_fn is not None and len(args) == 1 and isinstance(args[0], _core.TensorBase):
+            return (_ew.maximum if name == "max" else _ew.minimum)(self, args[0], **kwargs)
+        torch_form = "dim" in kwargs or "keepdim" in kwargs or (len(args) > 1 and _is_flag(args[1]))
+        positional = torch_positional if torch_form else numpy_positional
+        if len(args) > len(positional):
+            raise TypeError(
+                f"{name}() takes at most {len(positional)} positional arguments "
+                f"({', '.join(positional)}), got {len(args)}"
+            )
+        for key, value in zip(positional, args, strict=False):
+            if key in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}")
+            kwargs[key] = value
+        for key in ("dtype", "out"):  # NumPy's defaults, spelled out: nothing to pass on
+            if key in kwargs and kwargs[key] is None:
+                del kwargs[key]
+        if not torch_form:
+            return fn(self, **kwargs)
+        if "dim" not in kwargs and name in ("var", "std"):
+            kwargs.setdefault("unbiased", True)  # x.var(0, True) without dim=: torch's default
+        dim = kwargs.get("dim")
+        if indices_fn is not None and dim is not None and not isinstance(dim, (tuple, list)):
+            keep = kwargs.get("keepdim")
+            return _red.MaxResult(
+                fn(self, dim=dim, keepdim=keep), indices_fn(self, dim=dim, keepdim=keep)
+            )
+        return fn(self, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = (
+        f"``strided.{name}(self, ...)`` with NumPy's positional arguments "
+        f"({', '.join(numpy_positional)}) or PyTorch's ({', '.join(torch_positional)}); see Note "
+        "[Reduction methods: NumPy's positions, PyTorch's keywords] in _tensor.py."
+        + (
+            f" ``x.{name}(dim=d)`` gives PyTorch's ``(values, indices)``; ``x.{name}(d)`` "
+            "NumPy's values."
+            if indices_fn is not None
+            else ""
+        )
+    )
+    return method
+
+
 def _rebuild(data, shape, dtype_name, requires_grad):
     """Unpickle: a fresh tensor from the bytes of a contiguous copy."""
     arr = np.frombuffer(data, dtype=as_dtype(dtype_name).numpy).reshape(shape)
@@ -183,19 +263,24 @@ class Tensor(_core.TensorBase):
                 return out
         return _vops.reshape(self, shape, copy=copy)
 
-    def transpose(self, *axes):
+    def transpose(self, *axes, dim0=None, dim1=None):
         """A view with permuted dims, in NumPy's spellings and PyTorch's (Note [NumPy first] in
         DESIGN.md): ``x.transpose()`` reverses the dims (``x.T``); ``x.transpose((2, 0, 1))``
-        and ``x.transpose(2, 0, 1)`` (one axis per dim) permute them; two dims on a tensor of
-        another rank, ``x.transpose(0, 2)`` on 3-D, swap them (PyTorch's ``transpose``, which
-        NumPy would reject). On 2-D, ``x.transpose(1, 0)`` is the transpose in both libraries;
-        two dims on 2-D keep PyTorch's swap for now (``transpose(0, 1)`` swaps, where NumPy's
-        would be the identity): issue 15 settles that collision."""
-        if not axes:
+        and ``x.transpose(2, 0, 1)``, one axis per dim, permute them, as NumPy's. Two dims on
+        a tensor of another rank, ``x.transpose(0, 2)`` on 3-D, which NumPy would refuse, swap
+        them (PyTorch's ``transpose``); ``x.transpose(dim0=0, dim1=1)`` swaps on any rank.
+        On 2-D the meanings collide and NumPy's wins: ``x.transpose(1, 0)`` is the transpose
+        and ``x.transpose(0, 1)`` the identity permutation (use ``x.T``, ``x.mT`` or
+        ``x.swapaxes(0, 1)``)."""
+        if dim0 is not None or dim1 is not None:
+            if axes or dim0 is None or dim1 is None:
+                raise TypeError("transpose: give both dim0= and dim1= (and no axes)")
+            return _views.transpose(self, dim0, dim1)
+        if not axes or (len(axes) == 1 and axes[0] is None):
             return _views.reverse_dims(self)
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             return _views.permute(self, tuple(axes[0]))
-        if len(axes) == 2:
+        if len(axes) == 2 and self.ndim != 2:
             return _views.transpose(self, axes[0], axes[1])
         return _views.permute(self, tuple(axes))
 
@@ -231,8 +316,14 @@ class Tensor(_core.TensorBase):
             return _ordered_copy(self, order, "flatten").reshape(-1)
         return _vops.flatten(self, start_dim, end_dim)
 
-    def ravel(self):
-        return _vops.reshape(self, (-1,))
+    def ravel(self, order="C"):
+        """The elements as 1-D, in NumPy's ``order`` ("C" row-major, "F" column-major, "A",
+        "K" memory order): a view when the strides allow it, else a copy, as NumPy's."""
+        if order == "C":
+            return _vops.reshape(self, (-1,))
+        if order == "F":
+            return _vops.reshape(_views.reverse_dims(self), (-1,))
+        return _ordered_copy(self, order, "ravel").reshape(-1)
 
     def unflatten(self, dim, sizes):
         return _views.unflatten(self, dim, sizes)
@@ -288,13 +379,31 @@ class Tensor(_core.TensorBase):
 
     # -- shape ops that copy (PyTorch's names and arguments) ----------------------------------
 
-    def repeat(self, *sizes):
-        """PyTorch's ``repeat``: the whole tensor tiled ``sizes[d]`` times along each dim.
+    def repeat(self, *args, axis=None):
+        """NumPy's ``a.repeat(repeats, axis=None)``: each element repeated (``strided.repeat``;
+        ``[a, b]`` -> ``[a, a, b, b]``). A call NumPy would refuse, more than two sizes or a
+        second argument that is no axis of this tensor, is PyTorch's ``x.repeat(*sizes)``,
+        which tiles the whole tensor (``strided.tile``; ``x.tile(2, 3)`` says so plainly).
 
-        Not ``strided.repeat`` (the Array API's, which repeats each element: that is
-        ``x.repeat_interleave``). See ``strided._ops.shape.torch_repeat``.
+        Examples
+        --------
+        >>> import strided
+        >>> x = strided.asarray([[1, 2], [3, 4]])
+        >>> x.repeat(2)
+        tensor([1, 1, 2, 2, 3, 3, 4, 4])
+        >>> x.repeat(2, axis=1)
+        tensor([[1, 1, 2, 2],
+                [3, 3, 4, 4]])
+        >>> x.repeat(1, 2, 1).shape  # three sizes: PyTorch's tiling
+        (1, 4, 2)
         """
-        return _shape.torch_repeat(self, *sizes)
+        if len(args) == 2 and axis is None and _is_axis(args[1], self.ndim):
+            args, axis = args[:1], args[1]
+        if len(args) == 1:
+            return _shape.repeat(self, args[0], axis=axis)
+        if axis is not None:
+            raise TypeError(f"repeat: {len(args)} sizes and axis={axis!r}: give one repeats count")
+        return _shape.torch_repeat(self, *args)
 
     def tile(self, *dims):
         """``strided.tile(self, dims)`` (``x.tile(2, 3)`` or ``x.tile((2, 3))``)."""
@@ -476,8 +585,21 @@ class Tensor(_core.TensorBase):
         """Nested Python lists of Python numbers (a CUDA tensor is copied to the host)."""
         return self.cpu().numpy().tolist()
 
-    def item(self):
-        """The one element as a Python number."""
+    def item(self, *args):
+        """The one element as a Python number; NumPy's ``a.item(i)`` (flat, row-major index)
+        and ``a.item(i, j)`` (one index per dim) pick an element of a bigger tensor."""
+        if args:
+            if len(args) == 1 and isinstance(args[0], tuple):
+                args = args[0]
+            if len(args) == 1 and self.ndim != 1:
+                n = operator.index(args[0])
+                if not -self.numel() <= n < self.numel():
+                    raise IndexError(
+                        f"item(): index {n} is out of bounds for a tensor of {self.numel()} "
+                        "elements"
+                    )
+                args = tuple(int(i) for i in np.unravel_index(n % self.numel(), self.shape))
+            return _views.getitem(self, tuple(args)).item()
         if self.numel() != 1:
             raise ValueError(
                 f"item(): only a tensor with one element can be converted to a "
@@ -591,34 +713,24 @@ class Tensor(_core.TensorBase):
 
         return _format.explain(self)
 
-    # -- reductions (NumPy's axis=/keepdims= and PyTorch's dim=/keepdim= both work) -------------
+    # -- reductions: NumPy's positional order, PyTorch's keywords -----------------------------
+    # See Note [Reduction methods: NumPy's positions, PyTorch's keywords] below the class.
 
-    def sum(self, dim=None, keepdim=None, **kwargs):
-        return _red.sum(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def prod(self, dim=None, keepdim=None, **kwargs):
-        return _red.prod(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def mean(self, dim=None, keepdim=None, **kwargs):
-        return _red.mean(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def var(self, dim=None, keepdim=None, **kwargs):
-        return _red.var(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def std(self, dim=None, keepdim=None, **kwargs):
-        return _red.std(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def any(self, dim=None, keepdim=None, **kwargs):
-        return _red.any(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def all(self, dim=None, keepdim=None, **kwargs):
-        return _red.all(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def argmax(self, dim=None, keepdim=None, **kwargs):
-        return _red.argmax(self, dim=dim, keepdim=keepdim, **kwargs)
-
-    def argmin(self, dim=None, keepdim=None, **kwargs):
-        return _red.argmin(self, dim=dim, keepdim=keepdim, **kwargs)
+    sum = _reduction_method(_red.sum, ("axis", "dtype", "out", "keepdims"), ("dim", "keepdim"))
+    prod = _reduction_method(_red.prod, ("axis", "dtype", "out", "keepdims"), ("dim", "keepdim"))
+    mean = _reduction_method(_red.mean, ("axis", "dtype", "out", "keepdims"), ("dim", "keepdim"))
+    var = _reduction_method(
+        _red.var, ("axis", "dtype", "out", "ddof", "keepdims"), ("dim", "unbiased", "keepdim")
+    )
+    std = _reduction_method(
+        _red.std, ("axis", "dtype", "out", "ddof", "keepdims"), ("dim", "unbiased", "keepdim")
+    )
+    any = _reduction_method(_red.any, ("axis", "out", "keepdims"), ("dim", "keepdim"))
+    all = _reduction_method(_red.all, ("axis", "out", "keepdims"), ("dim", "keepdim"))
+    argmax = _reduction_method(_red.argmax, ("axis", "out"), ("dim", "keepdim"))
+    argmin = _reduction_method(_red.argmin, ("axis", "out"), ("dim", "keepdim"))
+    max = _reduction_method(_red.max, ("axis", "out", "keepdims"), ("dim", "keepdim"), _red.argmax)
+    min = _reduction_method(_red.min, ("axis", "out", "keepdims"), ("dim", "keepdim"), _red.argmin)
 
     def logsumexp(self, dim=None, keepdim=None, **kwargs):
         return _red.logsumexp(self, dim=dim, keepdim=keepdim, **kwargs)
@@ -642,32 +754,55 @@ class Tensor(_core.TensorBase):
     def log_softmax(self, dim, dtype=None):
         return _red.log_softmax(self, dim, dtype=dtype)
 
-    def max(self, dim=None, keepdim=None, **kwargs):
-        """The largest element: ``x.max()`` and NumPy's ``x.max(axis=...)`` give values;
-        PyTorch's ``x.max(dim)`` gives ``(values, indices)``, as torch.max does."""
-        return self._extreme(_red.max, _red.argmax, dim, keepdim, kwargs)
+    # -- sorting (strided/_ops/sorting.py): NumPy's in-place sort, PyTorch's behind its keywords --
 
-    def min(self, dim=None, keepdim=None, **kwargs):
-        """The smallest element (see ``max`` for the NumPy and PyTorch forms)."""
-        return self._extreme(_red.min, _red.argmin, dim, keepdim, kwargs)
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None, dim=None, descending=None):
+        """NumPy's ``a.sort(axis=-1, kind=None)``: sorts this tensor in place along ``axis``
+        and returns None. PyTorch's ``x.sort(dim=-1, descending=False)`` (a call with ``dim=``
+        or ``descending=``, or a bool second, ``x.sort(0, True)``) returns ``(values,
+        indices)`` and leaves the tensor alone. Both are stable: see ``strided.sort``.
 
-    def _extreme(self, values, indices, dim, keepdim, kwargs):
-        if dim is None or isinstance(dim, (tuple, list)):
-            return values(self, dim=dim, keepdim=keepdim, **kwargs)
-        return _red.MaxResult(
-            values(self, dim=dim, keepdim=keepdim), indices(self, dim=dim, keepdim=keepdim)
-        )
+        Examples
+        --------
+        >>> import strided
+        >>> a = strided.asarray([3, 1, 2])
+        >>> a.sort()
+        >>> a
+        tensor([1, 2, 3])
+        >>> strided.asarray([3, 1, 2]).sort(dim=0, descending=True)
+        SortResult(values=tensor([3, 2, 1]), indices=tensor([0, 2, 1]))
+        """
+        if dim is not None or descending is not None or _is_flag(kind):
+            if order is not None:
+                raise TypeError("sort: order= (NumPy's structured fields) is not PyTorch's sort")
+            descending = kind if _is_flag(kind) else bool(descending)
+            d = axis if dim is None else dim
+            return _sorting.sort_with_indices(self, d, descending, bool(stable))
+        kwargs = {k: v for k, v in (("kind", kind), ("stable", stable)) if v is not None}
+        if order is not None:
+            raise TypeError(
+                "sort: order= sorts a structured array by its fields; strided tensors have none"
+            )
+        if axis is None:
+            raise ValueError(
+                "sort: axis=None would sort a flattened copy, which cannot be written back in "
+                "place (as NumPy's a.sort); use strided.sort(a, axis=None) for the copy"
+            )
+        self.copy_(_sorting.sort(self, axis=axis, **kwargs))
 
-    # -- sorting (strided/_ops/sorting.py): PyTorch's forms ------------------------------------
-
-    def sort(self, dim=-1, descending=False, stable=False):
-        """PyTorch's ``x.sort(dim)``: ``(values, indices)`` along ``dim``, always stable (unlike
-        NumPy's in-place ``a.sort()``; ``strided.sort`` gives the values only)."""
-        return _sorting.sort_with_indices(self, dim, descending, stable)
-
-    def argsort(self, dim=-1, descending=False, stable=False):
-        """The int64 positions that sort this tensor along ``dim`` (always stable)."""
-        return _sorting.argsort(self, axis=dim, descending=descending)
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None, dim=None, descending=False):
+        """The int64 positions that sort this tensor along ``axis`` (NumPy's arguments, or
+        PyTorch's ``dim=``/``descending=``, also ``x.argsort(0, True)``); always stable."""
+        if _is_flag(kind):
+            descending, kind = kind, None
+        if order is not None:
+            raise TypeError(
+                "argsort: order= sorts a structured array by its fields; strided tensors have none"
+            )
+        kwargs = {k: v for k, v in (("kind", kind), ("stable", stable)) if v is not None}
+        if dim is not None:
+            axis = dim
+        return _sorting.argsort(self, axis=axis, descending=descending, **kwargs)
 
     def topk(self, k, dim=-1, largest=True, sorted=True):
         """``(values, indices)`` of the k largest (or smallest) along ``dim``: see strided.topk."""
@@ -811,9 +946,13 @@ class Tensor(_core.TensorBase):
         """In-place ``masked_fill``."""
         return _ix.masked_fill(self, mask, value, inplace=True)
 
-    def nonzero(self, *, as_tuple=False):
-        """PyTorch's form: an (n, ndim) int64 tensor of coordinates (``as_tuple=True``: one
-        tensor per dim, as ``strided.nonzero``). See Note [Two nonzeros] in _ops/indexing.py."""
+    def nonzero(self, *, as_tuple=None):
+        """NumPy's ``a.nonzero()``: a tuple of int64 index tensors, one per dim (as
+        ``strided.nonzero``). PyTorch's keyword picks PyTorch's form: ``as_tuple=False`` an
+        (n, ndim) tensor of coordinates (``strided.argwhere``), ``as_tuple=True`` the tuple.
+        See Note [Two nonzeros] in _ops/indexing.py."""
+        if as_tuple is None:
+            return _ix.nonzero(self)
         return _ix.torch_nonzero(self, as_tuple=as_tuple)
 
     def accessor(self):

@@ -843,7 +843,7 @@ OPS = [
     OpInfo(
         "transpose",
         lambda t, d0, d1: _same(
-            t.transpose(d0, d1),
+            t.transpose(dim0=d0, dim1=d1),
             strided.transpose(t, d0, d1),
             strided.swapaxes(t, d0, d1),
             t.swapaxes(d0, d1),

@@ -491,7 +491,7 @@ EXPLICIT = {
         lambda x: x.astype("float32").astype("float64"),
         lambda L, d: (_r(3, 4, layout=L, device=d),),
     ),
-    "max_dim_values": (lambda x: x.max(1).values, lambda L, d: (_r(3, 4, layout=L, device=d),)),
+    "max_dim_values": (lambda x: x.max(dim=1).values, lambda L, d: (_r(3, 4, layout=L, device=d),)),
     # nn.functional: composites of the rows above (Note [Convolution is a strided view and a
     # matmul] in strided/nn/functional/conv.py), each checked as a whole
     "conv2d": (
@@ -683,7 +683,7 @@ def test_max_reduction_tie_is_shared_evenly(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_non_differentiable_outputs_do_not_require_grad(device):
     x = _r(3, 4, device=device)
-    for y in (x > 0, strided.argmax(x, axis=1), strided.isnan(x), x.sort(1)[1], strided.any(x)):
+    for y in (x > 0, strided.argmax(x, axis=1), strided.isnan(x), x.sort(dim=1)[1], strided.any(x)):
         assert not y.requires_grad and y.grad_fn is None
 
 

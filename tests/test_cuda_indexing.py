@@ -135,7 +135,7 @@ def test_gathers_match_the_cpu(device, layout, dtype, rng):
     check(device, lambda x, m: strided.masked_fill(x, m, 1), x, mask, where=w)
     check(device, lambda x, m: strided.masked_fill(x, m[0], 0), x, mask, where=w + " broadcast")
     check(device, strided.nonzero, x, where=w + " nonzero")
-    check(device, lambda x: x.nonzero(), x, where=w + " Tensor.nonzero")
+    check(device, lambda x: x.nonzero(as_tuple=False), x, where=w + " Tensor.nonzero")
     check(device, lambda x: strided.where(x != 0), x, where=w + " where(cond)")
 
 
@@ -295,7 +295,7 @@ def test_nonzero_over_many_blocks(device, layout, rng):
         want = np.argwhere(a) if coords_last else np.stack(np.nonzero(a)) if a.ndim else None
         if want is None:
             continue
-        got = d.nonzero() if coords_last else strided.stack(strided.nonzero(d))
+        got = d.nonzero(as_tuple=False) if coords_last else strided.stack(strided.nonzero(d))
         np.testing.assert_array_equal(got.cpu(), want.reshape(got.shape))
     check(device, lambda m: strided.masked_fill(m, m, False), t)
 

@@ -117,7 +117,7 @@ def _draw_step(draw, shape):
         d0, d1 = draw(dim), draw(dim)
         return (
             f"transpose({d0}, {d1})",
-            lambda t: t.transpose(d0, d1),
+            lambda t: t.swapaxes(d0, d1),
             lambda a: np.swapaxes(a, d0, d1),
             "view",
         )

@@ -534,7 +534,9 @@ def test_nonzero_and_where(dtype, rng):
             _check_equal(g, e.astype(np.int64), layout)
         for g, e in zip(strided.where(t), expected, strict=True):
             _check_equal(g, e.astype(np.int64), layout)
-        _check_equal(t.nonzero(), np.argwhere(a).astype(np.int64), layout)
+        _check_equal(t.nonzero(as_tuple=False), np.argwhere(a).astype(np.int64), layout)
+        for g, e in zip(t.nonzero(), a.nonzero(), strict=True):  # NumPy's method: the tuple
+            _check_equal(g, e.astype(np.int64), layout)
         assert len(t.nonzero(as_tuple=True)) == a.ndim
         _check_equal(t[strided.nonzero(t)], a[np.nonzero(a)])
     one = make_values((9,), dtype, rng)
@@ -542,8 +544,8 @@ def test_nonzero_and_where(dtype, rng):
 
 
 def test_nonzero_of_0d_and_large(rng):
-    assert strided.asarray(3).nonzero().shape == (1, 0)
-    assert strided.asarray(0).nonzero().shape == (0, 0)
+    assert strided.asarray(3).nonzero(as_tuple=False).shape == (1, 0)
+    assert strided.asarray(0).nonzero(as_tuple=False).shape == (0, 0)
     with pytest.raises(ValueError, match="at least one dim"):
         strided.nonzero(strided.asarray(1))
     big = rng.random((700, 301)) < 0.3  # several threads' worth, split inside rows
@@ -553,7 +555,9 @@ def test_nonzero_of_0d_and_large(rng):
         strided.set_num_threads(threads)
         for g, e in zip(strided.nonzero(big), np.nonzero(big), strict=True):
             np.testing.assert_array_equal(_np(g), e)
-        np.testing.assert_array_equal(_np(strided.asarray(big).nonzero()), np.argwhere(big))
+        np.testing.assert_array_equal(
+            _np(strided.asarray(big).nonzero(as_tuple=False)), np.argwhere(big)
+        )
         np.testing.assert_array_equal(_np(strided.nonzero(flat)[0]), np.nonzero(flat)[0])
         np.testing.assert_array_equal(_np(strided.asarray(values)[big]), values[big])
 

@@ -94,3 +94,98 @@ def test_bad_orders_are_refused():
         t.reshape(3, 2, order="A")
     with pytest.raises(IndexError, match="out of range"):
         t.squeeze(axis=5)
+
+
+# -- the silent collisions: where NumPy and PyTorch give one call two meanings, NumPy's wins ----
+# (docs/numpy-and-pytorch.md lists them; see Note [Reduction methods: NumPy's positions,
+# PyTorch's keywords] in strided/_tensor.py)
+
+
+@pytest.mark.parametrize("dtype", (strided.float64, strided.int64), ids=lambda d: d.name)
+def test_method_collisions_give_numpys_answer(dtype, rng):
+    for layout, t, a in _pairs((3, 4), dtype, rng):
+        if a.ndim != 2 or not a.size:
+            continue
+        where = f"{dtype.name} {layout}"
+        _same(t.max(0), a.max(0), f"max(0) {where}")
+        _same(t.min(1), a.min(1), f"min(1) {where}")
+        _same(t.max(axis=1, keepdims=True), a.max(axis=1, keepdims=True), f"max keepdims {where}")
+        _same(t.sum(0, strided.float32), a.sum(0, np.float32), f"sum(0, dtype) {where}")
+        _same(t.mean(1, None, None, True), a.mean(1, None, None, True), f"mean 4 args {where}")
+        _same(t.argmax(0), a.argmax(0), f"argmax(0) {where}")
+        _same(t.std(), a.std(), f"std() {where}")
+        _same(t.var(0, None, None, 1), a.var(0, None, None, 1), f"var(0, ddof=1) {where}")
+        _same(t.repeat(2), a.repeat(2), f"repeat(2) {where}")
+        _same(t.repeat(2, 1), a.repeat(2, 1), f"repeat(2, 1) {where}")
+        _same(t.repeat([1, 0, 2], axis=0), a.repeat([1, 0, 2], axis=0), f"repeat counts {where}")
+        _same(t.transpose(0, 1), a.transpose(0, 1), f"transpose(0, 1) on 2-D {where}")
+        _same(t.transpose(1, 0), a.transpose(1, 0), f"transpose(1, 0) on 2-D {where}")
+        rows = t.nonzero()
+        assert isinstance(rows, tuple) and len(rows) == 2, where
+        for got, want in zip(rows, a.nonzero(), strict=True):
+            _same(got, want, f"nonzero() {where}")
+        _same(t.ravel("F"), a.ravel("F"), f"ravel('F') {where}")
+        assert t.item(5) == a.item(5) and t.item(2, 1) == a.item(2, 1), where
+        s, b = t.clone(), a.copy()
+        assert s.sort() is None and s.sort(0, kind="stable") is None, where
+        b.sort()
+        b.sort(0, kind="stable")
+        _same(s, b, f"in-place sort {where}")
+        _same(t.argsort(0, kind="stable"), a.argsort(0, kind="stable"), f"argsort {where}")
+
+
+def test_pytorch_spellings_give_pytorchs_answer(rng):
+    torch = pytest.importorskip("torch")
+    a = rng.standard_normal((3, 4))
+    t, x = strided.asarray(a), torch.tensor(a)
+
+    def same(got, want, where):
+        np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-12, err_msg=where)
+
+    for name in ("max", "min"):
+        (gv, gi), (wv, wi) = getattr(t, name)(dim=1), getattr(x, name)(dim=1)
+        same(gv, wv, f"{name}(dim=1) values")
+        same(gi, wi, f"{name}(dim=1) indices")
+        gv, gi = getattr(t, name)(0, True)
+        wv, wi = getattr(x, name)(0, True)
+        same(gv, wv, f"{name}(0, True)")
+        same(gi, wi, f"{name}(0, True) indices")
+    same(t.max(t[::-1]), torch.max(x, x.flip(0)), "max(other)")
+    same(t.sum(1, True), x.sum(1, True), "sum(1, True)")
+    same(t.argmax(1, True), x.argmax(1, True), "argmax(1, True)")
+    for name in ("var", "std"):
+        for fn in (getattr(t, name), lambda *a, _n=name, **k: getattr(strided, _n)(t, *a, **k)):
+            same(fn(dim=0), getattr(x, name)(dim=0), f"{name}(dim=0): torch's correction 1")
+            same(fn(dim=1, keepdim=True), getattr(x, name)(dim=1, keepdim=True), f"{name} keepdim")
+        same(getattr(t, name)(1, False, True), getattr(x, name)(1, False, True), f"{name}(1, F, T)")
+    gv, gi = t.sort(dim=0, descending=True)
+    wv, wi = x.sort(dim=0, descending=True, stable=True)
+    same(gv, wv, "sort(dim=0, descending=True)")
+    same(gi, wi, "sort indices")
+    same(t.sort(1, True).values, x.sort(1, True).values, "sort(1, True)")
+    same(t.argsort(0, True), x.argsort(dim=0, descending=True, stable=True), "argsort(0, True)")
+    m = t > 0
+    same(m.nonzero(as_tuple=False), (x > 0).nonzero(), "nonzero(as_tuple=False)")
+    same(t.repeat(2, 1, 3), x.repeat(2, 1, 3), "repeat(2, 1, 3): tiled")
+    same(t.repeat(1, 2), x.repeat(1, 2), "repeat(1, 2): axis 2 of 2-D is no axis, tiled")
+    same(t.transpose(dim0=0, dim1=1), x.transpose(0, 1), "transpose(dim0=, dim1=)")
+    b = rng.standard_normal((2, 3, 4))
+    same(strided.asarray(b).transpose(0, 2), torch.tensor(b).transpose(0, 2), "3-D transpose")
+
+
+def test_collision_bad_calls_name_the_argument():
+    t = strided.zeros((2, 3))
+    with pytest.raises(TypeError, match=r"sum\(\) takes at most 4 positional"):
+        t.sum(0, None, None, False, 1)
+    with pytest.raises(TypeError, match="multiple values for argument 'axis'"):
+        t.max(0, axis=1)
+    with pytest.raises(TypeError, match="order="):
+        t.sort(order="x")
+    with pytest.raises(ValueError, match="axis=None"):
+        t.sort(axis=None)
+    with pytest.raises(TypeError, match="dim0= and dim1="):
+        t.transpose(dim0=0)
+    with pytest.raises(TypeError, match="dtype"):
+        t.var(dtype=strided.float32)  # a NumPy keyword strided lacks: named, never dropped
+    with pytest.raises(IndexError, match="out of bounds"):
+        t.item(6)

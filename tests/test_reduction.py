@@ -150,6 +150,8 @@ def _torch_method(op, t, kw, *, indices=False):
     dim, keepdim = tkw.pop("dim"), tkw.pop("keepdim")
     if op.name == "count_nonzero":
         return fn(dim, keepdims=keepdim)
+    if op.method in ("var", "std"):  # torch's x.var(dim, unbiased, keepdim)
+        return fn(dim, bool(op.kwargs.get("correction", 0)), keepdim)
     got = fn(dim, keepdim, **op.kwargs)
     return got.values if isinstance(got, tuple) and not indices else got
 
@@ -162,7 +164,9 @@ def test_spellings_and_out(op, layout, dtype, rng):
         where = f"{op.name}({kw}) of a {layout} {dtype.name} input"
         expected = reference(op, a, **kw, **op.kwargs)
         if op.supports_dim and op.kind != "dim":
-            _check(op, op.op(t, **_torch_spelling(kw), **op.kwargs), expected, f"{where}, dim=")
+            # dim= alone would give var/std torch's correction 1 (tested in test_numpy_spellings)
+            kwargs = {"correction": 0, **op.kwargs} if op.method in ("var", "std") else op.kwargs
+            _check(op, op.op(t, **_torch_spelling(kw), **kwargs), expected, f"{where}, dim=")
         _check(op, _method(op, t, kw), expected, f"{where}, method")
         _check(op, _torch_method(op, t, kw), expected, f"{where}, PyTorch method")
         if not op.supports_out:
@@ -241,7 +245,7 @@ def test_empty_reductions_without_an_identity():
     assert strided.max(m, axis=1, keepdims=True).shape == (0, 1)
     assert strided.max(strided.zeros((2, 0, 3)), axis=2).shape == (2, 0)
     assert strided.max(strided.zeros((0, 0)), axis=1).shape == (0,)
-    values, indices = strided.zeros((0, 4)).max(1)
+    values, indices = strided.zeros((0, 4)).max(dim=1)
     assert values.shape == indices.shape == (0,) and indices.dtype is strided.int64
 
 

@@ -156,9 +156,8 @@ def _tile_op(x, reps):
     tup = reps if isinstance(reps, tuple) else (reps,)
     _same_values(x.tile(tup), out)
     _same_values(x.tile(*tup), out)
-    if len(tup) >= x.ndim:  # PyTorch's Tensor.repeat is tile with a size per dim
-        _same_values(x.repeat(*tup), out)
-        _same_values(x.repeat(tup), out)
+    if len(tup) >= max(x.ndim, 3):  # three sizes or more, which NumPy's a.repeat refuses, are
+        _same_values(x.repeat(*tup), out)  # PyTorch's Tensor.repeat: tile with a size per dim
     return out
 
 
@@ -445,8 +444,13 @@ def test_inputs_may_be_arrays_or_lists():
     assert strided.tril([[1, 2], [3, 4]]).tolist() == [[1, 0], [3, 4]]
 
 
-def test_tensor_repeat_is_pytorchs_tile_not_the_array_api_repeat():
+def test_tensor_repeat_is_numpys_and_pytorchs_tile_where_numpy_refuses_the_call():
     x = strided.asarray([[1, 2], [3, 4]])
+    a = np.asarray(x)
+    for args, kwargs in [((2,), {}), ((2, 1), {}), ((2, -2), {}), ((2,), {"axis": 0})]:
+        assert x.repeat(*args, **kwargs).tolist() == a.repeat(*args, **kwargs).tolist()
+    assert x.repeat([1, 2], axis=1).tolist() == a.repeat([1, 2], axis=1).tolist()
+    # axis 2 of a 2-D tensor, which NumPy refuses: PyTorch's sizes, as torch's x.repeat(1, 2)
     assert x.repeat(1, 2).tolist() == [[1, 2, 1, 2], [3, 4, 3, 4]]
     assert x.repeat(2, 1, 1).shape == (2, 2, 2)
     assert strided.repeat(x, 2, axis=1).tolist() == [[1, 1, 2, 2], [3, 3, 4, 4]]
@@ -585,7 +589,11 @@ ERRORS = [
     # tile, Tensor.repeat, repeat
     (lambda: strided.tile(_z(3), (-1,)), ValueError, r"repetitions must be >= 0, got \(-1,\)"),
     (lambda: strided.tile(_z(3), 2.5), TypeError, r"repetitions must be an integer, got 2.5"),
-    (lambda: _z(2, 3).repeat(2), ValueError, r"1 sizes \(2,\) for a tensor with 2 dims.*per dim"),
+    (
+        lambda: _z(2, 3, 4, 5).repeat(2, 1, 1),
+        ValueError,
+        r"3 sizes \(2, 1, 1\) for a tensor with 4 dims.*per dim",
+    ),
     (lambda: strided.repeat(_z(3), -1), ValueError, r"repeats must be >= 0, got -1"),
     (lambda: strided.repeat(_z(2, 3), [1, -2], axis=0), ValueError, r"must be >= 0, got -2"),
     (

@@ -113,7 +113,11 @@ def test_sort_default_axis_and_dim_spelling():
     assert_bitwise(strided.sort([3, 1, 2]), np.array([1, 2, 3]))  # non-tensors go via asarray
     assert_bitwise(t.argsort(), np.argsort(a, kind="stable"))
     assert_bitwise(t.argsort(0, True), ref_argsort(a, 0, True))
-    assert type(t.sort()).__name__ == "SortResult"
+    assert type(t.sort(dim=-1)).__name__ == "SortResult"
+    assert_bitwise(t.sort(0, True).values, -np.sort(-a, axis=0))  # torch's x.sort(dim, descending)
+    assert t.sort(axis=0) is None  # NumPy's a.sort: in place
+    a.sort(axis=0)
+    assert_bitwise(t, a)
 
 
 def test_descending_is_stable_not_reversed():

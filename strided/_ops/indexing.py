@@ -35,9 +35,11 @@ and a set, so an index repeated in ``i`` is incremented once, as in NumPy; ``ind
 Note [Two nonzeros]
 ~~~~~~~~~~~~~~~~~~~
 The Array API's ``strided.nonzero(x)`` (NumPy's ``np.nonzero``) returns a tuple of ``x.ndim``
-int64 tensors, one per dim: ready to index with, ``x[strided.nonzero(x)]``. PyTorch's
-``x.nonzero()`` returns one (n, ndim) tensor, a row of coordinates per hit (``argwhere``);
-``x.nonzero(as_tuple=True)`` is the tuple. Both come from one kernel that writes either layout.
+int64 tensors, one per dim: ready to index with, ``x[strided.nonzero(x)]``; so does NumPy's
+method ``a.nonzero()``, and so does ``x.nonzero()`` here (NumPy first). PyTorch's ``x.nonzero()``
+returns one (n, ndim) tensor, a row of coordinates per hit (``argwhere``): here that is
+``x.nonzero(as_tuple=False)``, the call in PyTorch's keyword (``torch_nonzero``). Both come from
+one kernel that writes either layout.
 """
 
 from __future__ import annotations

@@ -376,7 +376,7 @@ def var(
     /,
     *,
     axis=None,
-    correction=0.0,
+    correction=None,
     keepdims=False,
     dim=None,
     keepdim=None,
@@ -387,7 +387,10 @@ def var(
     """The variance over ``axis``: sum(|x - mean|^2) / (n - correction), in two passes.
 
     ``correction`` is the Array API's name; NumPy's ``ddof`` and PyTorch's ``unbiased=True``
-    (correction 1) are accepted. Complex input gives a real result.
+    (correction 1) are accepted. The default is NumPy's and the Array API's, correction 0;
+    a call in PyTorch's words, with ``dim=``, gets torch.var's default, correction 1 (Note
+    [Reduction methods: NumPy's positions, PyTorch's keywords] in _tensor.py). Complex input
+    gives a real result.
 
     Examples
     --------
@@ -399,6 +402,8 @@ def var(
         correction = ddof
     if unbiased is not None:
         correction = 1 if unbiased else 0
+    if correction is None:
+        correction = 0 if dim is None else 1
     x = _tensor(x)
     if x.dtype.kind in "biu":
         x = x.astype(default_float_dtype())
@@ -422,7 +427,7 @@ def std(
     /,
     *,
     axis=None,
-    correction=0.0,
+    correction=None,
     keepdims=False,
     dim=None,
     keepdim=None,

@@ -314,16 +314,19 @@ def tile(x, repetitions, /):
 def torch_repeat(x, *sizes):
     """PyTorch's ``Tensor.repeat(*sizes)``: ``tile`` that needs a size for every dim.
 
-    This is the method ``x.repeat(...)``. It is *not* the function ``strided.repeat``, which is
-    the Array API's (NumPy's) element-wise repeat, PyTorch's ``repeat_interleave``:
-    ``x.repeat(2)`` gives ``[a, b, a, b]``, ``strided.repeat(x, 2)`` gives ``[a, a, b, b]``.
+    ``x.repeat(...)`` reaches it only where NumPy's ``a.repeat(repeats, axis)`` would refuse
+    the call (three sizes or more, or a second size that is no axis of ``x``): see
+    ``Tensor.repeat``. It is *not* the function ``strided.repeat``, the Array API's (NumPy's)
+    element-wise repeat, PyTorch's ``repeat_interleave``: for ``[a, b]``, ``torch_repeat(x, 2)``
+    gives ``[a, b, a, b]``, ``strided.repeat(x, 2)`` gives ``[a, a, b, b]``.
 
     Examples
     --------
     >>> import strided
+    >>> from strided._ops.shape import torch_repeat
     >>> x = strided.asarray([1, 2])
-    >>> x.repeat(2), strided.repeat(x, 2)
-    (tensor([1, 2, 1, 2]), tensor([1, 1, 2, 2]))
+    >>> torch_repeat(x, 2), strided.repeat(x, 2), x.repeat(2)
+    (tensor([1, 2, 1, 2]), tensor([1, 1, 2, 2]), tensor([1, 1, 2, 2]))
     """
     x = _tensor(x)
     if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
