@@ -51,6 +51,11 @@ CASES = {
         lambda xp, x: xp.array_split(x, [1, -1, 10], axis=0),
         lambda xp, x: xp.array_split(x, [], axis=0),
     ),
+    "split": _case(
+        lambda xp, x: xp.split(x, [1, 2]),
+        lambda xp, x: xp.split(x, 1, axis=-1),
+        lambda xp, x: xp.split(x, 2, 0),  # NumPy's 2 equal parts (not PyTorch's parts of 2)
+    ),
     "hsplit": _case(lambda xp, x: xp.hsplit(x, [1, 2]), lambda xp, x: xp.hsplit(x, 1)),
     "vsplit": _case(lambda xp, x: xp.vsplit(x, [1]), lambda xp, x: xp.vsplit(x, 1)),
     "dsplit": _case(lambda xp, x: xp.dsplit(x, [2]), lambda xp, x: xp.dsplit(x, 2)),

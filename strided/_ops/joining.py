@@ -37,6 +37,7 @@ __all__ = [
     "dstack",
     "column_stack",
     "array_split",
+    "split",
     "hsplit",
     "vsplit",
     "dsplit",
@@ -263,6 +264,42 @@ def _split(x, indices_or_sections, axis, fn):
                 "array_split allows unequal parts"
             )
     return array_split(x, indices_or_sections, axis)
+
+
+def split(ary, indices_or_sections, axis=0, *, dim=None):
+    """Views of ``ary`` split along ``axis``: NumPy's ``split``, into N equal parts for an int
+    N (else a ValueError), or at the listed indices; a list of views.
+
+    Note [Two splits]
+    ~~~~~~~~~~~~~~~~~
+    ``numpy.split(a, 3)`` cuts ``a`` into 3 equal parts; ``torch.split(x, 3)`` into parts of
+    3 elements. ``numpy.split(a, [1, 4])`` cuts at indices 1 and 4; ``torch.split(x, [1, 4])``
+    into parts of sizes 1 and 4. Both calls are valid in both libraries and disagree, so
+    NumPy's meaning wins (Note [NumPy first] in DESIGN.md). PyTorch's keyword ``dim=`` asks
+    for PyTorch's meaning, with its tuple of views, as does the method ``x.split(3)`` (NumPy's
+    arrays have no ``split`` method). An int that does not divide the axis is NumPy's error,
+    not PyTorch's uneven last part: that would make the meaning of ``split(x, 2)`` depend on
+    the length of ``x``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.arange(6)
+    >>> strided.split(x, 3)                 # 3 equal parts (NumPy)
+    [tensor([0, 1]), tensor([2, 3]), tensor([4, 5])]
+    >>> strided.split(x, [1, 4])            # at indices 1 and 4
+    [tensor([0]), tensor([1, 2, 3]), tensor([4, 5])]
+    >>> strided.split(x, 4, dim=0)          # parts of 4 elements (PyTorch)
+    (tensor([0, 1, 2, 3]), tensor([4, 5]))
+    """
+    x = _tensor(ary)
+    if dim is not None:
+        if axis != 0:
+            raise TypeError("split: pass axis= (NumPy's sections) or dim= (PyTorch's sizes)")
+        return _views.split(x, indices_or_sections, dim)
+    if x.ndim == 0:
+        raise IndexError("split: a 0-d tensor has no axis to split along")
+    return _split(x, indices_or_sections, _axis(axis, x.ndim, "split"), "split")
 
 
 def hsplit(ary, indices_or_sections):

@@ -34,7 +34,6 @@ __all__ = [
     "broadcast_shapes",
     "narrow",
     "select",
-    "split",
     "chunk",
     "unbind",
     "unstack",
@@ -129,16 +128,49 @@ def permute(x, dims):
     return _views.permute(_tensor(x, "permute"), tuple(dims))
 
 
-def transpose(x, dim0, dim1):
-    """``x`` with two dims swapped (a view).
+def transpose(x, /, axes=None, *dims, dim0=None, dim1=None):
+    """``x`` with its dims permuted (a view): NumPy's ``transpose(a, axes=None)``, and
+    PyTorch's ``transpose(x, dim0, dim1)`` where NumPy would refuse the call.
+
+    Note [Two transposes]
+    ~~~~~~~~~~~~~~~~~~~~~
+    ``numpy.transpose(a)`` reverses the dims and ``numpy.transpose(a, (1, 0, 2))`` permutes
+    them; ``torch.transpose(x, 0, 2)`` swaps two dims. The call with an axes argument is valid
+    in both and means different things (``transpose(x, (1, 0))`` would be a swap of dims 1 and
+    0 in neither), so NumPy's reading wins (Note [NumPy first] in DESIGN.md): one argument
+    after ``x`` is NumPy's ``axes``. Two dims after ``x``, which NumPy refuses (it takes at most
+    two arguments), are PyTorch's swap, and so are the keywords ``dim0=``/``dim1=``. The method
+    ``Tensor.transpose`` reads its arguments the same way, except that there NumPy's own
+    ``a.transpose(1, 0, 2)`` spreads the axes over the arguments.
 
     Examples
     --------
     >>> import strided
-    >>> strided.transpose(strided.zeros((2, 3)), 0, 1).stride()
+    >>> x = strided.zeros((2, 3, 4))
+    >>> strided.transpose(x).shape, strided.transpose(x, (1, 0, 2)).shape
+    ((4, 3, 2), (3, 2, 4))
+    >>> strided.transpose(x, 0, 2).shape            # PyTorch's swap
+    (4, 3, 2)
+    >>> strided.transpose(strided.zeros((2, 3)), dim0=0, dim1=1).stride()
     (1, 3)
     """
-    return _views.transpose(_tensor(x, "transpose"), dim0, dim1)
+    x = _tensor(x, "transpose")
+    if dim0 is not None or dim1 is not None:
+        if dim0 is None or dim1 is None or axes is not None or dims:
+            raise TypeError("transpose: give both dim0= and dim1=, and no axes")
+        return _views.transpose(x, dim0, dim1)
+    if dims:
+        if len(dims) != 1:
+            raise TypeError(
+                f"transpose: takes axes (NumPy's) or two dims to swap (PyTorch's), got "
+                f"{1 + len(dims)} arguments after the tensor"
+            )
+        return _views.transpose(x, axes, dims[0])
+    if axes is None:
+        return _views.reverse_dims(x)
+    if not isinstance(axes, (tuple, list)):
+        axes = (axes,)  # NumPy takes a single int for a 1-D tensor
+    return _views.permute(x, tuple(axes))
 
 
 def swapaxes(x, axis1, axis2):
@@ -274,11 +306,6 @@ def select(x, dim, index):
     return _views.select(_tensor(x, "select"), dim, index)
 
 
-def split(x, split_size_or_sections, dim=0):
-    """PyTorch's split: pieces of a given size, or of the sizes listed (views)."""
-    return _views.split(_tensor(x, "split"), split_size_or_sections, dim)
-
-
 def chunk(x, chunks, dim=0):
     """``chunks`` nearly equal pieces along ``dim`` (views)."""
     return _views.chunk(_tensor(x, "chunk"), chunks, dim)
@@ -294,9 +321,20 @@ def unstack(x, /, *, axis=0):
     return _views.unbind(_tensor(x, "unstack"), axis)
 
 
-def diagonal(x, offset=0, dim1=0, dim2=1):
-    """The diagonal of the (dim1, dim2) planes as the last dim (a view)."""
-    return _views.diagonal(_tensor(x, "diagonal"), offset, dim1, dim2)
+def diagonal(x, offset=0, axis1=0, axis2=1, *, dim1=None, dim2=None):
+    """The diagonal of the (axis1, axis2) planes as the last dim (a view); NumPy's names, or
+    PyTorch's ``dim1=``/``dim2=`` (the positions mean the same in both).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.diagonal(strided.arange(8).reshape(2, 2, 2), axis1=1, axis2=2)
+    tensor([[0, 3],
+            [4, 7]])
+    """
+    axis1 = axis1 if dim1 is None else dim1
+    axis2 = axis2 if dim2 is None else dim2
+    return _views.diagonal(_tensor(x, "diagonal"), offset, axis1, axis2)
 
 
 def flip(x, /, axis=None, *, dims=None):
