@@ -108,6 +108,11 @@ def _reduction_method(fn, numpy_positional, torch_positional, indices_fn=None):
     name = fn.__name__
 
     def method(self, *args, **kwargs):
+        if not kwargs and len(args) <= 1:  # the common calls, x.sum() and x.sum(0), at once
+            if not args:
+                return fn(self)
+            if not isinstance(args[0], _core.TensorBase):
+                return fn(self, axis=args[0])
         if indices_fn is not None and len(args) == 1 and isinstance(args[0], _core.TensorBase):
             return (_ew.maximum if name == "max" else _ew.minimum)(self, args[0], **kwargs)
         torch_form = "dim" in kwargs or "keepdim" in kwargs or (len(args) > 1 and _is_flag(args[1]))
