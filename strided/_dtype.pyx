@@ -96,23 +96,41 @@ cdef class DType:
     def __str__(self):
         return self.name
 
+    # Note [DType equality and hash]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # A strided dtype is equal to what its NumPy dtype is equal to, so that NumPy code keeps
+    # working on ``x.dtype``: itself, the matching ``numpy.dtype``, NumPy's scalar type
+    # (``np.float32``), the Python type NumPy maps to it (``float`` for float64) and the
+    # strings NumPy reads as it (``"float32"``, ``"f4"``), both ways round (NumPy's side calls
+    # ``np.dtype(other)``, which reads our ``.dtype`` attribute). Anything else is unequal and
+    # never an error: a dict, a list, a tensor, None (below).
+    #
+    # Equal objects must hash equal, and here that cannot hold for every pair: ``"float32"``,
+    # ``np.float32`` and ``np.dtype("float32")`` are equal to one another and hash differently
+    # in NumPy itself. The hash is the NumPy dtype's, so a strided dtype and its NumPy dtype are
+    # one key of a dict or a set (``{np.dtype("f4"): 1}[strided.float32]``): the pair that
+    # code mixing the two libraries (Dask, scikit-learn, the Array API tests) relies on. Look a
+    # dtype up by name with ``d.name``.
+
     def __hash__(self):
-        return hash(self.name)
+        return hash(self.numpy)
 
     def __eq__(self, other):
-        # Equal to itself, to its name and to the matching NumPy dtype, so that code written for
-        # NumPy (``x.dtype == np.float32``, ``x.dtype == "float32"``) keeps working.
+        # See Note [DType equality and hash].
         if isinstance(other, DType):
             return self is other
         if isinstance(other, str):
-            return other == self.name
+            if other == self.name:
+                return True
+            if other in _BY_NAME:
+                return False  # another dtype's name: no need for NumPy's parser
         if other is None:
             # np.dtype(None) is float64, so NumPy's float64 == None is True; a dtype that equals
             # None breaks every ``table.get(key) == dtype`` (the Array API suite's can_cast test)
             return NotImplemented
         try:
             return np.dtype(other) == self.numpy
-        except (TypeError, ValueError, KeyError):
+        except Exception:
             # not a dtype at all (a dict, a list of fields NumPy rejects, ...): not equal, as
             # for any other object; never an exception (the Array API test suite compares
             # dtypes with dicts)

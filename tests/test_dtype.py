@@ -46,6 +46,28 @@ def test_dtype_equality_and_hash():
     assert not (None == strided.float64) and None != strided.float64  # noqa: E711
 
 
+class _RaisingDtype:
+    @property
+    def dtype(self):
+        raise RuntimeError("not today")
+
+
+@pytest.mark.parametrize("d", DTYPES, ids=NAMES)
+def test_dtype_hash_agrees_with_numpy_equality(d):
+    # Note [DType equality and hash]: equal to what its NumPy dtype equals, both ways round
+    npd = np.dtype(d.name)
+    for other in (npd, npd.type, npd.str, npd.char, d.name):
+        assert d == other and other == d and not (d != other), other
+    assert hash(d) == hash(npd)
+    assert {npd: "x"}[d] == "x" and {d: "y"}[npd] == "y"
+    assert len({d, npd}) == 1
+    # anything else is unequal, and comparing never raises
+    for other in (_RaisingDtype(), strided.zeros(1, dtype=d), (d,), {d: d}, b"zz", 1j):
+        assert not (d == other) and d != other
+    assert (d == strided.float64) is (d is strided.float64)
+    assert (d == "float64") is (d is strided.float64)
+
+
 @pytest.mark.parametrize("a,b", list(itertools.product(NAMES, NAMES)))
 def test_promote_types_matches_numpy(a, b):
     expected = np.promote_types(a, b)
