@@ -615,8 +615,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     return out
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
-    """``num`` evenly spaced values from start to stop (included unless ``endpoint=False``).
+def linspace(start, stop, /, num=50, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced values from start to stop (included unless ``endpoint=False``);
+    50 by default, as NumPy's (the Array API and PyTorch ask for ``num``).
 
     Computed in float64 (complex: real and imaginary parts separately, as two real views) and
     cast to ``dtype`` (default float, or complex for complex endpoints).

@@ -331,9 +331,10 @@ def where(condition, x1=None, x2=None, /, *, out=None):
 __all__.append("where")
 
 
-def clip(x, /, min=None, max=None, *, out=None):
+def clip(x, /, min=None, max=None, *, out=None, a_min=None, a_max=None):
     """``x`` limited to [min, max] (either may be None; NaN stays NaN), as
-    ``minimum(maximum(x, min), max)``.
+    ``minimum(maximum(x, min), max)``. NumPy's older names for the bounds, ``a_min=`` and
+    ``a_max=``, are accepted.
 
     Examples
     --------
@@ -341,6 +342,10 @@ def clip(x, /, min=None, max=None, *, out=None):
     >>> strided.clip(strided.arange(5), 1, 3)
     tensor([1, 1, 2, 3, 3])
     """
+    if a_min is not None or a_max is not None:
+        if (a_min is not None and min is not None) or (a_max is not None and max is not None):
+            raise TypeError("clip: give each bound once, as min=/max= or as a_min=/a_max=")
+        min, max = (min if a_min is None else a_min), (max if a_max is None else a_max)
     if not isinstance(x, _core.TensorBase):
         x = asarray(x)
     if x.dtype.kind in "iu":

@@ -430,7 +430,7 @@ _dispatch.register("take", "CPU", _take_cpu)
 _dispatch.register("index_select", "CPU", _take_cpu)
 
 
-def take(x, indices, /, *, axis=None):
+def take(x, indices, /, axis=None):
     """Elements of ``x`` at ``indices`` along ``axis``: ``x[..., indices, ...]`` with the index
     at dim ``axis``; with ``axis=None``, of the flattened ``x`` (as NumPy and ``torch.take``;
     the Array API asks for ``axis`` when x has 2+ dims). Negative indices count from the end.
@@ -788,7 +788,7 @@ def _searchsorted_cpu(x1, x2, right):
 _dispatch.register("searchsorted", "CPU", _searchsorted_cpu)
 
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
+def searchsorted(x1, x2, /, side="left", sorter=None):
     """Where each element of ``x2`` would go in the sorted 1-D ``x1`` to keep it sorted: the
     first position ``i`` with ``x2 <= x1[i]`` (``side="left"``) or ``x2 < x1[i]``
     (``side="right"``), as int64 of ``x2``'s shape. Both compare in their promoted dtype (x2's

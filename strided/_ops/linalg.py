@@ -209,7 +209,7 @@ def _normalize_axes(name, axes, ndim, argname):
     return out
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1, x2, /, axes=2):
     """Sum products over the given axes: ``axes=n`` contracts the last n dims of ``x1`` with the
     first n of ``x2``; ``axes=(a1, a2)`` contracts axis ``a1[i]`` of x1 with ``a2[i]`` of x2.
 

@@ -16,7 +16,9 @@ copy kernel on CUDA tensors and never moves data between devices.
 
 Every op is registered with the dispatcher under its name, with the CPU "kernel" being the
 composition below (see Note [Shape ops on the dispatcher]); the public function checks and
-normalises its arguments, then calls it.
+normalises its arguments, then calls it. Arguments the Array API makes keyword-only (``axis``,
+``k``) may also be given by position, in NumPy's order (``roll(x, 1, 0)``, ``tril(x, 1)``,
+``stack(arrays, 1)``), as NumPy code writes them (Note [NumPy's positions] in reduction.py).
 
 Note [Shape ops on the dispatcher]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -140,7 +142,7 @@ _dispatch.register("concat", "CPU", _concat_cpu)
 _dispatch.register("concat", "CUDA", _concat_cpu)  # device-generic: see above
 
 
-def concat(arrays, /, *, axis=0):
+def concat(arrays, /, axis=0):
     """Join tensors along an existing axis (Array API; PyTorch's ``cat``).
 
     The inputs must have the same number of dims and the same sizes except along ``axis``;
@@ -214,7 +216,7 @@ _dispatch.register("stack", "CPU", _stack_cpu)
 _dispatch.register("stack", "CUDA", _stack_cpu)  # device-generic: see above
 
 
-def stack(arrays, /, *, axis=0, dim=None):
+def stack(arrays, /, axis=0, *, dim=None):
     """Join tensors of one shape along a new axis (``dim`` is PyTorch's spelling of ``axis``).
 
     ``axis`` counts in the result, so it ranges over [-(ndim + 1), ndim]. The dtype is
@@ -408,7 +410,7 @@ _dispatch.register("repeat", "CPU", _repeat_cpu)
 _dispatch.register("repeat", "CUDA", _repeat_cpu)  # device-generic: see above
 
 
-def repeat(x, repeats, /, *, axis=None):
+def repeat(x, repeats, /, axis=None):
     """Each element of ``x`` repeated (Array API 2024.12, NumPy's ``repeat``).
 
     ``repeats`` is an int (every element the same number of times) or a 1-D integer tensor or
@@ -508,7 +510,7 @@ _dispatch.register("roll", "CPU", _roll_cpu)
 _dispatch.register("roll", "CUDA", _roll_cpu)  # device-generic: see above
 
 
-def roll(x, /, shift, *, axis=None):
+def roll(x, /, shift, axis=None):
     """Elements shifted along ``axis`` with wrap-around (Array API, NumPy's ``roll``).
 
     ``shift`` and ``axis`` are ints or tuples (an int shift applies to every axis of a tuple;
@@ -599,7 +601,7 @@ def _matrix(x, fn):
     return x
 
 
-def tril(x, /, *, k=0):
+def tril(x, /, k=0):
     """The lower triangle of each matrix in ``x`` (the last two dims): elements with
     ``j <= i + k`` kept, the others 0 (Array API; PyTorch's ``diagonal`` is ``k``).
 
@@ -617,7 +619,7 @@ def tril(x, /, *, k=0):
     return _dispatched("tril", _tril_cpu, x, _int(k, "tril", "k"))
 
 
-def triu(x, /, *, k=0):
+def triu(x, /, k=0):
     """The upper triangle of each matrix in ``x``: elements with ``j >= i + k`` kept, the
     others 0 (Array API). A fresh contiguous tensor (see Note [tril is a where]).
 
