@@ -654,12 +654,35 @@ cdef class TensorBase:
 
     # -- the buffer protocol (PEP 3118): zero-copy to memoryview, NumPy, and friends -----------
 
+    # Note [No writable window into a tensor that requires grad]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # Autograd records operations, not memory: a write that bypasses the ops (through a NumPy
+    # array or a memoryview sharing the tensor's bytes) changes a value the graph has already
+    # used, and backward() then computes a gradient of a function that never ran, silently.
+    # PyTorch refuses ``t.numpy()`` on such a tensor and names ``t.detach().numpy()``. strided
+    # hands out a *read-only* window instead: ``np.asarray(t)``, ``t.numpy()`` and
+    # ``memoryview(t)`` all go through this buffer export, so one rule covers the three.
+    # Reading (printing, plotting, np.testing, a NumPy function that converts its input) keeps
+    # working; a write raises (NumPy's "assignment destination is read-only"), and a consumer
+    # that asks for a writable buffer gets a BufferError naming the way out: ``t.detach()``
+    # shares the memory with no autograd history (PyTorch's own escape hatch, an explicit
+    # promise that the writes are meant), ``t.clone()`` copies. The rule is checked when the
+    # window is made: an array taken before ``requires_grad = True`` stays writable, as a
+    # PyTorch ``.numpy()`` array taken before does.
+
     def __getbuffer__(self, Py_buffer* buffer, int flags):
         if not self._storage.device.is_cpu:
             raise BufferError(
                 f"a tensor on {self._storage.device} has no CPU buffer: call .cpu() first")
-        cdef bint readonly = (not self._storage.writable) or may_have_internal_overlap(self)
+        cdef bint readonly = ((not self._storage.writable) or self._requires_grad
+                              or may_have_internal_overlap(self))
         if (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE and readonly:
+            if self._requires_grad:
+                raise BufferError(
+                    "a tensor that requires grad cannot be exported as writable: a write would "
+                    "change values autograd has recorded (Note [No writable window into a "
+                    "tensor that requires grad]); use t.detach() to share its memory without "
+                    "autograd, or t.clone() for a copy")
             raise BufferError(
                 "this tensor cannot be exported as writable: it is read-only or has overlapping "
                 "elements (an expanded view); use .contiguous() or .clone() for a writable copy")

@@ -154,6 +154,38 @@ def test_numpy_ufunc_on_tensor():
 
 
 # =============================================================================================
+# A tensor that requires grad: a read-only window
+# (Note [No writable window into a tensor that requires grad] in _core.pyx)
+# =============================================================================================
+
+
+def test_no_writable_window_into_a_tensor_that_requires_grad():
+    x = strided.asarray([1.0, 2.0, 3.0]).requires_grad_(True)
+    loss = (x * x).sum()  # records x's values: the gradient is 2 * x
+    windows = [np.asarray(x), x.numpy(), np.asarray(memoryview(x)), np.asarray(x[1:])]
+    for a in windows:
+        assert not a.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 100.0
+    assert memoryview(x).readonly
+    with pytest.raises(BufferError, match=r"requires grad.*t\.detach\(\)"):
+        _get_buffer(x, PyBUF_WRITABLE | PyBUF_STRIDES)
+    with pytest.raises(ValueError):
+        np.copyto(np.asarray(x), 0.0)  # NumPy's own writers refuse too
+    loss.backward()
+    np.testing.assert_array_equal(np.asarray(x.grad), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(np.asarray(x), [1.0, 2.0, 3.0])
+    # reading is unchanged, copies are the caller's, and detach() is the explicit way to write
+    assert np.asarray(x).sum() == 6.0 and np.array(x).flags.writeable
+    d = np.asarray(x.detach())
+    d[0] = 5.0
+    assert x[0].item() == 5.0 and d.flags.writeable
+    with strided.no_grad():
+        assert np.asarray(x.detach()[1:]).flags.writeable
+    assert np.asarray(x.grad).flags.writeable  # the gradient itself does not require grad
+
+
+# =============================================================================================
 # Python numbers, len, iter
 # =============================================================================================
 

@@ -65,7 +65,10 @@ def _numerical(fn, inputs, x, eps):
         cuda_copy.copy_(host, x)
         view = np.asarray(host)
     else:
-        view = np.asarray(x)  # shares x's memory, in x's own layout
+        # shares x's memory, in x's own layout; detached, because a tensor that requires grad
+        # exports a read-only buffer (Note [No writable window into a tensor that requires
+        # grad] in _core.pyx), and these writes are meant
+        view = np.asarray(x.detach())
     n_in = view.size
 
     def write():
