@@ -69,6 +69,9 @@ def _finish(result, out):
     """Copy the result into out= (checked: shape and same_kind dtype), or return it."""
     if out is None:
         return result
+    if not isinstance(out, _core.TensorBase):
+        hint = " (PyTorch's keepdim is the keyword keepdim=True)" if isinstance(out, bool) else ""
+        raise TypeError(f"out= must be a tensor, got {out!r}{hint}")
     if out.shape != result.shape:
         raise ValueError(f"out= has shape {out.shape}, but the result has shape {result.shape}")
     from strided._dtype import can_cast
@@ -374,29 +377,35 @@ def mean(
 def var(
     x,
     /,
-    *,
     axis=None,
-    correction=None,
+    dtype=None,
+    out=None,
+    ddof=None,
     keepdims=False,
+    *,
+    where=None,
+    correction=None,
     dim=None,
     keepdim=None,
-    ddof=None,
     unbiased=None,
-    out=None,
 ):
     """The variance over ``axis``: sum(|x - mean|^2) / (n - correction), in two passes.
 
     ``correction`` is the Array API's name; NumPy's ``ddof`` and PyTorch's ``unbiased=True``
-    (correction 1) are accepted. The default is NumPy's and the Array API's, correction 0;
-    a call in PyTorch's words, with ``dim=``, gets torch.var's default, correction 1 (Note
-    [Reduction methods: NumPy's positions, PyTorch's keywords] in _tensor.py). Complex input
-    gives a real result.
+    (correction 1) are accepted, and NumPy's positional order (``var(a, axis, dtype, out,
+    ddof, keepdims)``, Note [NumPy's positions]), ``dtype=`` (the dtype computed in) and
+    ``where=`` (only the elements the mask keeps). The default is NumPy's and the Array API's,
+    correction 0; a call in PyTorch's words, with ``dim=``, gets torch.var's default,
+    correction 1 (Note [Reduction methods: NumPy's positions, PyTorch's keywords] in
+    _tensor.py). Complex input gives a real result.
 
     Examples
     --------
     >>> import strided
     >>> strided.var(strided.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
     tensor(1.66666667)
+    >>> strided.var(strided.asarray([[1.0, 3.0], [2.0, 2.0]]), 1)
+    tensor([1., 0.])
     """
     if ddof is not None:
         correction = ddof
@@ -405,47 +414,66 @@ def var(
     if correction is None:
         correction = 0 if dim is None else 1
     x = _tensor(x)
-    if x.dtype.kind in "biu":
+    if dtype is not None:
+        x = x.astype(dtype)
+    elif x.dtype.kind in "biu":
         x = x.astype(default_float_dtype())
     dims = _dims("var", x, axis, dim)
     keep = keepdims if keepdim is None else keepdim
-    n = 1
-    for d in dims:
-        n *= x.shape[d]
-    centred = _ew.subtract(x, mean(x, axis=dims, keepdims=True))
+    masked = where is not None and where is not True
+    if masked:
+        mask = _views.broadcast_to(_tensor(where, like=x), x.shape)
+        n = sum(mask, axis=dims, keepdims=keep, dtype=x.dtype if x.dtype.kind == "f" else float64)
+    else:
+        n = math.prod(x.shape[d] for d in dims)
+    mu = mean(x, axis=dims, keepdims=True, where=where if masked else None)
+    centred = _ew.subtract(x, mu)
     sq = (
         _ew.real(_ew.multiply(centred, _ew.conj(centred)))
         if x.dtype.kind == "c"
         else _ew.square(centred)
     )
-    result = _ew.divide(sum(sq, axis=dims, keepdims=keep), builtins_max(n - correction, 0))
-    return _finish(result, out)
+    total = sum(sq, axis=dims, keepdims=keep, where=where if masked else None)
+    if masked:
+        return _finish(_ew.divide(total, _ew.maximum(_ew.subtract(n, correction), 0)), out)
+    return _finish(_ew.divide(total, builtins_max(n - correction, 0)), out)
 
 
 def std(
     x,
     /,
-    *,
     axis=None,
-    correction=None,
+    dtype=None,
+    out=None,
+    ddof=None,
     keepdims=False,
+    *,
+    where=None,
+    correction=None,
     dim=None,
     keepdim=None,
-    ddof=None,
     unbiased=None,
-    out=None,
 ):
-    """The standard deviation over ``axis``: the square root of ``var`` (same arguments)."""
+    """The standard deviation over ``axis``: the square root of ``var`` (same arguments).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.std(strided.asarray([[1.0, 3.0], [2.0, 2.0]]), 1)
+    tensor([1., 0.])
+    """
     return _finish(
         _ew.sqrt(
             var(
                 x,
                 axis=axis,
-                correction=correction,
+                dtype=dtype,
+                ddof=ddof,
                 keepdims=keepdims,
+                where=where,
+                correction=correction,
                 dim=dim,
                 keepdim=keepdim,
-                ddof=ddof,
                 unbiased=unbiased,
             )
         ),
