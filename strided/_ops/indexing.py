@@ -526,7 +526,7 @@ def gather(x, dim, index):
     return _vops.reshape(_dispatched("gather", _gather_cpu, x, dim, idx), shape)
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
+def take_along_axis(x, indices, /, axis=-1):
     """Elements of ``x`` at ``indices`` along ``axis``, matching positions in the other dims
     (which broadcast): ``out[i, j] = x[i, indices[i, j]]`` for ``axis=1``. The result of
     ``argsort`` or ``argmax(keepdims=True)`` picks values this way.

@@ -74,9 +74,11 @@ def view(x, shape):
     return _views.view(_tensor(x, "view"), tuple(shape))
 
 
-def reshape(x, /, shape, *, copy=None):
+def reshape(x, /, shape, order="C", *, copy=None):
     """``x`` with a new shape: a view when the strides allow it, else a copy (Array API:
-    ``copy=False`` forbids the copy, ``copy=True`` forces one).
+    ``copy=False`` forbids the copy, ``copy=True`` forces one). NumPy's ``order="F"`` reads and
+    writes the elements first index fastest (the reshape of the reversed dims, reversed back);
+    ``order="A"`` is "F" for a tensor that is Fortran-contiguous only, else "C".
 
     A copied result remembers why in ``explain()``.
 
@@ -92,6 +94,12 @@ def reshape(x, /, shape, *, copy=None):
     x = _tensor(x, "reshape")
     if isinstance(shape, int):
         shape = (shape,)
+    if order != "C":
+        if order not in ("F", "A"):
+            raise ValueError(f"reshape: order must be 'C', 'F' or 'A', got {order!r}")
+        if order == "F" or (not x.is_contiguous() and _views.reverse_dims(x).is_contiguous()):
+            flipped = reshape(_views.reverse_dims(x), tuple(reversed(tuple(shape))), copy=copy)
+            return _views.reverse_dims(flipped)
     if copy:
         return _views.view(_copying.contiguous_copy(x), tuple(shape))
     out, reason, resolved = _views.reshape_view(x, tuple(shape))
