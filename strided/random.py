@@ -27,16 +27,19 @@ import threading
 
 import numpy as np
 
+import strided as _s
 from strided import _core
 from strided._cpu import random as _random
 from strided._dtype import as_dtype, get_default_dtype
 from strided._dtype import int64 as _int64
 from strided._ops import copying as _copying
 from strided._ops.creation import _check_device, _on, _shape_arg
+from strided._random_dists import Distributions
 
 __all__ = [
     "Generator",
     "default_generator",
+    "default_rng",
     "get_state",
     "initial_seed",
     "manual_seed",
@@ -115,7 +118,7 @@ def _float_dtype(dtype, fn):
     return d
 
 
-class Generator:
+class Generator(Distributions):
     """A source of random numbers: a seed and an offset into Philox4x32-10's counter stream.
 
     Two generators with the same seed produce the same numbers, whatever the thread count.
@@ -241,15 +244,17 @@ class Generator:
 
     # -- draws ------------------------------------------------------------------------------
 
-    def random(self, size=None, dtype=None):
+    def random(self, size=None, dtype=None, out=None):
         """Uniform values in [0, 1).
 
         Parameters
         ----------
         size : int or tuple of ints, optional
-            The shape; ``None`` gives a 0-d tensor.
+            The shape; ``None`` gives a 0-d tensor (or ``out``'s shape).
         dtype : DType, optional
             A floating or complex dtype (complex: both parts uniform); default float if None.
+        out : Tensor, optional
+            Filled in place and returned (NumPy's ``out=``); its dtype is the result's.
 
         Examples
         --------
@@ -258,7 +263,26 @@ class Generator:
         tensor([[0.3990..., 0.8805...],
                 [0.7357..., 0.6054...]], dtype=strided.float32)
         """
+        if out is not None:
+            return self._fill_out("random", _kernels(out).uniform_fill, out, size, dtype, 0.0, 1.0)
         return self.uniform(0.0, 1.0, size, dtype)
+
+    def _fill_out(self, fn, kernel, out, size, dtype, *args):
+        """Fill ``out`` (NumPy's out=): in place when contiguous, else through a fresh draw."""
+        if not isinstance(out, _core.TensorBase):
+            raise TypeError(f"{fn}: out must be a strided tensor, got {type(out).__name__}")
+        if dtype is not None and as_dtype(dtype) != out.dtype:
+            raise TypeError(
+                f"{fn}: out has dtype {out.dtype.name} but dtype={as_dtype(dtype).name} was asked"
+            )
+        if out.dtype.name not in ("float32", "float64"):
+            raise TypeError(f"{fn}: out must be float32 or float64, got {out.dtype.name}")
+        if size is not None and _size(size, fn) != tuple(out.shape):
+            raise ValueError(f"{fn}: size {_size(size, fn)} does not match out's shape {out.shape}")
+        if out.is_contiguous():
+            return self._fill(kernel, out, *args)
+        out.copy_(self._fill(kernel, _core._empty(tuple(out.shape), out.dtype, out.device), *args))
+        return out
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=None, device=None):
         """Uniform values in [low, high), never high itself.
@@ -273,6 +297,8 @@ class Generator:
         >>> bool((x >= -1).all() and (x < 1).all())
         True
         """
+        if _is_array(low) or _is_array(high):
+            return self._broadcast_draw("uniform", size, dtype, device, low, high)
         low, high = _real(low, "low", "uniform"), _real(high, "high", "uniform")
         if not low < high:
             raise ValueError(f"uniform: low must be < high, got low={low}, high={high}")
@@ -294,6 +320,8 @@ class Generator:
         >>> round(float(x.numpy().mean()), 1), round(float(x.numpy().std()), 1)
         (10.0, 2.0)
         """
+        if _is_array(loc) or _is_array(scale):
+            return self._broadcast_draw("normal", size, dtype, device, loc, scale)
         d = _float_dtype(dtype, "normal")
         if isinstance(loc, complex) or isinstance(loc, np.complexfloating):
             if d.kind != "c":
@@ -311,8 +339,23 @@ class Generator:
         out = _core._empty(_size(size, "normal"), d, _check_device(device))
         return self._fill(_kernels(out).normal_fill, out, mean, scale)
 
-    def standard_normal(self, size=None, dtype=None):
-        """Normal values with mean 0 and standard deviation 1.
+    def _broadcast_draw(self, fn, size, dtype, device, a, b):
+        """uniform/normal with array-valued parameters, broadcast as NumPy's:
+        ``low + (high - low) * U`` or ``loc + scale * Z`` over float64 draws."""
+        from strided import _random_dists as rd
+
+        d = rd._result_dtype(dtype, fn)
+        device = _check_device(device)
+        names = ("low", "high") if fn == "uniform" else ("loc", "scale")
+        a, b = rd._param(a, names[0], fn, device), rd._param(b, names[1], fn, device)
+        shape = rd._shape(fn, size, a, b)
+        if fn == "uniform":
+            return (a + (b - a) * self.uniform(0.0, 1.0, shape, "float64", device)).astype(d)
+        rd._require(b < 0, fn, "scale < 0", "scale must be >= 0")
+        return (a + b * self.normal(0.0, 1.0, shape, "float64", device)).astype(d)
+
+    def standard_normal(self, size=None, dtype=None, out=None):
+        """Normal values with mean 0 and standard deviation 1 (``out=`` as in ``random``).
 
         Examples
         --------
@@ -320,38 +363,51 @@ class Generator:
         >>> strided.random.Generator(0).standard_normal(3)
         tensor([-0.3976..., -0.3103...,  1.3868...])
         """
+        if out is not None:
+            kernel = _kernels(out).normal_fill
+            return self._fill_out("standard_normal", kernel, out, size, dtype, 0.0, 1.0)
         return self.normal(0.0, 1.0, size, dtype)
 
-    def integers(self, low, high=None, size=None, dtype="int64", device=None):
+    def integers(self, low, high=None, size=None, dtype="int64", endpoint=False, *, device=None):
         """Integers in [low, high), or in [0, low) when ``high`` is None, every value equally
-        likely (see Note [Unbiased bounded integers] in ``_cpu/random.pyx``).
+        likely (see Note [Unbiased bounded integers] in ``_cpu/random.pyx``); [low, high]
+        with ``endpoint=True``.
 
         Parameters
         ----------
-        low, high : int
+        low, high : int or array_like of ints
             The range, which must lie within ``dtype``'s (``high`` may be its max + 1).
+            Arrays broadcast against each other and ``size``, as NumPy's (see Note [Integers
+            with array bounds]).
         size : int or tuple of ints, optional
         dtype : DType, optional
             Any integer dtype, or bool (for ``integers(0, 2, dtype=bool)``). Default int64.
+        endpoint : bool, optional
+            Include ``high``.
 
         Examples
         --------
         >>> import strided
         >>> strided.random.Generator(0).integers(1, 7, size=8)
         tensor([6, 4, 3, 1, 2, 2, 3, 3])
+        >>> strided.random.Generator(0).integers(1, 6, size=8, endpoint=True)
+        tensor([6, 4, 3, 1, 2, 2, 3, 3])
         """
         if high is None:
             low, high = 0, low
-        low, high = _int(low, "low", "integers"), _int(high, "high", "integers")
         d = as_dtype(dtype)
         if d.kind not in "iub":
             raise TypeError(f"integers: dtype must be an integer or bool dtype, got {d.name}")
-        if not low < high:
-            raise ValueError(f"integers: low must be < high, got low={low}, high={high}")
         if d.kind == "b":
             lo, hi = 0, 1
         else:
             lo, hi = int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)
+        if _is_array(low) or _is_array(high):
+            return self._integers_broadcast(low, high, size, d, endpoint, device, lo, hi)
+        low, high = _int(low, "low", "integers"), _int(high, "high", "integers")
+        high += bool(endpoint)
+        if not low < high:
+            raise ValueError(f"integers: low must be < high, got low={low}, high={high}")
         if low < lo or high > hi + 1:
             raise ValueError(
                 f"integers: [{low}, {high}) is outside the range of {d.name}, [{lo}, {hi}]"
@@ -359,9 +415,46 @@ class Generator:
         out = _core._empty(_size(size, "integers"), d, _check_device(device))
         return self._fill(_kernels(out).integers_fill, out, low, high)
 
-    def permutation(self, x):
-        """A random permutation of ``range(x)`` (an int), or a shuffled copy of the tensor
-        ``x`` along its first dim. Fisher-Yates driven by the generator: deterministic.
+    def _integers_broadcast(self, low, high, size, d, endpoint, device, lo, hi):
+        """integers with array-valued bounds.
+
+        Note [Integers with array bounds]
+        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+        The integer kernel takes one range per draw. With a range per element the draw is
+        ``low + floor(U * (high - low))`` over 53-bit uniforms U, composed from tensor ops: a
+        value's probability is then off by at most ``range * 2**-53`` relative (the multiply-
+        shift argument of Note [Unbiased bounded integers], with 53 bits), below 1e-6 for
+        ranges up to 2**33 and far below anything a test could see. Ranges above 2**53 are
+        refused rather than drawn coarsely.
+        """
+        from strided import _random_dists as rd
+
+        device = _check_device(device)
+        a, b = (
+            rd._param(low, "low", "integers", device),
+            rd._param(high, "high", "integers", device),
+        )
+        shape = rd._shape("integers", size, a, b)
+        a = _s.asarray(a, dtype=_int64, device=device)
+        b = _s.asarray(b, dtype=_int64, device=device) + (1 if endpoint else 0)
+        rd._require(a >= b, "integers", "low >= high", "every low must be < high")
+        rd._require(
+            (a < lo) | (b > hi + 1),
+            "integers",
+            f"bounds outside the range of {d.name}",
+            f"[{lo}, {hi}]",
+        )
+        span = (b - a).astype("float64")
+        rd._require(
+            span > 2.0**53, "integers", "high - low > 2**53", "array bounds need ranges up to 2**53"
+        )
+        u = self.uniform(0.0, 1.0, shape, "float64", device)
+        k = _s.minimum(_s.floor(u * span), span - 1.0)
+        return (a + k.astype("int64")).astype(d)
+
+    def permutation(self, x, axis=0):
+        """A random permutation of ``range(x)`` (an int), or a shuffled copy of the tensor (or
+        array-like) ``x`` along ``axis``. Fisher-Yates driven by the generator: deterministic.
 
         Examples
         --------
@@ -375,15 +468,19 @@ class Generator:
                 raise ValueError(f"permutation: n must be >= 0, got {n}")
             return self._fill(_random.permutation_fill, _core._empty((n,), _int64))
         if not isinstance(x, _core.TensorBase):
-            raise TypeError(f"permutation: expected an int or a tensor, got {type(x).__name__}")
+            if not isinstance(x, (list, tuple, np.ndarray)):
+                raise TypeError(f"permutation: expected an int or a tensor, got {type(x).__name__}")
+            x = _s.asarray(x)
         if x.ndim == 0:
             raise ValueError("permutation: a 0-d tensor has no dim to shuffle")
-        idx = self.permutation(x.shape[0])
-        # Gathered through NumPy until strided has its own take/index kernel.
-        return _core.from_numpy_array(np.take(np.asarray(x), idx.numpy(), axis=0))
+        axis = operator.index(axis)
+        if not -x.ndim <= axis < x.ndim:
+            raise ValueError(f"permutation: axis {axis} is out of bounds for {x.ndim} dims")
+        idx = self.permutation(x.shape[axis])
+        return _s.take(x, _on(idx, x.device), axis=axis)
 
-    def shuffle(self, x):
-        """Shuffle the tensor ``x`` in place along its first dim; return None.
+    def shuffle(self, x, axis=0):
+        """Shuffle the tensor ``x`` in place along ``axis``; return None.
 
         Examples
         --------
@@ -395,7 +492,42 @@ class Generator:
         """
         if not isinstance(x, _core.TensorBase):
             raise TypeError(f"shuffle: expected a tensor, got {type(x).__name__}")
-        _copying.copy_(x, self.permutation(x))
+        _copying.copy_(x, self.permutation(x, axis))
+
+    def spawn(self, n_children):
+        """``n_children`` new, independent generators (NumPy's ``Generator.spawn``).
+
+        Child i of the j-th spawned is seeded with the 64 bits of Philox4x32-10 at counter
+        (j, 0, 0x5350574e, 0) under this generator's seed as key: a keyed bijection, so
+        children differ from each other and from the parent's own stream (whose counters have
+        word 2 zero). Spawning does not move the parent's offset.
+
+        Examples
+        --------
+        >>> import strided
+        >>> a, b = strided.random.default_rng(0).spawn(2)
+        >>> a.initial_seed() != b.initial_seed()
+        True
+        """
+        n = operator.index(n_children)
+        if n < 0:
+            raise ValueError(f"spawn: n_children must be >= 0, got {n}")
+        key = (self._seed & 0xFFFFFFFF, self._seed >> 32)
+        with self._lock:
+            first = getattr(self, "_spawned", 0)
+            self._spawned = first + n
+        children = []
+        for j in range(first, first + n):
+            r = _random.philox((j & 0xFFFFFFFF, j >> 32, 0x5350574E, 0), key)
+            children.append(Generator(r[0] | (r[1] << 32)))
+        return children
+
+
+def _is_array(x):
+    """Whether a distribution parameter is array-valued (so it broadcasts, as NumPy's)."""
+    if isinstance(x, _core.TensorBase):
+        return x.ndim > 0
+    return isinstance(x, (list, tuple, np.ndarray))
 
 
 def _generator_from_state(state):
@@ -412,6 +544,49 @@ def _int(x, name, fn):
     if isinstance(x, bool) or not hasattr(x, "__index__"):
         raise TypeError(f"{fn}: {name} must be an int, got {x!r}")
     return operator.index(x)
+
+
+def default_rng(seed=None):
+    """A new ``Generator`` (NumPy's constructor), on strided's Philox stream.
+
+    Parameters
+    ----------
+    seed : None, int, sequence of ints, numpy.random.SeedSequence or Generator, optional
+        None takes a fresh seed from the operating system; an int in [0, 2**64) is the
+        Philox key itself (so ``default_rng(s)`` draws what ``Generator(s)`` draws, on every
+        device); larger ints, sequences and SeedSequences are hashed to 64 bits by NumPy's
+        ``SeedSequence``; a strided Generator is returned unaltered, as NumPy's is.
+
+    Examples
+    --------
+    >>> import strided
+    >>> rng = strided.random.default_rng(42)
+    >>> rng.random(3).tolist() == strided.random.Generator(42).random(3).tolist()
+    True
+    """
+    if seed is None:
+        return Generator()
+    if isinstance(seed, Generator):
+        return seed
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        s = int(seed)
+        if s < 0:
+            raise ValueError(f"default_rng: seed must be non-negative, got {s}")
+        if s < _U64:
+            return Generator(s)
+    elif isinstance(seed, (np.random.Generator, np.random.BitGenerator)):
+        raise TypeError(
+            "default_rng: a NumPy Generator or BitGenerator cannot drive strided's Philox "
+            "stream; pass an int seed"
+        )
+    try:
+        ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    except (TypeError, ValueError) as e:
+        raise type(e)(
+            f"default_rng: seed must be None, an int >= 0, a sequence of them or a "
+            f"SeedSequence; got {seed!r} ({e})"
+        ) from None
+    return Generator(int(ss.generate_state(1, np.uint64)[0]))
 
 
 # =============================================================================================
@@ -533,7 +708,7 @@ def randint(low, high=None, size=None, *, dtype="int64", device=None, generator=
     _check_device(device)
     if isinstance(high, (tuple, list)) and size is None:
         high, size = None, high
-    return _gen(generator).integers(low, high, size, dtype, device)
+    return _gen(generator).integers(low, high, size, dtype, device=device)
 
 
 def uniform(low=0.0, high=1.0, size=None, *, dtype=None, device=None, generator=None):

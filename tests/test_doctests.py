@@ -45,6 +45,7 @@ MODULES = [
     "strided._cpu.count",
     "strided._ops.sorting",
     "strided.random",
+    "strided._random_dists",
     "strided._config",
     "strided.cuda._deferred",
     "strided.cuda",
@@ -58,6 +59,7 @@ MODULES = [
     "strided._ops.quantiles",
     "strided._ops.histograms",
     "strided._check",
+    "strided.serialization",
 ]
 
 
