@@ -163,7 +163,15 @@ from strided.autograd.grad_mode import (
     set_grad_enabled,
 )
 from strided.random import manual_seed, seed
-from strided.serialization import load, save
+from strided.serialization import (
+    genfromtxt,
+    load,
+    loadtxt,
+    save,
+    savetxt,
+    savez,
+    savez_compressed,
+)
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"  # see Note [Which Array API versions] in _info.py
@@ -226,6 +234,7 @@ __all__ = [
     "full",
     "full_like",
     "gather",
+    "genfromtxt",
     "get_default_dtype",
     "get_num_threads",
     "iinfo",
@@ -244,6 +253,7 @@ __all__ = [
     "linalg",
     "linspace",
     "load",
+    "loadtxt",
     "manual_seed",
     "masked_fill",
     "matmul",
@@ -275,6 +285,9 @@ __all__ = [
     "result_type",
     "roll",
     "save",
+    "savetxt",
+    "savez",
+    "savez_compressed",
     "scatter",
     "scatter_add",
     "searchsorted",
