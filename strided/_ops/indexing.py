@@ -18,7 +18,8 @@ list, or a tuple inside the index tuple), a boolean mask, or a bool. Then, as in
 
 1. A boolean mask with k dims covers k dims of x, whose sizes it must equal, and stands for its
    ``nonzero()``: k integer arrays. A bare ``True``/``False`` is a 0-d mask: it adds a new dim of
-   size 1 (or 0), as ``None`` would, indexed by ``[0]`` (or ``[]``).
+   size 1 (or 0), as ``None`` would, indexed by ``[0]`` (or ``[]``). A mask dim of size 0
+   matches a dim of x of any size (the mask selects nothing), as in NumPy and the Array API.
 2. Plain ints become 0-d integer arrays, so they count in rule 4.
 3. All the integer arrays broadcast together to one shape B, the *index shape*.
 4. The result is x with the indexed dims replaced by B: where the first of them was if the
@@ -301,6 +302,10 @@ def _parse(x, index):
         elif kind == "mask":
             k = val.ndim
             covered = x.shape[xdim : xdim + k]
+            if val.shape != covered and len(covered) == k and 0 in val.shape:
+                # a mask dim of size 0 stands against a dim of any size (rule 1 above)
+                if all(m in (c, 0) for m, c in zip(val.shape, covered, strict=True)):
+                    val = _core._empty(covered, bool_, val.device, True)  # selects nothing
             if val.shape != covered:
                 raise IndexError(
                     f"boolean index of shape {val.shape} does not match the indexed dims "
