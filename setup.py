@@ -121,10 +121,21 @@ def openblas_options():
     }
 
 
+def lapack_options():
+    """OpenBLAS's options, and no fused multiply-adds for the small-matrix loops of Note [Small
+    matrices without LAPACK] (strided/_cpu/lapack.pyx): ``a - (a / p) * p`` is exactly 0 in
+    most cases when rounded twice, as LAPACK computes it, and never when fused, so an exactly
+    singular matrix (two equal rows) would get a tiny pivot instead of LAPACK's zero."""
+    options = openblas_options()
+    if sys.platform != "win32":
+        options["extra_compile_args"] = ["-ffp-contract=off"]
+    return options
+
+
 # Modules that need more than the common options: name -> a function giving the extra ones.
 EXTRA_OPTIONS = {
     "strided._cpu.blas": openblas_options,
-    "strided._cpu.lapack": openblas_options,  # the same library holds LAPACK
+    "strided._cpu.lapack": lapack_options,  # the same library holds LAPACK
 }
 
 
@@ -134,7 +145,7 @@ def extension(name):
         name,
         [name.replace(".", "/") + ".pyx"],
         include_dirs=[np.get_include(), "strided", "strided/_cpu", *extra.pop("include_dirs", [])],
-        extra_compile_args=compile_args,
+        extra_compile_args=compile_args + extra.pop("extra_compile_args", []),
         extra_link_args=link_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         **extra,

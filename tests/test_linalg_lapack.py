@@ -156,6 +156,35 @@ def test_singular_and_degenerate_matrices_behave_as_numpys():
     assert np.isnan(np.asarray(L.det(strided.asarray(nan))))
 
 
+@pytest.mark.parametrize("dtype", (strided.float32, strided.float64), ids=lambda d: d.name)
+def test_small_matrix_loops_agree_with_lapack_on_both_sides_of_the_cutoff(dtype, rng):
+    # Note [Small matrices without LAPACK]: real square matrices of up to 16 rows take
+    # strided's own ?getf2/?getrs/?potf2 loops, bigger ones LAPACK; both agree with NumPy,
+    # find the same singular matrix (a batch of 40 runs across the threads) and the same
+    # not-positive-definite one
+    for n in (1, 2, 3, 7, 16, 17):
+        a = _random((40, n, n), dtype, rng)
+        b = _random((40, n, 3), dtype, rng)
+        t = strided.asarray(a)
+        where = f"{dtype.name} n={n}"
+        _close(L.solve(t, strided.asarray(b)), np.linalg.solve(a, b), f"solve {where}")
+        _close(L.inv(t), np.linalg.inv(a), f"inv {where}")
+        _close(L.det(t), np.linalg.det(a), f"det {where}")
+        h = _hermitian(a)
+        for upper in (False, True):
+            want = np.linalg.cholesky(h, upper=upper)
+            _close(L.cholesky(strided.asarray(h), upper=upper), want, f"cholesky {where}")
+        sing = a.copy()
+        sing[27, :, -1] = sing[27, :, 0] if n > 1 else 0  # two equal columns: exactly singular
+        sign, logabs = L.slogdet(strided.asarray(sing))
+        assert np.asarray(sign)[27] == 0 and np.asarray(logabs)[27] == -np.inf, where
+        with pytest.raises(L.LinAlgError, match=r"matrix \(27,\) of the batch is singular"):
+            L.inv(strided.asarray(sing))
+        h[31] = -h[31]  # negative definite
+        with pytest.raises(L.LinAlgError, match=r"\(31,\).*not positive definite"):
+            L.cholesky(strided.asarray(h))
+
+
 @pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
 def test_cholesky_and_eigh_match_numpy(dtype, rng):
     for shape in SQUARE:
