@@ -46,6 +46,7 @@ from strided._dtype import (
 from strided._dtype import bool_ as bool  # noqa: A001 - the Array API name shadows the builtin
 from strided._info import __array_namespace_info__
 from strided._iter import get_num_threads, set_num_threads
+from strided._numpy_protocols import is_numpy_fallback_enabled, numpy_fallback
 from strided._ops.arrays import *  # noqa: F403 - NumPy's array manipulation routines
 from strided._ops.arrays import __all__ as _arrays_names
 from strided._ops.construction import *  # noqa: F403 - NumPy's array, logspace, tri, ...
@@ -269,6 +270,8 @@ __all__ = [
     "nn",
     "no_grad",
     "nonzero",
+    "numpy_fallback",
+    "is_numpy_fallback_enabled",
     "ones",
     "ones_like",
     "optim",

@@ -59,6 +59,8 @@ MODULES = [
     "strided._ops.quantiles",
     "strided._ops.histograms",
     "strided._check",
+    "strided._numpy_protocols",
+    "strided._ops.ufuncs",
     "strided.serialization",
 ]
 
