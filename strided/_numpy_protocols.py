@@ -77,12 +77,12 @@ _fallback = False  # see numpy_fallback
 class numpy_fallback:  # noqa: N801 - a function to the caller (as torch.set_grad_enabled)
     """Let NumPy functions that strided does not implement run on tensors by converting them.
 
-    Off by default: ``np.gcd(t, t)`` raises a TypeError naming ``numpy.gcd``. With the fallback
-    on, the tensors among the arguments become NumPy arrays that share their memory, NumPy's own
-    implementation runs, and every ndarray in its result comes back as a tensor sharing its
-    memory. The results are not recorded by autograd, and a CUDA tensor is refused as
-    ``np.asarray`` refuses it. Call it to switch for the whole process, or use it as a context
-    manager to switch for a block (See Note [NumPy's protocols]).
+    Off by default: such a function called with a tensor raises a TypeError that names it. With
+    the fallback on, the tensors among the arguments become NumPy arrays that share their
+    memory, NumPy's own implementation runs, and every ndarray in its result comes back as a
+    tensor sharing its memory. The results are not recorded by autograd, and a CUDA tensor is
+    refused as ``np.asarray`` refuses it. Call it to switch for the whole process, or use it as
+    a context manager to switch for a block (see Note [NumPy's protocols]).
 
     Parameters
     ----------
@@ -93,10 +93,16 @@ class numpy_fallback:  # noqa: N801 - a function to the caller (as torch.set_gra
     --------
     >>> import numpy as np
     >>> import strided
-    >>> t = strided.asarray([4, 6])
+    >>> t = strided.arange(4.0)
+    >>> np.lib.stride_tricks.sliding_window_view(t, 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: numpy.lib.stride_tricks.sliding_window_view is not implemented by strided, ...
     >>> with strided.numpy_fallback():
-    ...     np.gcd(t, 4)
-    tensor([4, 2])
+    ...     np.lib.stride_tricks.sliding_window_view(t, 2)
+    tensor([[0., 1.],
+            [1., 2.],
+            [2., 3.]])
     >>> strided.is_numpy_fallback_enabled()
     False
     """
