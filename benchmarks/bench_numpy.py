@@ -11,7 +11,9 @@ exceptions: ``median``, ``quantile`` and ``partition`` select rather than sort, 
 one pass of a CPU kernel (Note [Counting kernels]), and ``isin`` of integers looks them up in a
 table of bools as NumPy 2 does (Note [isin by table]). ``convolve`` is one GEMM over blocks of
 the signal (Note [Convolution in blocks of m outputs]) and ``einsum`` contracts through matmul, both
-OpenBLAS, where NumPy loops in C.
+OpenBLAS, where NumPy loops in C. The first rows time NumPy's own functions called on tensors
+(``np.add(t, t)``, ``np.sum(t)``), which run strided's through NEP 13/18: ``np.add(t, t)``
+minus ``strided.add(t, t)`` is the cost of the override.
 """
 
 from __future__ import annotations
@@ -40,6 +42,17 @@ def cases():
             np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=1e-10)
 
         out.append((name, s_fn, n_fn, t_fn if torch is not None else None, check))
+
+    # -- NumPy's protocols (Note [NumPy's protocols]): NumPy's functions called on tensors. The
+    # first two rows differ only by the override, NumPy's machinery plus strided's lookup.
+    v_np, w_np = rng.random(10), rng.random(10)
+    v, w, tv, tw = strided.asarray(v_np), strided.asarray(w_np), _t(v_np), _t(w_np)
+    case("strided.add(t, t), 10 f64", lambda: strided.add(v, w), lambda: np.add(v_np, w_np),
+         lambda: torch.add(tv, tw))  # fmt: skip
+    case("np.add(t, t), 10 f64 (NEP 13 override)", lambda: np.add(v, w),
+         lambda: np.add(v_np, w_np), lambda: torch.add(tv, tw))  # fmt: skip
+    case("np.sum(t), 10 f64 (NEP 18 override)", lambda: np.sum(v), lambda: np.sum(v_np),
+         lambda: torch.sum(tv))  # fmt: skip
 
     a_np = rng.standard_normal(10**6)
     a, ta = strided.asarray(a_np), _t(a_np)
