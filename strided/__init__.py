@@ -44,6 +44,7 @@ from strided._dtype import (
     uint64,
 )
 from strided._dtype import bool_ as bool  # noqa: A001 - the Array API name shadows the builtin
+from strided._format import get_printoptions, printoptions, set_printoptions
 from strided._info import __array_namespace_info__
 from strided._iter import get_num_threads, set_num_threads
 from strided._numpy_protocols import is_numpy_fallback_enabled, numpy_fallback
@@ -238,6 +239,7 @@ __all__ = [
     "genfromtxt",
     "get_default_dtype",
     "get_num_threads",
+    "get_printoptions",
     "iinfo",
     "inference_mode",
     "index_add",
@@ -280,6 +282,7 @@ __all__ = [
     "permute",
     "permute_dims",
     "pi",
+    "printoptions",
     "promote_types",
     "random",
     "repeat",
@@ -297,6 +300,7 @@ __all__ = [
     "seed",
     "select",
     "set_default_dtype",
+    "set_printoptions",
     "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled",
     "set_grad_enabled",

@@ -9,11 +9,11 @@ are the arithmetic of a strided view, each small enough to test on its own.
 
 Note [What repr prints]
 ~~~~~~~~~~~~~~~~~~~~~~~
-The numbers come from ``numpy.array2string`` (``separator=', '``, ``threshold=1000``,
-``edgeitems=3``), so large tensors are summarised with ``...`` exactly as NumPy does and NumPy's
-print options (``numpy.set_printoptions(precision=...)``) apply. The line width is 80, PyTorch's,
-not NumPy's 75, so that the numbers and the suffixes wrap at the same column. The suffixes follow
-``torch/_tensor_str.py`` in its order and rules:
+The numbers come from ``numpy.array2string`` (``separator=', '``), run under strided's own print
+options (Note [Print options]), so large tensors are summarised with ``...`` exactly as NumPy
+does. The default line width is 80, PyTorch's, not NumPy's 75, so that the numbers and the
+suffixes wrap at the same column. The suffixes follow ``torch/_tensor_str.py`` in its order and
+rules:
 
 - ``device='cuda:0'`` when the tensor is not on the CPU;
 - for an empty tensor, ``size=(0, 3)`` unless it is 1-d, and ``dtype=`` unless it is the
@@ -23,7 +23,23 @@ not NumPy's 75, so that the numbers and the suffixes wrap at the same column. Th
 - ``grad_fn=<Name>`` when the tensor was made by a recorded op, else ``requires_grad=True``
   when it is a leaf that requires grad.
 
-A suffix that would pass column 80 goes on its own line, indented under the first bracket.
+A suffix that would pass the line width goes on its own line, indented under the first bracket.
+
+Note [Print options]
+~~~~~~~~~~~~~~~~~~~~
+``set_printoptions``, ``get_printoptions`` and ``printoptions`` take NumPy's keys (precision,
+threshold, edgeitems, linewidth, suppress, nanstr, infstr, formatter, sign, floatmode, legacy,
+override_repr) with NumPy's meanings, and NumPy itself validates and merges them: strided's
+``set_printoptions`` runs ``numpy.set_printoptions`` inside a ``numpy.printoptions`` block that
+starts from strided's current options and keeps what NumPy made of them, so a bad value gets
+NumPy's error, ``None`` leaves a key unchanged, and ``formatter``/``override_repr`` reset unless
+given, exactly as in NumPy. An unknown key is a TypeError naming it (the signature is NumPy's).
+The options are strided's own (as ``torch.set_printoptions`` are PyTorch's): setting NumPy's does
+not change how tensors print, nor the other way round; they differ from NumPy's defaults only in
+``linewidth`` (80). They live in a ``contextvars.ContextVar``, as NumPy's do, so ``printoptions``
+is safe across threads and asyncio tasks, and restores the options when its block raises.
+``repr`` formats under them with ``numpy.printoptions``, and ``override_repr``, when set, is
+called with the tensor.
 
 Note [The explain picture]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -43,6 +59,8 @@ of a billion elements costs what its 32 drawn cells cost. Stride-0 dims are not 
 all: they multiply the count of a cell, which is what ``*`` shows.
 """
 
+import contextlib
+import contextvars
 import itertools
 import math
 import textwrap
@@ -57,9 +75,11 @@ __all__ = [
     "explain",
     "format_repr",
     "format_str",
+    "get_printoptions",
+    "printoptions",
+    "set_printoptions",
 ]
 
-_LINEWIDTH = 80  # PyTorch's print width; see Note [What repr prints]
 _PREFIX = "tensor("
 _SHOWN_CELLS = 32  # see Note [The explain picture]
 _PICTURE_WIDTH = 88
@@ -229,6 +249,140 @@ def cells_touched(shape, strides, offset=0, limit=_TOUCH_LIMIT):
 # repr and str
 # ---------------------------------------------------------------------------------------------
 
+# NumPy's defaults but PyTorch's line width; see Note [Print options].
+_DEFAULT_PRINTOPTIONS = {
+    "edgeitems": 3,
+    "threshold": 1000,
+    "floatmode": "maxprec",
+    "precision": 8,
+    "suppress": False,
+    "linewidth": 80,
+    "nanstr": "nan",
+    "infstr": "inf",
+    "sign": "-",
+    "formatter": None,
+    "legacy": False,
+    "override_repr": None,
+}
+_printoptions = contextvars.ContextVar("strided_printoptions", default=_DEFAULT_PRINTOPTIONS)
+
+
+def set_printoptions(
+    precision=None,
+    threshold=None,
+    edgeitems=None,
+    linewidth=None,
+    suppress=None,
+    nanstr=None,
+    infstr=None,
+    formatter=None,
+    sign=None,
+    floatmode=None,
+    *,
+    legacy=None,
+    override_repr=None,
+):
+    """Set how tensors print: NumPy's ``set_printoptions``, for strided's tensors.
+
+    Every key means what it means in NumPy; ``None`` leaves a key as it is (``formatter`` and
+    ``override_repr`` are reset unless given, as in NumPy). See Note [Print options].
+
+    Parameters
+    ----------
+    precision : int, optional
+        Digits after the decimal point (default 8).
+    threshold : int, optional
+        Tensors with more elements than this are summarised with ``...`` (default 1000).
+    edgeitems : int, optional
+        Items shown at each end of a summarised dim (default 3).
+    linewidth : int, optional
+        Characters per line (default 80, PyTorch's; NumPy's is 75).
+    suppress : bool, optional
+        Print tiny floats as 0 rather than in scientific notation.
+    nanstr, infstr : str, optional
+        How nan and inf are written.
+    formatter : dict of callables, optional
+        Per-kind formatting functions, as NumPy's.
+    sign : {'-', '+', ' '}, optional
+        How the sign of positive numbers is written.
+    floatmode : {'fixed', 'unique', 'maxprec', 'maxprec_equal'}, optional
+        How ``precision`` is applied.
+    legacy : str or False, optional
+        Print as an older NumPy did ('1.13', '1.21', ...).
+    override_repr : callable, optional
+        Called with the tensor to make its ``repr``.
+
+    Raises
+    ------
+    TypeError
+        For a key NumPy does not have.
+    ValueError
+        For a value NumPy refuses (``sign='x'``, a negative ``precision``...).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.set_printoptions(precision=2, suppress=True)
+    >>> strided.asarray([1 / 3, 1e-9])
+    tensor([0.33, 0.  ])
+    >>> strided.set_printoptions(precision=8, suppress=False)
+    """
+    given = {
+        "precision": precision,
+        "threshold": threshold,
+        "edgeitems": edgeitems,
+        "linewidth": linewidth,
+        "suppress": suppress,
+        "nanstr": nanstr,
+        "infstr": infstr,
+        "formatter": formatter,
+        "sign": sign,
+        "floatmode": floatmode,
+        "legacy": legacy,
+        "override_repr": override_repr,
+    }
+    # NumPy validates and merges, in a block that leaves NumPy's own options as they were.
+    with np.printoptions(**_printoptions.get()):
+        np.set_printoptions(**given)
+        merged = np.get_printoptions()
+    _printoptions.set(merged)
+
+
+def get_printoptions():
+    """The current print options, as a new dict (NumPy's keys; Note [Print options]).
+
+    Examples
+    --------
+    >>> import strided
+    >>> opts = strided.get_printoptions()
+    >>> opts["precision"], opts["threshold"], opts["linewidth"]
+    (8, 1000, 80)
+    """
+    return dict(_printoptions.get())
+
+
+@contextlib.contextmanager
+def printoptions(*args, **kwargs):
+    """Print options for the length of a ``with`` block, restored after it even if it raises.
+
+    Takes the arguments of ``set_printoptions`` and yields the options in force.
+
+    Examples
+    --------
+    >>> import strided
+    >>> with strided.printoptions(precision=3, sign="+"):
+    ...     print(strided.asarray([3.14159, -1.0]))
+    tensor([+3.142, -1.   ])
+    >>> strided.get_printoptions()["precision"]
+    8
+    """
+    token = _printoptions.set(_printoptions.get())
+    try:
+        set_printoptions(*args, **kwargs)
+        yield get_printoptions()
+    finally:
+        _printoptions.reset(token)
+
 
 def _default_float_name():
     """Name of the default float dtype (imported late so this module stays pure Python)."""
@@ -247,13 +401,14 @@ def _host_array(t):
     return t.numpy()
 
 
-def _add_suffixes(body, suffixes):
-    """``body`` closed with its suffixes, each wrapped to its own line if it passes column 80."""
+def _add_suffixes(body, suffixes, linewidth):
+    """``body`` closed with its suffixes, each wrapped to its own line if it passes the line
+    width."""
     parts = [body]
     indent = len(_PREFIX)
     line_len = len(body) - body.rfind("\n") + 1
     for suffix in suffixes:
-        if line_len + len(suffix) + 2 > _LINEWIDTH:
+        if line_len + len(suffix) + 2 > linewidth:
             parts.append(",\n" + " " * indent + suffix)
             line_len = indent + len(suffix)
         else:
@@ -292,6 +447,9 @@ def format_repr(t):
     >>> print(format_repr(strided.asarray(3.0)))
     tensor(3.)
     """
+    opts = _printoptions.get()
+    if opts["override_repr"] is not None:
+        return opts["override_repr"](t)
     suffixes = []
     device = str(t.device)
     if device != "cpu":
@@ -306,14 +464,8 @@ def format_repr(t):
         if dtype_name != default_float:
             suffixes.append(dtype_suffix)
     else:
-        numbers = np.array2string(
-            _host_array(t),
-            max_line_width=_LINEWIDTH,
-            separator=", ",
-            prefix=_PREFIX,
-            threshold=1000,
-            edgeitems=3,
-        )
+        with np.printoptions(**opts):  # Note [Print options]
+            numbers = np.array2string(_host_array(t), separator=", ", prefix=_PREFIX)
         body = _PREFIX + numbers
         if dtype_name not in (default_float, "int64", "bool"):
             suffixes.append(dtype_suffix)
@@ -321,7 +473,7 @@ def format_repr(t):
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return _add_suffixes(body, suffixes)
+    return _add_suffixes(body, suffixes, opts["linewidth"])
 
 
 def format_str(t):
