@@ -50,6 +50,8 @@ from strided._iter import get_num_threads, set_num_threads
 from strided._numpy_protocols import is_numpy_fallback_enabled, numpy_fallback
 from strided._ops.arrays import *  # noqa: F403 - NumPy's array manipulation routines
 from strided._ops.arrays import __all__ as _arrays_names
+from strided._ops.calculus import *  # noqa: F403 - gradient, trapezoid
+from strided._ops.calculus import __all__ as _calculus_names
 from strided._ops.construction import *  # noqa: F403 - NumPy's array, logspace, tri, ...
 from strided._ops.construction import __all__ as _construction_names
 from strided._ops.creation import (
@@ -71,8 +73,12 @@ from strided._ops.creation import (
 )
 from strided._ops.elementwise import *  # noqa: F403 - the elementwise ops, listed in its __all__
 from strided._ops.elementwise import __all__ as _elementwise_names
+from strided._ops.functional import *  # noqa: F403 - apply_along_axis, vectorize, piecewise
+from strided._ops.functional import __all__ as _functional_names
 from strided._ops.histograms import *  # noqa: F403 - histogram, bincount, diff, interp, ...
 from strided._ops.histograms import __all__ as _histograms_names
+from strided._ops.index_tricks import *  # noqa: F403 - r_, c_, indices, unravel_index, ...
+from strided._ops.index_tricks import __all__ as _index_tricks_names
 from strided._ops.indexing import (
     gather,
     index_add,
@@ -92,6 +98,10 @@ from strided._ops.mathfuncs import *  # noqa: F403 - NumPy's functions composed 
 from strided._ops.mathfuncs import __all__ as _mathfuncs_names
 from strided._ops.norms import matrix_norm, vector_norm
 from strided._ops.padding import pad
+from strided._ops.placing import *  # noqa: F403 - put, place, select, choose, ...
+from strided._ops.placing import __all__ as _placing_names
+from strided._ops.polynomial import *  # noqa: F403 - polyfit, polyval, roots, vander, ...
+from strided._ops.polynomial import __all__ as _polynomial_names
 from strided._ops.products import *  # noqa: F403 - einsum, dot, kron, cross, convolve, ...
 from strided._ops.products import __all__ as _products_names
 from strided._ops.quantiles import *  # noqa: F403 - NumPy's order statistics: median, quantile
@@ -116,6 +126,7 @@ from strided._ops.shape import (
 from strided._ops.sorting import (
     argsort,
     sort,
+    sort_complex,
     topk,
     unique,
     unique_all,
@@ -146,7 +157,6 @@ from strided._ops.views import (
     permute,
     permute_dims,
     reshape,
-    select,
     squeeze,
     swapaxes,
     transpose,
@@ -298,7 +308,6 @@ __all__ = [
     "scatter_add",
     "searchsorted",
     "seed",
-    "select",
     "set_default_dtype",
     "set_printoptions",
     "use_deterministic_algorithms",
@@ -331,6 +340,7 @@ __all__ = [
     "zeros_like",
     "argsort",
     "sort",
+    "sort_complex",
     "topk",
     "unique",
     "unique_all",
@@ -349,4 +359,9 @@ __all__ = [
     *_quantiles_names,
     *_histograms_names,
     *_construction_names,
+    *_calculus_names,
+    *_functional_names,
+    *_index_tricks_names,
+    *_placing_names,
+    *_polynomial_names,
 ]

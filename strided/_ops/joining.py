@@ -20,6 +20,7 @@ from strided._ops.arrays import (
     _check_cast,
     _int,
     _is_tensor,
+    _prepend_dims,
     _sequence,
     _slice_along,
     _tensor,
@@ -42,6 +43,7 @@ __all__ = [
     "vsplit",
     "dsplit",
     "append",
+    "block",
 ]
 
 
@@ -354,3 +356,68 @@ def dsplit(ary, indices_or_sections):
             "use array_split(x, ..., axis=...)"
         )
     return _split(x, indices_or_sections, 2, "dsplit")
+
+
+# -- block --------------------------------------------------------------------------------------
+
+
+def _block_depths(arrays, index):
+    """(index of the first leaf, largest leaf ndim) of a nested list of blocks, checking that
+    every leaf sits at the same depth (NumPy's rule); an empty list is a leaf marked None."""
+    if type(arrays) is tuple:
+        raise TypeError(
+            f"block: arrays{''.join(f'[{i}]' for i in index)} is a tuple; only lists arrange "
+            "blocks (block does not convert tuples to arrays)"
+        )
+    if type(arrays) is not list:
+        return index, _tensor(arrays).ndim
+    if not arrays:
+        return index + [None], 0
+    first, most = None, 0
+    for i, item in enumerate(arrays):
+        idx, nd = _block_depths(item, index + [i])
+        most = max(most, nd)
+        if first is None:
+            first = idx
+        elif len(idx) != len(first):
+            where = "".join(f"[{j}]" for j in idx if j is not None)
+            raise ValueError(
+                f"block: list depths are mismatched: the first element is at depth "
+                f"{len(first)}, but arrays{where} is at depth {len(idx)}"
+            )
+        elif idx[-1] is None:
+            first = idx
+    return first, most
+
+
+def _block(arrays, list_ndim, result_ndim, depth):
+    if depth < list_ndim:
+        parts = [_block(a, list_ndim, result_ndim, depth + 1) for a in arrays]
+        return concatenate(parts, axis=-(list_ndim - depth))
+    t = _tensor(arrays)
+    return _prepend_dims(t, result_ndim - t.ndim)
+
+
+def block(arrays):
+    """Assemble a tensor from nested lists of blocks: the innermost lists are concatenated
+    along the last axis, the next along the second-to-last, and so on (blocks with fewer dims
+    get leading size-1 dims first), as NumPy's ``block``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> a = strided.eye(2, dtype=strided.int64)
+    >>> strided.block([[a, 2 * a], [3 * a, strided.zeros((2, 2), dtype=strided.int64)]])
+    tensor([[1, 0, 2, 0],
+            [0, 1, 0, 2],
+            [3, 0, 0, 0],
+            [0, 3, 0, 0]])
+    >>> strided.block([strided.asarray([1, 2]), 3])
+    tensor([1, 2, 3])
+    """
+    first, arr_ndim = _block_depths(arrays, [])
+    list_ndim = len(first)
+    if list_ndim and first[-1] is None:
+        where = "".join(f"[{j}]" for j in first[:-1])
+        raise ValueError(f"block: the list arrays{where} cannot be empty")
+    return _block(arrays, list_ndim, max(arr_ndim, list_ndim), 0)

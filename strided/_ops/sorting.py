@@ -39,6 +39,7 @@ __all__ = [
     "unique_inverse",
     "unique_all",
     "unique",
+    "sort_complex",
 ]
 
 SortResult = collections.namedtuple("SortResult", ["values", "indices"])
@@ -409,3 +410,21 @@ def unique(
     if return_counts:
         out.append(counts)
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def sort_complex(a):
+    """``a`` sorted along its last axis, real part first, then imaginary part, as a complex
+    tensor: complex64 for int8/int16/uint8/uint16 input, complex128 for other real input (as
+    NumPy), complex input keeping its dtype.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.sort_complex(strided.asarray([5, 3, 6, 2, 1]))
+    tensor([1.+0.j, 2.+0.j, 3.+0.j, 5.+0.j, 6.+0.j], dtype=strided.complex128)
+    """
+    b = sort(_check.tensor(a), axis=-1)
+    if b.dtype.kind == "c":
+        return b
+    small = b.dtype.name in ("int8", "int16", "uint8", "uint16")
+    return b.astype("complex64" if small else "complex128")
