@@ -140,6 +140,15 @@ def test_numpy_calls_without_an_array():
     _same(got, np.max([1, 5], initial=7), "max(initial=0-d tensor)")
     empty = strided.zeros((0, 3))
     _same(strided.max(empty, 0, initial=2.0), np.max(np.zeros((0, 3)), 0, initial=2.0), "empty")
+    v = np.array([1.0, np.nan, 4.0, 2.0, 3.0])
+    _same(strided.nanmedian(strided.asarray(v)), np.nanmedian(v), "nanmedian averages")
+    _same(strided.nan_to_num(strided.asarray(v), 5.0), np.nan_to_num(v, 5.0), "second is copy")
+    for name in ("arange", "eye", "linspace"):  # NumPy's float64, not PyTorch's float32
+        args = {"arange": (3.0,), "eye": (2,), "linspace": (0, 1, 3)}[name]
+        _same(getattr(strided, name)(*args), getattr(np, name)(*args), f"{name} dtype")
+    _same(strided.divide(strided.asarray([1]), 2), np.divide(np.array([1]), 2), "int / int")
+    with pytest.raises(ValueError, match="only size-1"):  # torch.squeeze(x, 0) returns x
+        strided.squeeze(strided.zeros((2, 3)), 0)
 
 
 # -- PyTorch's spellings ----------------------------------------------------------------------
@@ -179,6 +188,9 @@ def test_pytorch_spellings_give_pytorch_results():
         for pads, mode in [((1, 2), "constant"), ((2, 1, 0, 1), "reflect"), ((1, 3), "replicate")]:
             same(F.pad(t, pads, mode), torch.nn.functional.pad(x, pads, mode), f"F.pad {mode}")
         same(F.pad(t, (-1, 2), value=9.0), torch.nn.functional.pad(x, (-1, 2), value=9.0), "crop")
+    v = torch.tensor([4.0, 1.0, 3.0, 2.0], dtype=torch.float64)
+    lower = strided.quantile(strided.asarray(v.numpy()), 0.5, method="lower")
+    _same(lower, torch.median(v).numpy(), "torch's median is the lower middle value")
     s = torch.arange(3.0, dtype=torch.float64), torch.arange(2.0, dtype=torch.float64)
     got = strided.meshgrid(strided.arange(3.0), strided.arange(2.0), indexing="ij")
     _same(got, tuple(g.numpy() for g in torch.meshgrid(*s, indexing="ij")), "meshgrid ij")
