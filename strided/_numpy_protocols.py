@@ -24,16 +24,17 @@ What strided does with each call:
    ``strided.acos``). A function is looked up by name in the namespace that mirrors its NumPy
    module (``numpy`` -> ``strided``, ``numpy.linalg`` -> ``strided.linalg``, ``numpy.fft`` ->
    ``strided.fft``), except for the names in ``_ADAPTED``, which strided spells otherwise
-   (``np.copy``: ``clone`` in NumPy's memory ``order``), and those in ``_NUMPY_ITSELF``,
-   which NumPy implements on any array-like by reading ``.shape`` or by converting with
-   ``np.asarray`` (``np.shape``, ``np.ndim``, ``np.save``, ``np.shares_memory``): there
-   NumPy's implementation is the right one.
+   (``np.copy``: ``clone`` in NumPy's memory ``order``) or which may write into an ndarray
+   (``np.copyto(array, t)``), and those in ``_NUMPY_ITSELF``, which NumPy implements on any
+   array-like by reading ``.shape`` or by converting with ``np.asarray`` (``np.shape``,
+   ``np.ndim``, ``np.save``, ``np.shares_memory``): there NumPy's implementation is right.
 2. Call it with the caller's arguments. A NumPy function may get more positional arguments than
    strided's version takes (``np.sum(t, 0)`` where ``strided.sum`` takes ``axis`` by keyword,
    as the Array API does): the extra ones are passed by NumPy's parameter names. A ufunc's
    ``out=`` tuple is unpacked; ``dtype=``, ``casting=`` and ``where=`` are honoured by computing
-   and then storing, as NumPy defines them; a keyword strided cannot honour raises a TypeError
-   naming it, never silently ignored.
+   and then storing, as NumPy defines them, and so is an ndarray ``out=`` (strided's functions
+   write tensors); a keyword strided cannot honour raises a TypeError naming it, never
+   silently ignored.
 3. What strided does not implement raises a TypeError that names the NumPy function, rather
    than converting behind the caller's back: a silent conversion would leave strided (and
    autograd, and the GPU) at the first unimplemented call, which is what the protocols are
@@ -64,6 +65,7 @@ import sys
 
 import numpy as np
 
+import strided
 from strided import _check, _core
 from strided._ops import creation as _cr
 from strided._ops import ufuncs as _ufuncs
@@ -321,7 +323,15 @@ def _copy(a, order="K", subok=False):
     return _vops.permute_dims(_vops.permute_dims(x, tuple(perm)).clone(), tuple(inverse))
 
 
-_ADAPTED = {np.copy: _copy}
+def _copyto(dst, src, casting="same_kind", where=True):
+    """NumPy's ``copyto``: into a tensor by strided's, into an ndarray by NumPy's (which reads
+    the tensors through ``np.asarray``)."""
+    if isinstance(dst, np.ndarray):
+        return np.copyto(dst, _to_numpy(src), casting=casting, where=_to_numpy(where))
+    return strided.copyto(dst, src, casting=casting, where=where)
+
+
+_ADAPTED = {np.copy: _copy, np.copyto: _copyto}
 # NumPy implements these on any array-like (by reading .shape/.ndim, or by converting with
 # np.asarray, which shares the tensor's memory): its implementation is the right one.
 _NUMPY_ITSELF = {
@@ -358,34 +368,42 @@ def _positional_count(fn):
     return sum(k in positional for k in kinds)
 
 
+def _numpy_positionals(func):
+    """The names of the parameters NumPy's ``func`` takes by position."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
 def _implementation(func):
-    """(strided's implementation of NumPy's ``func`` or None, its positional count)."""
+    """How to run NumPy's ``func``: (strided's implementation or None, how many positional
+    arguments it takes, NumPy's names for the positional parameters, the position of
+    NumPy's ``out`` among them or None)."""
+    names = _numpy_positionals(func)
+    out_pos = names.index("out") if "out" in names else None
     if func in _ADAPTED:
         impl = _ADAPTED[func]
     elif func in _NUMPY_ITSELF:
-        return func._implementation, _ANY
+        return func._implementation, _ANY, names, None
     else:
         home = _MODULES.get(getattr(func, "__module__", None))
         impl = getattr(importlib.import_module(home), func.__name__, None) if home else None
         if not callable(impl) or isinstance(impl, type):
-            return None, 0
-    return impl, _positional_count(impl)
+            return None, 0, names, None
+    return impl, _positional_count(impl), names, out_pos
 
 
-def _by_keyword(func, args, kwargs, npos):
-    """``args`` beyond the first ``npos`` passed by NumPy's names for them instead."""
-    params = [
-        p.name
-        for p in inspect.signature(func).parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    if len(args) > len(params):
+def _by_keyword(func, names, args, kwargs, npos):
+    """``args`` beyond the first ``npos`` passed by NumPy's ``names`` for them instead."""
+    if len(args) > len(names):
         raise TypeError(
-            f"numpy.{func.__name__}() takes {len(params)} positional arguments but {len(args)} "
+            f"numpy.{func.__name__}() takes {len(names)} positional arguments but {len(args)} "
             "were given"
         )
     kwargs = dict(kwargs)
-    for name, value in zip(params[npos:], args[npos:], strict=False):  # args may be fewer
+    for name, value in zip(names[npos:], args[npos:], strict=False):  # args may be fewer
         if name in kwargs:
             raise TypeError(f"numpy.{func.__name__}() got multiple values for argument {name!r}")
         kwargs[name] = value
@@ -411,14 +429,22 @@ def array_function(self, func, types, args, kwargs):
     entry = _FUNCTIONS.get(func)
     if entry is None:
         entry = _FUNCTIONS[func] = _implementation(func)
-    impl, npos = entry
+    impl, npos, names, out_pos = entry
     if impl is None:
         name = f"{func.__module__}.{func.__name__}"
         return _unimplemented(
             name, lambda: func._implementation(*_to_numpy(args), **_to_numpy(kwargs))
         )
+    if out_pos is not None and out_pos < min(npos, len(args)):
+        if isinstance(args[out_pos], np.ndarray):
+            npos = out_pos  # an ndarray out= by position: to a keyword, to be filled below
     if len(args) > npos:
-        args, kwargs = _by_keyword(func, args, kwargs, npos)
+        args, kwargs = _by_keyword(func, names, args, kwargs, npos)
+    out = kwargs.get("out")
+    if isinstance(out, np.ndarray):  # strided's functions write tensors: NumPy fills the array
+        result = impl(*args, **{k: v for k, v in kwargs.items() if k != "out"})
+        np.copyto(out, np.asarray(result), casting="same_kind")
+        return out
     return impl(*args, **kwargs)
 
 

@@ -236,6 +236,19 @@ def test_function_with_mixed_arguments():
     assert np.allclose(strided.asarray(A), A) is True or bool(np.allclose(strided.asarray(A), A))
 
 
+def test_function_writes_an_ndarray_out():
+    t, n = strided.asarray(A), np.zeros(4)
+    assert np.sum(t, axis=0, out=n) is n
+    np.testing.assert_allclose(n, A.sum(0))
+    assert np.sum(t, 0, None, n) is n  # out= by position
+    m = np.zeros((3, 4))
+    np.copyto(m, t)  # into an ndarray: NumPy's copyto reads the tensor
+    np.testing.assert_array_equal(m, A)
+    u = strided.zeros((3, 4))
+    np.copyto(u, B, where=B > 0)  # into a tensor: strided's
+    np.testing.assert_array_equal(np.asarray(u), np.where(B > 0, B, 0.0))
+
+
 def test_functions_numpy_implements_on_any_array():
     t = strided.asarray(A)
     assert np.shape(t) == (3, 4) and np.ndim(t) == 2 and np.size(t) == 12
