@@ -527,7 +527,9 @@ class Tensor(_core.TensorBase):
 
     def cpu(self):
         """This tensor on the CPU (itself if it is there already)."""
-        return self.to("cpu")
+        # the early return keeps float(x), int(x) and x.item() (which call cpu()) cheap: to()
+        # first asks whether "cpu" names a dtype, and that refusal costs microseconds
+        return self if self.device.is_cpu else self.to("cpu")
 
     def to_device(self, device, /, *, stream=None):
         """The Array API's spelling of ``to(device)``: this tensor on ``device`` (itself if it
