@@ -420,6 +420,8 @@ AT_CASES = [
     ("divide", (0, [1, 1]), 2.0),
     ("negative", ([0, 0, 0, 2],), None),
     ("exp", (1, [2, 2]), None),
+    ("add", (slice(None), 1), 2.0),  # basic indices only: every element once
+    ("multiply", (Ellipsis, 0), B[:, 0]),
 ]
 
 
@@ -432,6 +434,16 @@ def test_at_matches_numpy(name, index, b):
     assert getattr(strided, name).at(base, index, *args) is None
     getattr(np, name).at(ref, index, *(() if b is None else (b,)))
     np.testing.assert_allclose(np.asarray(base), ref, rtol=1e-14)
+
+
+def test_at_on_0d_and_empty():
+    z = strided.asarray(2.0)
+    strided.multiply.at(z, (), 3.0)
+    strided.add.at(z, (), 1.0)
+    assert z.item() == 7.0
+    e = strided.ones(3)
+    strided.maximum.at(e, [], strided.zeros(0))
+    assert e.tolist() == [1.0, 1.0, 1.0]
 
 
 def test_at_errors():

@@ -62,6 +62,7 @@ __all__ = ["UFUNCS"]
 
 _SCALARS = (bool, int, float, complex)
 _NO_VALUE = object()  # "not given", where None is a value (initial=None is NumPy's error)
+_BASIC = (int, np.integer, slice, type(Ellipsis), type(None))  # basic indices (a bool is not)
 
 # Reductions and scans that strided has kernels for.
 _REDUCTIONS = {
@@ -323,6 +324,10 @@ def _make_at(ufunc, fn):
                 "with casting rule 'same_kind'"
             )
         index = indices if isinstance(indices, tuple) else (indices,)
+        if all(isinstance(i, _BASIC) and not isinstance(i, bool) for i in index):
+            # ints, slices, ... and None name every element once: buffered is unbuffered
+            a[index] = fn(a[index]) if b is None else fn(a[index], b)
+            return None
         if name in ("add", "subtract"):
             values = b if name == "add" else (-b if type(b) in _SCALARS else _ew.negative(b))
             _ix.index_put(a, index, values, accumulate=True, inplace=True)
@@ -362,17 +367,18 @@ def _at_in_rounds(fn, a, index, b):
     lengths = np.diff(np.r_[starts, in_order.size])
     occurrence = np.empty(in_order.size, dtype=np.int64)
     occurrence[order] = np.arange(in_order.size) - np.repeat(starts, lengths)
+    target = a if a.ndim else _vops.reshape(a, (1,))  # a view: a 0-d tensor has one cell
     for r in range(int(lengths.max(initial=0))):
         entries = np.flatnonzero(occurrence == r)
         cells = tuple(
-            _cr.asarray(i, device=a.device) for i in np.unravel_index(where[entries], a.shape)
+            _cr.asarray(i, device=a.device) for i in np.unravel_index(where[entries], target.shape)
         )
         if values is None:
-            a[cells] = fn(a[cells])
+            target[cells] = fn(target[cells])
         elif type(values) in _SCALARS:
-            a[cells] = fn(a[cells], values)
+            target[cells] = fn(target[cells], values)
         else:
-            a[cells] = fn(a[cells], values[_cr.asarray(entries, device=values.device)])
+            target[cells] = fn(target[cells], values[_cr.asarray(entries, device=values.device)])
 
 
 # -- the table, and the attributes set from it -----------------------------------------------------
