@@ -1,4 +1,4 @@
-"""Creation functions: where tensors come from (Array API 2024.12 names, NumPy defaults).
+"""Creation functions: where tensors come from (Array API 2025.12 names, NumPy defaults).
 
 ``asarray`` is the front door: it turns lists, scalars, NumPy arrays, buffers, DLPack producers
 and tensors into a tensor, sharing memory whenever it may. The others allocate a fresh Storage

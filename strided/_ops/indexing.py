@@ -1,6 +1,6 @@
 """Indexing: ``x[idx]`` and ``x[idx] = v`` with NumPy's rules for integer arrays and boolean
 masks, and the indexing functions: ``take``, ``take_along_axis``, ``nonzero``, ``searchsorted``
-and one-argument ``where`` (Array API 2024.12), ``index_select``, ``gather``, ``scatter``,
+and one-argument ``where`` (Array API 2025.12), ``index_select``, ``gather``, ``scatter``,
 ``scatter_add``, ``index_add`` and ``masked_fill`` (PyTorch).
 
 Basic indices (ints, slices, None, ``...``) make views and never come here: ``_views.getitem``
