@@ -484,7 +484,7 @@ class Distributions:
 
     def beta(self, a, b, size=None, *, device=None):
         """Beta values: ``X / (X + Y)`` for X ~ G(a), Y ~ G(b), computed from their logs
-        (``1 / (1 + exp(log Y - log X))``) so that tiny a and b do not give 0 / 0.
+        (both scaled by the larger) so that tiny a and b do not give 0 / 0.
 
         Examples
         --------
@@ -511,7 +511,9 @@ class Distributions:
         shape = _shape("beta", size, a, b)
         lx = self._log_standard_gamma(a, shape, device)
         ly = self._log_standard_gamma(b, shape, device)
-        return 1.0 / (1.0 + _s.exp(ly - lx))
+        top = _s.maximum(lx, ly)  # X / (X + Y) scaled by exp(-top): nothing overflows
+        x, y = _s.exp(lx - top), _s.exp(ly - top)
+        return x / (x + y)
 
     def dirichlet(self, alpha, size=None, *, device=None):
         """Dirichlet values: each row G(alpha_i) / sum_j G(alpha_j), from the gammas' logs.
@@ -872,7 +874,8 @@ class Distributions:
             else:
                 if int((pp > 0).sum()) < count:
                     raise ValueError(f"{fn}: fewer non-zero entries in p than size")
-                keys = self._exp1((pop,)) / _s.asarray(pp)  # 1/0 = inf: never before a p > 0
+                pt = _s.asarray(pp)
+                keys = _s.where(pt > 0, self._exp1((pop,)) / _s.where(pt > 0, pt, 1.0), math.inf)
                 perm = _s.argsort(keys, stable=True)
             idx = perm[:count]
             if not shuffle:
