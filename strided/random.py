@@ -13,8 +13,10 @@ expect different numbers on each run). ``strided.manual_seed(s)`` (PyTorch's nam
 ``strided.random.seed(s)`` (NumPy's) makes a program reproducible; ``seed()`` without an
 argument picks a fresh random seed and returns it, so that it can be logged.
 
-Names follow both parents: the ``Generator`` methods are NumPy's (``random``, ``uniform``,
-``normal``, ``standard_normal``, ``integers``, ``permutation``, ``shuffle``) plus PyTorch's
+Names follow both parents: ``default_rng`` and the ``Generator`` methods are NumPy's
+(``random``, ``uniform``, ``normal``, ``standard_normal``, ``integers``, ``permutation``,
+``shuffle``, and the distributions of ``_random_dists.py``: ``choice``, ``gamma``, ``poisson``,
+``binomial``, ...) plus PyTorch's
 seed methods (``manual_seed``, ``seed``, ``initial_seed``, ``get_state``, ``set_state``); the
 functions are PyTorch's (``rand``, ``randn``, ``randint``, ``manual_seed``).
 """
