@@ -44,6 +44,7 @@ from strided._dtype import (
     uint64,
 )
 from strided._dtype import bool_ as bool  # noqa: A001 - the Array API name shadows the builtin
+from strided._errstate import errstate, geterr, geterrcall, seterr, seterrcall
 from strided._format import get_printoptions, printoptions, set_printoptions
 from strided._info import __array_namespace_info__
 from strided._iter import get_num_threads, set_num_threads
@@ -231,6 +232,7 @@ __all__ = [
     "e",
     "empty",
     "enable_grad",
+    "errstate",
     "empty_like",
     "expand",
     "expand_dims",
@@ -249,6 +251,8 @@ __all__ = [
     "genfromtxt",
     "get_default_dtype",
     "get_num_threads",
+    "geterr",
+    "geterrcall",
     "get_printoptions",
     "iinfo",
     "inference_mode",
@@ -310,6 +314,8 @@ __all__ = [
     "seed",
     "set_default_dtype",
     "set_printoptions",
+    "seterr",
+    "seterrcall",
     "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled",
     "set_grad_enabled",

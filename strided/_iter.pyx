@@ -60,6 +60,8 @@ from strided._dtype cimport (
     promote_types,
 )
 
+from strided._fpstatus cimport fp_clear, fp_raise, fp_raised
+
 from strided._dtype import can_cast, result_type
 
 
@@ -294,6 +296,7 @@ cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nog
     """
     cdef Py_ssize_t numel = plan.numel, chunk, c, nchunks
     cdef int nthreads = _num_threads
+    cdef unsigned raised = 0
     if numel == 0:
         return False
     if nthreads <= 1 or numel < 2 * GRAIN_SIZE:
@@ -304,7 +307,13 @@ cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nog
         nchunks = nthreads
     chunk = (numel + nchunks - 1) // nchunks
     for c in prange(nchunks, num_threads=nthreads, schedule="static"):
+        # each thread has its own floating-point status flags: collect every chunk's and raise
+        # them on this thread, where the op tests them (Note [Floating-point errors] in
+        # _errstate.py); two flag operations per chunk of at least GRAIN_SIZE elements
+        fp_clear()
         plan_run_range(plan, loop, ctx, c * chunk, min(numel, (c + 1) * chunk))
+        raised |= fp_raised()
+    fp_raise(raised)
     return True
 
 

@@ -67,6 +67,7 @@ MODULES = [
     "strided._numpy_protocols",
     "strided._ops.ufuncs",
     "strided.serialization",
+    "strided._errstate",
 ]
 
 

@@ -30,11 +30,9 @@ power leaves ``out`` untouched, as on the CPU.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from strided import _core
+from strided import _core, _errstate
 from strided._cpu import binary as _binary
 from strided._cpu import unary as _unary
 from strided._dtype import as_dtype
@@ -206,13 +204,17 @@ def _flag_report(name, device):
 
     def report(values):
         where = f"(found on {device}, reported when the host next waited for the device)"
-        if values[0] == 1:
-            warnings.warn(
-                f"{name}: integer division by zero (the result there is 0, as NumPy gives) "
-                + where,
-                RuntimeWarning,
-                stacklevel=_deferred.user_stacklevel(),
-            )
+        if values[0] == 1:  # a divide error: errstate decides (Note [Floating-point errors])
+            try:
+                _errstate.report(
+                    "divide",
+                    name,
+                    f"{name}: integer division by zero (the result there is 0, as NumPy gives) "
+                    + where,
+                    stacklevel=_deferred.user_stacklevel(),
+                )
+            except FloatingPointError as e:
+                return e
         elif values[0] == 2:
             return ValueError(
                 f"{name}: integers to negative integer powers are not allowed; use a float "
