@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from devices import DEVICES
 
 import strided
 
@@ -185,3 +186,15 @@ def test_the_warning_points_at_the_callers_line():
     with pytest.warns(RuntimeWarning) as record:
         strided.asarray([1.0]) / 0
     assert record[0].filename == __file__
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_integer_division_on_a_gpu_follows_the_mode_in_force_at_the_wait(device):
+    x = strided.asarray([1, 2], device=device)
+    with strided.errstate(divide="raise"):
+        x // 0  # found by the kernel, reported when the host next waits
+        with pytest.raises(FloatingPointError, match="integer division by zero"):
+            strided.cuda.synchronize(x.device)
+    with strided.errstate(divide="ignore"):
+        x // 0
+        strided.cuda.synchronize(x.device)
