@@ -16,19 +16,32 @@ from setuptools import Extension, setup
 DEBUG = os.environ.get("STRIDED_DEBUG", "0") not in ("", "0")
 
 
+def dtype_table():
+    """The names every template may use, from the one dtype table (Note [The dtype table] in
+    strided/_dtype_table.py), read by path: nothing of strided is compiled yet."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_dtype_table", "strided/_dtype_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    return {name: getattr(table, name) for name in table.__all__}
+
+
 def render_templates():
-    """Render every ``.pyx.tp`` Tempita template to its ``.pyx`` (see Note [Generated loops] in
-    strided/_cpu/binary.pyx.tp). Generated files say so on line 1 and are not committed."""
+    """Render every Tempita template, ``X.pyx.tp`` or ``X.pxd.tp``, to ``X.pyx`` or ``X.pxd``
+    (see Note [Generated loops] in strided/_cpu/binary.pyx.tp), with the dtype table's names
+    in scope. Generated files say so on line 1 and are not committed."""
     from Cython import Tempita
 
+    names = dtype_table()
     for root, _, files in os.walk("strided"):
         for name in files:
-            if not name.endswith(".pyx.tp"):
+            if not name.endswith((".pyx.tp", ".pxd.tp")):
                 continue
             src = os.path.join(root, name)
             dst = src[: -len(".tp")]
             with open(src) as f:
-                text = Tempita.sub(f.read())
+                text = Tempita.sub(f.read(), **names)
             text = (
                 f"# GENERATED from {name} by setup.py: edit the template, not this file.\n"
                 + text.lstrip("\n")

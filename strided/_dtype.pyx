@@ -4,13 +4,10 @@ Every other layer asks this module what a dtype is: the core asks for its itemsi
 switch on its ``num`` (a ``ScalarType`` code), the CUDA backend asks for its ``cuda_type``, and the
 operators ask ``result_type`` what dtype an expression produces.
 
-Note [The dtype table]
-~~~~~~~~~~~~~~~~~~~~~~
-A dtype is a row of ``_TABLE`` below: name, kind, itemsize, C type, CUDA type, buffer format. The
-row's position is its ``ScalarType`` code (declared in ``_dtype.pxd``) and every kernel switch is
-written in that order, so a new dtype means a new row here and a new branch in each switch, and
-nothing else. There is exactly one ``DType`` object per dtype, so ``a.dtype is strided.float32``
-works, as it does for ``torch.float32``.
+The dtypes are the rows of the one table, ``strided/_dtype_table.py`` (Note [The dtype table]
+there): this module makes one ``DType`` object per row, whose position is its ``ScalarType``
+code (the enum of ``_dtype.pxd``, rendered from the same table). There is exactly one ``DType``
+object per dtype, so ``a.dtype is strided.float32`` works, as it does for ``torch.float32``.
 
 Note [Type promotion]
 ~~~~~~~~~~~~~~~~~~~~~
@@ -55,21 +52,7 @@ __all__ = [
 ]
 
 # name, kind, itemsize, C type, CUDA type, PEP 3118 format. The row index is the ScalarType code.
-_TABLE = [
-    ("bool", "b", 1, "unsigned char", "bool", "?"),
-    ("int8", "i", 1, "int8_t", "signed char", "b"),
-    ("int16", "i", 2, "int16_t", "short", "h"),
-    ("int32", "i", 4, "int32_t", "int", "i"),
-    ("int64", "i", 8, "int64_t", "long long", "q"),
-    ("uint8", "u", 1, "uint8_t", "unsigned char", "B"),
-    ("uint16", "u", 2, "uint16_t", "unsigned short", "H"),
-    ("uint32", "u", 4, "uint32_t", "unsigned int", "I"),
-    ("uint64", "u", 8, "uint64_t", "unsigned long long", "Q"),
-    ("float32", "f", 4, "float", "float", "f"),
-    ("float64", "f", 8, "double", "double", "d"),
-    ("complex64", "c", 8, "float complex", "complex<float>", "Zf"),
-    ("complex128", "c", 16, "double complex", "complex<double>", "Zd"),
-]
+from strided._dtype_table import ROWS as _TABLE  # the one table: Note [The dtype table]
 
 
 cdef class DType:
@@ -172,9 +155,11 @@ cdef list _DTYPES = []
 cdef dict _BY_NAME = {}
 
 
-cdef DType _make(int num, tuple row):
+cdef DType _make(int num, row):
     cdef DType d = DType.__new__(DType)
-    d.name, d.kind, d.itemsize, d.c_type, d.cuda_type, d.format = row
+    d.name, d.kind, d.itemsize, d.c_type, d.cuda_type, d.format = (
+        row.name, row.kind, row.itemsize, row.c_type, row.cuda, row.format
+    )
     d.num = num
     d.numpy = np.dtype(d.name)
     d._format_bytes = d.format.encode("ascii")

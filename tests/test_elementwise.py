@@ -375,7 +375,9 @@ def test_binary_operators(op, rng):
         for s in (3, 2.5, True):
             cases.append((f"t op {s!r}", t1, s, a1, s))
             cases.append((f"{s!r} op t (reflected)", s, t2, s, a2))
-        cases.append(("ndarray op t (NumPy defers: reflected)", a1, t2, a1, a2))
+        cases.append(
+            ("ndarray op t (NumPy's ufunc, run by Tensor.__array_ufunc__)", a1, t2, a1, a2)
+        )
         for how, x, y, ax, ay in cases:
             here = f"{where}: {how}"
             exp, exc = _numpy_or_error(op.operator, ax, ay)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from strided import _core, _errstate
+from strided import _core, _dtype_table, _errstate
 from strided._cpu import binary as _binary
 from strided._cpu import unary as _unary
 from strided._dtype import as_dtype
@@ -41,13 +41,7 @@ from strided.cuda._backend import backend_for
 
 __all__ = ["binary", "unary", "where"]
 
-_KIND_NAMES = {
-    "b": "bool",
-    "i": "signed integer",
-    "u": "unsigned integer",
-    "f": "real floating",
-    "c": "complex floating",
-}
+_KIND_NAMES = _dtype_table.KIND_NAMES
 _REAL = {"complex64": "float32", "complex128": "float64"}
 _ALL = tuple(_launch.C_TYPES)
 _KIND = {n: as_dtype(n).kind for n in _ALL}

@@ -41,6 +41,8 @@ from functools import cache
 
 import numpy as np
 
+from strided import _dtype_table
+
 __all__ = [
     "C_TYPES",
     "coalesce",
@@ -56,22 +58,9 @@ MAX_DIMS = 25  # STRIDED_MAX_DIMS in kernels/common.cuh
 BLOCK = 256
 UNROLL = 4
 
-# dtype name -> the C type the kernels spell it with (kernels/common.cuh)
-C_TYPES = {
-    "bool": "bool_t",
-    "int8": "int8_t",
-    "int16": "int16_t",
-    "int32": "int32_t",
-    "int64": "int64_t",
-    "uint8": "uint8_t",
-    "uint16": "uint16_t",
-    "uint32": "uint32_t",
-    "uint64": "uint64_t",
-    "float32": "float",
-    "float64": "double",
-    "complex64": "complex64_t",
-    "complex128": "complex128_t",
-}
+# dtype name -> the C type the kernels spell it with (kernels/common.cuh): the "cuda" column of
+# the one dtype table (Note [The dtype table] in strided/_dtype_table.py)
+C_TYPES = {row.name: row.cuda for row in _dtype_table.ROWS}
 
 KERNEL_DIR = os.path.join(os.path.dirname(__file__), "kernels")
 # The options CuPy would use, plus C++17 for ``if constexpr``.

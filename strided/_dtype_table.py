@@ -1,0 +1,74 @@
+"""The one table of strided's dtypes: every other list of dtypes is made from it.
+
+Note [The dtype table]
+~~~~~~~~~~~~~~~~~~~~~~
+A dtype is a row of ``ROWS`` below. Its position is its ``ScalarType`` code, the integer every
+kernel switches on. Everything that used to keep its own list reads this one:
+
+- ``_dtype.pyx`` makes one ``DType`` object per row (``strided.float32`` and friends), and
+  ``_dtype.pxd`` (rendered from ``_dtype.pxd.tp``) declares the ``ScalarType`` enum from it;
+- ``setup.py`` hands the rows to every Tempita template (``*.tp``) as ``DTYPES``, so the
+  generated kernels of ``_cpu/binary``, ``unary`` and ``reduce`` have one loop and one table
+  entry per row;
+- ``strided/cuda/_launch.py`` takes its CUDA C type names (``C_TYPES``) from the ``cuda``
+  column.
+
+So a new dtype is a new row here (and its arithmetic rules: promotion in ``_dtype.pyx``, its
+scalar math in the kernels). The hand-written switches of ``_cpu/copy``, ``sort``, ``select``,
+``index``, ``search``, ``unique``, ``random`` and ``scan`` still spell the dtypes out, one
+branch per row, until they too become templates; ``tests/test_dtype_table.py`` checks that
+every kernel family, generated or not, covers every dtype this table says it should.
+
+This module imports nothing: ``setup.py`` reads it by path, before anything is compiled.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+__all__ = ["ROWS", "DTYPES", "KIND_NAMES", "REAL_OF", "DTYPE_NAMES", "Row"]
+
+Row = namedtuple("Row", ["code", "name", "kind", "itemsize", "c_type", "kernel", "cuda", "format"])
+Row.__doc__ = """One dtype.
+
+- ``code``: its ``ScalarType`` enum name in Cython (``kFloat32``); its value is the row's index;
+- ``name``, ``kind`` (NumPy's kind letter: b, i, u, f, c), ``itemsize`` in bytes;
+- ``c_type``: its C spelling (``DType.c_type``);
+- ``kernel``: the Cython type the CPU kernels read it as (bool is ``uint8_t``: it holds only 0
+  and 1, and as a C type it is the same unsigned char, which a fused type cannot tell apart;
+  complex is the ``cfloat_t``/``cdouble_t`` typedef each kernel module declares);
+- ``cuda``: the C++ type the CUDA sources spell it with (``strided/cuda/kernels/common.cuh``);
+- ``format``: its PEP 3118 buffer-protocol format.
+"""
+
+ROWS = (
+    Row("kBool", "bool", "b", 1, "unsigned char", "uint8_t", "bool_t", "?"),
+    Row("kInt8", "int8", "i", 1, "int8_t", "int8_t", "int8_t", "b"),
+    Row("kInt16", "int16", "i", 2, "int16_t", "int16_t", "int16_t", "h"),
+    Row("kInt32", "int32", "i", 4, "int32_t", "int32_t", "int32_t", "i"),
+    Row("kInt64", "int64", "i", 8, "int64_t", "int64_t", "int64_t", "q"),
+    Row("kUInt8", "uint8", "u", 1, "uint8_t", "uint8_t", "uint8_t", "B"),
+    Row("kUInt16", "uint16", "u", 2, "uint16_t", "uint16_t", "uint16_t", "H"),
+    Row("kUInt32", "uint32", "u", 4, "uint32_t", "uint32_t", "uint32_t", "I"),
+    Row("kUInt64", "uint64", "u", 8, "uint64_t", "uint64_t", "uint64_t", "Q"),
+    Row("kFloat32", "float32", "f", 4, "float", "float", "float", "f"),
+    Row("kFloat64", "float64", "f", 8, "double", "double", "double", "d"),
+    Row("kComplex64", "complex64", "c", 8, "float complex", "cfloat_t", "complex64_t", "Zf"),
+    Row("kComplex128", "complex128", "c", 16, "double complex", "cdouble_t", "complex128_t", "Zd"),
+)
+
+# What the Tempita templates loop over: (enum name, dtype name, kernel C type, kind) per row.
+DTYPES = tuple((r.code, r.name, r.kernel, r.kind) for r in ROWS)
+DTYPE_NAMES = tuple(r.name for r in ROWS)
+
+# The real dtype's kernel type of each complex one (the type of its .real and abs()).
+REAL_OF = {"complex64": "float", "complex128": "double"}
+
+# How error messages name a kind (the Array API's names, as ``isdtype`` takes them).
+KIND_NAMES = {
+    "b": "bool",
+    "i": "signed integer",
+    "u": "unsigned integer",
+    "f": "real floating",
+    "c": "complex floating",
+}

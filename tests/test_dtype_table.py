@@ -1,0 +1,101 @@
+"""The one dtype table (Note [The dtype table] in strided/_dtype_table.py): every DType, the
+CUDA type names and the generated kernels follow its rows, and every kernel family covers every
+dtype the table says it should, so that a new row is caught here wherever a switch lacks it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided
+from strided import _dtype_table
+from strided._cpu import binary as _binary
+from strided._cpu import reduce as _reduce
+from strided._cpu import unary as _unary
+from strided.cuda import _launch
+
+ROWS = _dtype_table.ROWS
+ALL = [strided._dtype.as_dtype(r.name) for r in ROWS]
+
+
+def _values(d, n=5):
+    """n distinct-ish values of dtype ``d`` as a NumPy array (small, so any op is defined)."""
+    a = np.array([3, 1, 2, 0, 1, 4, 2][:n])
+    if d.kind == "b":
+        return (a % 2).astype(bool)
+    if d.kind == "c":
+        return (a + 1j * a[::-1]).astype(d.numpy)
+    return a.astype(d.numpy)
+
+
+def test_every_row_is_one_dtype_in_table_order():
+    assert len({r.name for r in ROWS}) == len(ROWS) == len({r.code for r in ROWS})
+    for index, row in enumerate(ROWS):
+        d = strided._dtype.as_dtype(row.name)
+        assert d.num == index, row
+        assert (d.name, d.kind, d.itemsize, d.c_type, d.cuda_type, d.format) == (
+            row.name,
+            row.kind,
+            row.itemsize,
+            row.c_type,
+            row.cuda,
+            row.format,
+        )
+        assert np.dtype(row.name).itemsize == row.itemsize and np.dtype(row.name).kind == row.kind
+    assert _launch.C_TYPES == {r.name: r.cuda for r in ROWS}
+    assert _dtype_table.DTYPES == tuple((r.code, r.name, r.kernel, r.kind) for r in ROWS)
+
+
+@pytest.mark.parametrize("d", ALL, ids=lambda d: d.name)
+def test_the_copy_family_covers_every_dtype(d):
+    # the casting copy (every source to every destination), the same-dtype copy and fill
+    a = _values(d)
+    t = strided.asarray(a)
+    np.testing.assert_array_equal(np.asarray(t[::-1].contiguous()), a[::-1])
+    np.testing.assert_array_equal(np.asarray(strided.full((3,), a[1], dtype=d)), np.full(3, a[1]))
+    for target in ALL:
+        if d.kind == "c" and target.kind != "c":
+            continue  # NumPy warns and drops the imaginary part; strided refuses or agrees
+        got = np.asarray(t.astype(target))
+        np.testing.assert_array_equal(got, a.astype(target.numpy), err_msg=f"{d} -> {target}")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # log(0) and friends: values do not matter
+@pytest.mark.parametrize("d", ALL, ids=lambda d: d.name)
+def test_the_generated_families_cover_every_dtype_their_kinds_claim(d):
+    # binary, unary and reductions: each op has a loop for every dtype of its kinds
+    a = strided.asarray(_values(d))
+    b = strided.asarray(_values(d)[::-1].copy())
+    for name, (_, kinds) in _binary.OPS.items():
+        if d.kind in kinds and hasattr(strided, name):
+            getattr(strided, name)(a, b)
+    for name, (_, kinds) in _unary.OPS.items():
+        if d.kind in kinds and hasattr(strided, name):
+            getattr(strided, name)(a)
+    for name in _reduce.OPS:
+        if hasattr(strided, name):
+            try:
+                getattr(strided, name)(a)
+            except TypeError as e:  # a reduction that refuses this kind says so by name
+                assert d.name in str(e) or "complex" in str(e) or "bool" in str(e), (name, e)
+
+
+@pytest.mark.parametrize("d", ALL, ids=lambda d: d.name)
+def test_the_hand_written_families_cover_every_dtype(d):
+    # sorting, selection, search, unique, indexing and scans switch on every ScalarType
+    a = _values(d)
+    t = strided.asarray(a)
+    np.testing.assert_array_equal(np.asarray(strided.sort(t)), np.sort(a))
+    np.testing.assert_array_equal(np.asarray(strided.unique_values(t)), np.unique(a))
+    sorted_ = np.sort(a)
+    if d.kind != "c":  # complex numbers have no order to search in (the Array API's rule)
+        got = strided.searchsorted(strided.asarray(sorted_), t)
+        np.testing.assert_array_equal(np.asarray(got), np.searchsorted(sorted_, a))
+    idx = np.array([4, 0, 2])
+    np.testing.assert_array_equal(np.asarray(strided.take(t, strided.asarray(idx))), a[idx])
+    np.testing.assert_array_equal(np.asarray(t[t != 0]), a[a != 0])
+    if d.kind != "b":
+        np.testing.assert_array_equal(np.asarray(strided.cumsum(t)), np.cumsum(a))
+        if d.kind != "c":
+            got = strided.topk(t, 2)
+            np.testing.assert_array_equal(np.asarray(got.values), np.sort(a)[::-1][:2])
