@@ -101,10 +101,10 @@ def _is_flag(value):
     return isinstance(value, (bool, np.bool_))
 
 
-def _reduction_method(fn, numpy_positional, torch_positional, indices_fn=None):
+def _reduction_method(fn, numpy_positional, torch_positional, pairs=False):
     """A Tensor method for the reduction ``fn``, reading its arguments as Note [Reduction
-    methods: NumPy's positions, PyTorch's keywords] says; ``indices_fn`` (max and min) gives
-    PyTorch's calls their (values, indices) result."""
+    methods: NumPy's positions, PyTorch's keywords] says; ``pairs``: max and min, whose
+    PyTorch calls give (values, indices) and whose argument may be another tensor."""
     name = fn.__name__
 
     def method(self, *args, **kwargs):
@@ -113,7 +113,7 @@ def _reduction_method(fn, numpy_positional, torch_positional, indices_fn=None):
                 return fn(self)
             if not isinstance(args[0], _core.TensorBase):
                 return fn(self, axis=args[0])
-        if indices_fn is not None and len(args) == 1 and isinstance(args[0], _core.TensorBase):
+        if pairs and len(args) == 1 and isinstance(args[0], _core.TensorBase):
             return (_ew.maximum if name == "max" else _ew.minimum)(self, args[0], **kwargs)
         torch_form = "dim" in kwargs or "keepdim" in kwargs or (len(args) > 1 and _is_flag(args[1]))
         positional = torch_positional if torch_form else numpy_positional
@@ -133,13 +133,7 @@ def _reduction_method(fn, numpy_positional, torch_positional, indices_fn=None):
             return fn(self, **kwargs)
         if "dim" not in kwargs and name in ("var", "std"):
             kwargs.setdefault("unbiased", True)  # x.var(0, True) without dim=: torch's default
-        dim = kwargs.get("dim")
-        if indices_fn is not None and dim is not None and not isinstance(dim, (tuple, list)):
-            keep = kwargs.get("keepdim")
-            return _red.MaxResult(
-                fn(self, dim=dim, keepdim=keep), indices_fn(self, dim=dim, keepdim=keep)
-            )
-        return fn(self, **kwargs)
+        return fn(self, **kwargs)  # max/min with an int dim= give (values, indices) themselves
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = (
@@ -149,7 +143,7 @@ def _reduction_method(fn, numpy_positional, torch_positional, indices_fn=None):
         + (
             f" ``x.{name}(dim=d)`` gives PyTorch's ``(values, indices)``; ``x.{name}(d)`` "
             "NumPy's values."
-            if indices_fn is not None
+            if pairs
             else ""
         )
     )
@@ -736,8 +730,8 @@ class Tensor(_core.TensorBase):
     all = _reduction_method(_red.all, ("axis", "out", "keepdims"), ("dim", "keepdim"))
     argmax = _reduction_method(_red.argmax, ("axis", "out"), ("dim", "keepdim"))
     argmin = _reduction_method(_red.argmin, ("axis", "out"), ("dim", "keepdim"))
-    max = _reduction_method(_red.max, ("axis", "out", "keepdims"), ("dim", "keepdim"), _red.argmax)
-    min = _reduction_method(_red.min, ("axis", "out", "keepdims"), ("dim", "keepdim"), _red.argmin)
+    max = _reduction_method(_red.max, ("axis", "out", "keepdims"), ("dim", "keepdim"), True)
+    min = _reduction_method(_red.min, ("axis", "out", "keepdims"), ("dim", "keepdim"), True)
 
     def logsumexp(self, dim=None, keepdim=None, **kwargs):
         return _red.logsumexp(self, dim=dim, keepdim=keepdim, **kwargs)

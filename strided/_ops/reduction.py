@@ -164,6 +164,16 @@ def _make(name, default_acc):
             dim=None,
             keepdim=None,
         ):
+            if dim is not None and not isinstance(dim, (tuple, list)) and out is None:
+                # PyTorch's torch.max(x, dim=1): (values, indices), as Note [Reduction
+                # methods: NumPy's positions, PyTorch's keywords] in _tensor.py says
+                x = _tensor(x)
+                keep = bool(keepdim if keepdim is not None else keepdims)
+                where_ = argmax if name == "max" else argmin
+                return MaxResult(
+                    run(x, None, dtype, None, keep, initial, where, dim, None),
+                    where_(x, dim=dim, keepdim=keep),
+                )
             return run(x, axis, dtype, out, keepdims, initial, where, dim, keepdim)
 
     else:  # any, all: NumPy's have no initial
