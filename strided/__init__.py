@@ -137,6 +137,8 @@ from strided._ops.sorting import (
 )
 from strided._ops.stats import *  # noqa: F403 - NumPy's statistics: nan-aware, averages, cov
 from strided._ops.stats import __all__ as _stats_names
+from strided._ops.ufunclike import *  # noqa: F403 - cbrt, gcd, frexp, i0, isposinf, unwrap, ...
+from strided._ops.ufunclike import __all__ as _ufunclike_names
 from strided._ops.views import (
     as_strided,
     astype,
@@ -370,4 +372,5 @@ __all__ = [
     *_index_tricks_names,
     *_placing_names,
     *_polynomial_names,
+    *_ufunclike_names,
 ]

@@ -68,6 +68,7 @@ MODULES = [
     "strided._ops.ufuncs",
     "strided.serialization",
     "strided._errstate",
+    "strided._ops.ufunclike",
 ]
 
 

@@ -27,6 +27,19 @@ from strided._ops.creation import asarray, full
 
 __all__ = [
     "absolute",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "bitwise_not",
+    "conjugate",
+    "invert",
+    "left_shift",
+    "right_shift",
+    "true_divide",
     "allclose",
     "amax",
     "amin",
@@ -459,6 +472,28 @@ def mod(x1, x2, /, *, out=None):
     tensor([2, 1])
     """
     return _ew.remainder(x1, x2, out=out)
+
+
+# Note [NumPy's spellings are the same functions]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Where NumPy's name means exactly what the Array API name means (``np.arccos is np.acos`` in
+# NumPy 2), strided binds the NumPy name to the *same function object*, not a wrapper: one
+# function, one docstring, one set of ufunc attributes (strided/_ops/ufuncs.py finds both
+# names in this module's ``__all__``), and no extra Python call in front of the kernel.
+# (``absolute``, ``power`` and ``mod`` above predate this and are kept as thin wrappers.)
+arccos = _ew.acos
+arccosh = _ew.acosh
+arcsin = _ew.asin
+arcsinh = _ew.asinh
+arctan = _ew.atan
+arctan2 = _ew.atan2
+arctanh = _ew.atanh
+bitwise_not = _ew.bitwise_invert
+invert = _ew.bitwise_invert
+left_shift = _ew.bitwise_left_shift
+right_shift = _ew.bitwise_right_shift
+conjugate = _ew.conj
+true_divide = _ew.divide
 
 
 def _extreme(name, reduce, combine, a, axis, out, keepdims, initial):

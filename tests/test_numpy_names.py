@@ -1,0 +1,172 @@
+"""NumPy names strided lacked (issue 16): NumPy's spellings of Array API ops, the elementwise
+math of strided/_ops/ufunclike.py, against NumPy over dtypes and layouts, with bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from layouts import layouts
+
+import strided
+
+DTYPES = ("bool", "int64", "float32", "float64", "complex128")
+
+
+def _values(dtype, rng, shape=(3, 4)):
+    a = rng.standard_normal(shape) * 5
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal(shape)
+    a = a.astype(dtype) if dtype != "bool" else a > 0
+    if dtype in ("float32", "float64"):
+        a.flat[:5] = [0.0, -0.0, np.inf, -np.inf, np.nan]
+    return a
+
+
+def _same(got, want, where, rtol=0.0):
+    g = np.asarray(got)
+    want = np.asarray(want)
+    wdt = want.dtype
+    if wdt == np.float16:  # see Note [Float results of integer input] in mathfuncs.py
+        wdt = np.dtype(np.float32)
+    assert g.shape == want.shape and g.dtype == wdt, (where, g.dtype, wdt, g.shape, want.shape)
+    if rtol:
+        np.testing.assert_allclose(g, want.astype(wdt), rtol=rtol, atol=0, err_msg=where)
+    else:
+        np.testing.assert_array_equal(g, want.astype(wdt), err_msg=where)
+
+
+# -- NumPy's spellings -------------------------------------------------------------------------
+
+ALIASES = {
+    "arccos": "acos",
+    "arccosh": "acosh",
+    "arcsin": "asin",
+    "arcsinh": "asinh",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arctanh": "atanh",
+    "bitwise_not": "bitwise_invert",
+    "invert": "bitwise_invert",
+    "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
+    "conjugate": "conj",
+    "true_divide": "divide",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASES))
+def test_numpy_spelling_is_the_same_function(name):
+    fn = getattr(strided, name)
+    assert fn is getattr(strided, ALIASES[name]) and name in strided.__all__
+    assert fn.nin == getattr(np, name).nin  # the ufunc table set its attributes
+    x = strided.asarray([1, 2, 3]) if "shift" in name or "not" in name or "invert" in name else None
+    x = strided.asarray([0.25, 0.5, 0.75]) if x is None else x
+    args = (x, x) if fn.nin == 2 else (x,)
+    with np.errstate(all="ignore"), strided.errstate(all="ignore"):
+        want = getattr(np, name)(*(np.asarray(a) for a in args))
+        got = getattr(np, name)(*args)  # NumPy's ufunc on tensors runs strided's (__array_ufunc__)
+        mine = fn(*args)
+    assert isinstance(got, strided.Tensor)
+    _same(got, want, name, rtol=1e-15)
+    _same(mine, want, name, rtol=1e-15)
+
+
+# -- elementwise math --------------------------------------------------------------------------
+
+# name -> dtypes NumPy accepts (the others must raise TypeError)
+UNARY = {
+    "cbrt": ("bool", "int64", "float32", "float64"),
+    "exp2": DTYPES,
+    "fabs": ("bool", "int64", "float32", "float64"),
+    "fix": ("bool", "int64", "float32", "float64"),
+    "rint": DTYPES,
+    "spacing": ("bool", "int64", "float32", "float64"),
+    "isposinf": ("bool", "int64", "float32", "float64"),
+    "isneginf": ("bool", "int64", "float32", "float64"),
+    "iscomplex": DTYPES,
+    "isreal": DTYPES,
+    "i0": ("bool", "int64", "float32", "float64"),
+}
+RTOL = {"cbrt": 4e-16, "exp2": 1e-15, "i0": 1e-6}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unary_as_numpy(name, dtype, rng):
+    fn, ref = getattr(strided, name), getattr(np, name)
+    ok = dtype in UNARY[name]
+    for layout, t, a in layouts(_values(dtype, rng), rng):
+        a = np.asarray(a)
+        if not ok:
+            with pytest.raises(TypeError, match=name):
+                fn(t)
+            continue
+        if name == "spacing" and dtype == "bool":
+            a = a.astype(np.float32)  # NumPy's float16 has other gaps: see _same
+        with np.errstate(all="ignore"), strided.errstate(all="ignore"):
+            want, got = ref(a), fn(t)
+        rtol = RTOL.get(name, 0.0) * (1e8 if dtype == "float32" and name != "i0" else 1)
+        _same(got, want, f"{name} {dtype} {layout}", rtol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64", "int64"))
+def test_modf_frexp_ldexp_as_numpy(dtype, rng):
+    a = _values(dtype, rng, (4, 5))
+    if dtype == "float64":
+        a.flat[5:9] = [5e-324, 1.7e308, -2.0, 2.0**-1022]
+    for layout, t, x in layouts(a, rng):
+        x = np.asarray(x)
+        for g, w in zip(strided.modf(t), np.modf(x), strict=True):
+            _same(g, w, f"modf {layout}")
+            assert np.array_equal(np.signbit(np.asarray(g)), np.signbit(w)), layout
+        for g, w in zip(strided.frexp(t), np.frexp(x), strict=True):
+            _same(g, w, f"frexp {layout}")
+        e = rng.integers(-60, 60, x.shape)
+        with np.errstate(all="ignore"):
+            _same(strided.ldexp(t, strided.asarray(e)), np.ldexp(x, e), f"ldexp {layout}")
+    with pytest.raises(TypeError, match="ldexp: x2"):
+        strided.ldexp(strided.ones(2), strided.ones(2))
+    with pytest.raises(TypeError, match="modf"):
+        strided.modf(strided.ones(2, dtype=strided.complex128))
+
+
+@pytest.mark.parametrize("dtype", ("int64", "int8", "uint8"))
+def test_gcd_lcm_as_numpy(dtype, rng):
+    x = rng.integers(-60, 60, (4, 6)).astype(dtype)
+    for layout, t, a in layouts(x, rng):
+        a = np.asarray(a)
+        y = rng.integers(-60, 60, a.shape).astype(dtype)
+        _same(strided.gcd(t, strided.asarray(y)), np.gcd(a, y), f"gcd {layout}")
+        _same(strided.lcm(t, strided.asarray(y)), np.lcm(a, y), f"lcm {layout}")
+        _same(strided.gcd(t, 12), np.gcd(a, 12), f"gcd scalar {layout}")
+    with pytest.raises(TypeError, match="gcd: integer"):
+        strided.gcd(strided.ones(2), 2)
+    yes = strided.ones(2, dtype=strided.bool)
+    with pytest.raises(TypeError, match="lcm: integer"):
+        strided.lcm(yes, yes)
+
+
+def test_logaddexp2_unwrap_real_if_close_as_numpy(rng):
+    for layout, t, x in layouts(_values("float64", rng), rng):
+        b = _values("float64", rng, np.shape(x))
+        with np.errstate(all="ignore"):
+            want = np.logaddexp2(np.asarray(x), b)
+        _same(strided.logaddexp2(t, strided.asarray(b)), want, layout, rtol=1e-15)
+    _same(strided.logaddexp2(strided.asarray([1, 2]), 3), np.logaddexp2([1, 2], 3), "int")
+    ph = np.cumsum(rng.standard_normal((3, 30)), axis=1) % (2 * np.pi)
+    for layout, t, x in layouts(ph, rng):
+        for axis in range(max(np.ndim(x), 1)):
+            if np.ndim(x) == 0:
+                break
+            want = np.unwrap(np.asarray(x), axis=axis)
+            _same(strided.unwrap(t, axis=axis), want, f"unwrap {layout}", rtol=1e-14)
+    ints = np.arange(20) * 3 % 7
+    _same(strided.unwrap(strided.asarray(ints), period=7), np.unwrap(ints, period=7), "int")
+    _same(strided.unwrap(strided.asarray(ph), discont=4.0), np.unwrap(ph, discont=4.0), "d", 1e-14)
+    z = np.array([2.1 + 4e-14j, 5.2 + 3e-15j])
+    _same(strided.real_if_close(strided.asarray(z)), np.real_if_close(z), "close")
+    _same(strided.real_if_close(strided.asarray(z), tol=1), np.real_if_close(z, tol=1), "tol")
+    _same(strided.real_if_close(strided.asarray([1.5])), np.real_if_close([1.5]), "real")
+    for obj in ([1.0], [1j], strided.asarray([1j]), np.ones(2, complex), 3, 2j):
+        assert strided.iscomplexobj(obj) is np.iscomplexobj(np.asarray(obj))
+        assert strided.isrealobj(obj) is np.isrealobj(np.asarray(obj))
