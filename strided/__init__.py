@@ -49,6 +49,8 @@ from strided._format import get_printoptions, printoptions, set_printoptions
 from strided._info import __array_namespace_info__
 from strided._iter import get_num_threads, set_num_threads
 from strided._numpy_protocols import is_numpy_fallback_enabled, numpy_fallback
+from strided._ops.arrayinfo import *  # noqa: F403 - ndim, shares_memory, ndindex, windows, ...
+from strided._ops.arrayinfo import __all__ as _arrayinfo_names
 from strided._ops.arrays import *  # noqa: F403 - NumPy's array manipulation routines
 from strided._ops.arrays import __all__ as _arrays_names
 from strided._ops.calculus import *  # noqa: F403 - gradient, trapezoid
@@ -196,6 +198,7 @@ pi = 3.141592653589793
 inf = float("inf")
 nan = float("nan")
 newaxis = None
+euler_gamma = 0.5772156649015329  # NumPy's constant: Euler and Mascheroni's gamma
 
 __all__ = [
     "Device",
@@ -232,6 +235,7 @@ __all__ = [
     "device",
     "diagonal",
     "e",
+    "euler_gamma",
     "empty",
     "enable_grad",
     "errstate",
@@ -373,4 +377,5 @@ __all__ = [
     *_placing_names,
     *_polynomial_names,
     *_ufunclike_names,
+    *_arrayinfo_names,
 ]

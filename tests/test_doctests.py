@@ -69,6 +69,7 @@ MODULES = [
     "strided.serialization",
     "strided._errstate",
     "strided._ops.ufunclike",
+    "strided._ops.arrayinfo",
 ]
 
 

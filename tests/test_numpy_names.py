@@ -170,3 +170,101 @@ def test_logaddexp2_unwrap_real_if_close_as_numpy(rng):
     for obj in ([1.0], [1j], strided.asarray([1j]), np.ones(2, complex), 3, 2j):
         assert strided.iscomplexobj(obj) is np.iscomplexobj(np.asarray(obj))
         assert strided.isrealobj(obj) is np.isrealobj(np.asarray(obj))
+
+
+# -- small helpers and windows -------------------------------------------------------------------
+
+
+def test_introspection_as_numpy(rng):
+    for layout, t, a in layouts(rng.standard_normal((3, 4)), rng):
+        a = np.asarray(a)
+        assert strided.ndim(t) == np.ndim(a) and strided.shape(t) == np.shape(a), layout
+        assert strided.size(t) == np.size(a), layout
+        if a.ndim:
+            assert strided.size(t, -1) == np.size(a, -1), layout
+        assert strided.iterable(t) is np.iterable(a), layout
+        assert strided.isscalar(t) is False
+        _same(strided.copy(t), a, layout)
+        _same(strided.asfortranarray(t), np.asfortranarray(a), layout)
+        if a.size > 1:  # 0-d becomes (1,) and empty is both orders: any stride is right
+            assert strided.asfortranarray(t).strides == np.asfortranarray(a).strides, layout
+        _same(strided.asanyarray(t), a, layout)
+        assert [(i, v) for i, v in strided.ndenumerate(t)] == list(np.ndenumerate(a)), layout
+    assert list(strided.ndindex(2, 3)) == list(np.ndindex(2, 3)) == list(strided.ndindex((2, 3)))
+    assert strided.ndim([[1, 2]]) == 2 and strided.shape(5) == () and strided.isscalar(2.5)
+    assert strided.euler_gamma == np.euler_gamma
+    x = strided.arange(3)
+    y = strided.copy(x)
+    y[0] = 9
+    assert int(x[0]) == 0
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        strided.asarray_chkfinite([1.0, np.nan])
+    _same(strided.asarray_chkfinite([1, 2]), np.asarray_chkfinite([1, 2]), "chkfinite")
+
+
+def test_shares_memory_as_numpy():
+    a = np.arange(24, dtype=np.int64)
+    x = strided.asarray(a.copy())
+    cases = [
+        ((slice(None, None, 2),), (slice(1, None, 2),)),
+        ((slice(0, 10),), (slice(9, 12),)),
+        ((slice(0, 10),), (slice(10, 12),)),
+        ((slice(None, None, -1),), (slice(3, 4),)),
+        ((slice(0, 0),), (slice(None),)),
+    ]
+    for i, j in cases:
+        want_may = np.may_share_memory(a[i], a[j])
+        assert strided.may_share_memory(x[i], x[j]) is want_may, (i, j)
+        assert strided.shares_memory(x[i], x[j]) is np.shares_memory(a[i], a[j]), (i, j)
+        assert strided.may_share_memory(x[i], x[j], max_work=None) is np.shares_memory(a[i], a[j])
+    m = x.reshape(4, 6)
+    assert strided.shares_memory(m[:, ::2], m[:, 1::2]) is False
+    assert strided.shares_memory(m.T, m[1:2]) is True
+    assert strided.may_share_memory(x, strided.asarray(a)) is False
+    assert strided.shares_memory([1, 2], [1, 2]) is False
+
+
+def test_trim_zeros_rollaxis_matvec_vecmat_as_numpy(rng):
+    f = np.array([0, 0, 3, 0, 4, 0, 0])
+    for trim in ("fb", "f", "b", "F"):
+        _same(strided.trim_zeros(strided.asarray(f), trim), np.trim_zeros(f, trim), trim)
+    _same(strided.trim_zeros(strided.zeros(3)), np.trim_zeros(np.zeros(3)), "all zeros")
+    m = np.zeros((4, 5))
+    m[1:3, 2] = 1
+    _same(strided.trim_zeros(strided.asarray(m)), np.trim_zeros(m), "2-d")
+    _same(strided.trim_zeros(strided.asarray(m), axis=1), np.trim_zeros(m, axis=1), "axis")
+    with pytest.raises(ValueError, match="trim"):
+        strided.trim_zeros(strided.asarray(f), "x")
+    t = strided.ones((3, 4, 5, 6))
+    for axis, start in ((3, 1), (2, 0), (1, 4), (-1, -3), (0, 2)):
+        want = np.rollaxis(np.ones((3, 4, 5, 6)), axis, start).shape
+        assert strided.rollaxis(t, axis, start).shape == want, (axis, start)
+    with pytest.raises(ValueError, match="start"):
+        strided.rollaxis(t, 0, 9)
+    for dtype in ("int64", "float64", "complex128"):
+        for layout, x, a in layouts(_values(dtype, rng, (2, 3, 3)), rng):
+            a = np.asarray(a)
+            if a.ndim < 2 or 0 in a.shape:
+                continue
+            v = _values(dtype, rng, (a.shape[-1],))
+            with np.errstate(all="ignore"):  # inf * 0 in the sums
+                want, got = np.matvec(a, v), strided.matvec(x, strided.asarray(v))
+            _same(got, want, f"matvec {dtype} {layout}", rtol=1e-12 if dtype != "int64" else 0)
+            v = _values(dtype, rng, (a.shape[-2],))
+            with np.errstate(all="ignore"):
+                want, got = np.vecmat(v, a), strided.vecmat(strided.asarray(v), x)
+            _same(got, want, f"vecmat {dtype} {layout}", rtol=1e-12 if dtype != "int64" else 0)
+    with pytest.raises(ValueError, match="matvec"):
+        strided.matvec(strided.ones(3), strided.ones(3))
+
+
+@pytest.mark.parametrize("name", ["bartlett", "blackman", "hamming", "hanning", "kaiser"])
+def test_windows_as_numpy(name):
+    for M in (-1, 0, 1, 2, 5, 8):
+        args = (M, 5.0) if name == "kaiser" else (M,)
+        want = getattr(np, name)(*args)
+        got = np.asarray(getattr(strided, name)(*args))
+        assert got.dtype == want.dtype and got.shape == want.shape, (name, M)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15, err_msg=f"{name} {M}")
+    with pytest.raises(TypeError, match="M"):
+        getattr(strided, name)(*((2.5, 5.0) if name == "kaiser" else (2.5,)))
