@@ -541,8 +541,8 @@ def test_outer(dtype, rng):
     out = strided.empty((4, 3), dtype=dtype)
     assert strided.outer(x1, x2, out=out) is out
     check(out, np.outer(a1, a2))
-    with pytest.raises(ValueError, match="outer: x1 must be a vector"):
-        strided.outer(strided.ones((2, 2)), x2)
+    # NumPy's outer flattens N-D input (tests/test_numpy_names.py checks more)
+    assert strided.outer(strided.ones((2, 2)), x2).shape == (4, x2.shape[0])
 
 
 def test_dot_method():

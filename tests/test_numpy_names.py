@@ -268,3 +268,12 @@ def test_windows_as_numpy(name):
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15, err_msg=f"{name} {M}")
     with pytest.raises(TypeError, match="M"):
         getattr(strided, name)(*((2.5, 5.0) if name == "kaiser" else (2.5,)))
+
+
+# -- small bugs ------------------------------------------------------------------------------------
+
+
+def test_outer_flattens_nd_inputs_as_numpy(rng):
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 2))
+    _same(strided.outer(strided.asarray(a), strided.asarray(b)), np.outer(a, b), "2-d", 1e-15)
+    _same(strided.outer(strided.asarray(2.0), strided.asarray(b)), np.outer(2.0, b), "0-d", 1e-15)

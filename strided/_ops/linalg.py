@@ -310,7 +310,8 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 def outer(x1, x2, /, *, out=None):
     """The outer product of two vectors: ``out[i, j] = x1[i] * x2[j]`` (an elementwise multiply
-    of a column by a row; bool gives ``and``).
+    of a column by a row; bool gives ``and``). N-D or 0-d inputs are flattened first, as
+    NumPy's ``outer`` does (PyTorch's would raise; NumPy first).
 
     Examples
     --------
@@ -320,9 +321,7 @@ def outer(x1, x2, /, *, out=None):
             [0, 1],
             [0, 2]])
     """
-    x1, x2 = _tensor(x1), _tensor(x2)
-    _check_ndim("outer", x1, "x1", 1, "a vector")
-    _check_ndim("outer", x2, "x2", 1, "a vector")
+    x1, x2 = _vops.reshape(_tensor(x1), (-1,)), _vops.reshape(_tensor(x2), (-1,))
     return _ew.multiply(_vops.expand_dims(x1, axis=1), x2, out=out)
 
 
