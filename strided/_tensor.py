@@ -4,7 +4,7 @@
 methods that are thin glue to the operator functions in ``strided/_ops`` (as ``torch/tensor.py``
 sits on ``torch._C._TensorBase``). Follow any method down: ``x.T.contiguous()`` is
 ``_views.reverse_dims`` (metadata only), then ``_ops.views.contiguous``, then the copy kernel in
-``_cpu/copy.pyx``, which runs on the loop plan of ``_iter.pyx``.
+``_cpu/copy.pyx.tp``, which runs on the loop plan of ``_iter.pyx``.
 
 At import, the class registers itself with ``_core`` so that every tensor made down there (every
 view, every fresh allocation) is a ``Tensor``. See Note [size: attribute and method] in _core.pyx
@@ -366,8 +366,12 @@ class Tensor(_core.TensorBase):
         """All windows of ``size`` along ``dimension``, ``step`` apart, as a new last dim."""
         return _views.unfold(self, dimension, size, step)
 
-    def diagonal(self, offset=0, dim1=0, dim2=1):
-        return _views.diagonal(self, offset, dim1, dim2)
+    def diagonal(self, offset=0, axis1=0, axis2=1, *, dim1=None, dim2=None):
+        """The diagonal of the 2-D slices over ``axis1`` and ``axis2`` (a view), NumPy's
+        ``a.diagonal(offset, axis1, axis2)``; PyTorch's ``dim1=``/``dim2=`` name them too."""
+        return _views.diagonal(
+            self, offset, axis1 if dim1 is None else dim1, axis2 if dim2 is None else dim2
+        )
 
     def flip(self, *dims):
         """Reverse along ``dims`` as a negative-stride view (PyTorch would copy)."""

@@ -192,3 +192,27 @@ def test_collision_bad_calls_name_the_argument():
         t.var(mean=t.mean())  # a NumPy keyword strided lacks: named, never dropped
     with pytest.raises(IndexError, match="out of bounds"):
         t.item(6)
+
+
+def test_numpy_creation_and_view_spellings():
+    # zeros(3, int): a type object second is NumPy's dtype, never a size (Note [shape, three
+    # ways]); *_like take NumPy's positional dtype and shape=; permute_dims(x) reverses;
+    # diagonal takes NumPy's axis1=/axis2= and PyTorch's dim1=/dim2=
+    for fn in ("zeros", "ones", "empty"):
+        for dtype in (int, float, bool, np.float32):
+            got, want = getattr(strided, fn)(3, dtype), getattr(np, fn)(3, dtype)
+            assert got.shape == want.shape and np.asarray(got).dtype == want.dtype, (fn, dtype)
+    for layout, t, ref in _pairs((2, 3, 4), strided.float64, np.random.default_rng(0)):
+        if ref.ndim != 3:
+            continue
+        for fn in ("zeros_like", "ones_like", "empty_like"):
+            for shape in (5, (2, 0), ()):
+                got = getattr(strided, fn)(t, "int32", shape=shape)
+                want = getattr(np, fn)(ref, "int32", shape=shape)
+                assert got.shape == want.shape and np.asarray(got).dtype == want.dtype, fn
+        _same(strided.full_like(t, 7, shape=(2,)), np.full_like(ref, 7, shape=(2,)), "full_like")
+        _same(strided.permute_dims(t), np.permute_dims(ref), f"permute_dims() {layout}")
+        want = ref.diagonal(1, axis1=2, axis2=0)
+        _same(t.diagonal(1, axis1=2, axis2=0), want, f"diagonal(axis1=, axis2=) {layout}")
+        _same(t.diagonal(1, dim1=2, dim2=0), want, f"diagonal(dim1=, dim2=) {layout}")
+        _same(t.diagonal(1, 2, 0), want, f"diagonal(offset, axis1, axis2) {layout}")

@@ -2,7 +2,7 @@
 
 ``asarray`` is the front door: it turns lists, scalars, NumPy arrays, buffers, DLPack producers
 and tensors into a tensor, sharing memory whenever it may. The others allocate a fresh Storage
-(``_core``) and fill it with a kernel (``_cpu/copy.pyx``).
+(``_core``) and fill it with a kernel (``_cpu/copy.pyx.tp``).
 
 Note [asarray and copy=]
 ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -80,7 +80,8 @@ def _shape_and_dtype(fn, shape, sizes, dtype):
     """The shape and dtype of ``fn(shape, *sizes, dtype=dtype)``; see Note [shape, three ways]."""
     if not sizes:
         return _shape_arg((shape,)), dtype
-    if all(hasattr(s, "__index__") for s in sizes):
+    # a type is never a size, though ``int`` has an __index__ (unbound): zeros(3, int) is NumPy's
+    if all(hasattr(s, "__index__") and not isinstance(s, type) for s in sizes):
         if not hasattr(shape, "__index__"):
             raise TypeError(
                 f"{fn}: give the shape as one tuple or as separate sizes, not both; "
@@ -520,33 +521,44 @@ def full(shape, fill_value, *, dtype=None, device=None):
     return out
 
 
-def _like(x, dtype, device):
+def _like(x, dtype, device, shape=None):
+    """The shape, dtype and device of a ``*_like(x)`` result: x's, unless given (NumPy's
+    ``shape=`` too, an int or a tuple)."""
     if not isinstance(x, _core.TensorBase):
         x = asarray(x)
-    return x.shape, (x.dtype if dtype is None else as_dtype(dtype)), (device or x.device)
+    shape = x.shape if shape is None else _shape_arg((shape,))
+    return shape, (x.dtype if dtype is None else as_dtype(dtype)), (device or x.device)
 
 
-def empty_like(x, /, *, dtype=None, device=None):
+def empty_like(x, /, dtype=None, *, device=None, shape=None):
     """An uninitialised tensor with x's shape (and dtype and device unless given)."""
-    shape, d, dev = _like(x, dtype, device)
+    shape, d, dev = _like(x, dtype, device, shape)
     return empty(shape, dtype=d, device=dev)
 
 
-def zeros_like(x, /, *, dtype=None, device=None):
-    """Zeros with x's shape (and dtype and device unless given)."""
-    shape, d, dev = _like(x, dtype, device)
+def zeros_like(x, /, dtype=None, *, device=None, shape=None):
+    """Zeros with x's shape (and dtype and device unless given; NumPy's positional dtype and
+    ``shape=`` too).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.zeros_like(strided.ones((2, 3)), "int32", shape=(3,))
+    tensor([0, 0, 0], dtype=strided.int32)
+    """
+    shape, d, dev = _like(x, dtype, device, shape)
     return zeros(shape, dtype=d, device=dev)
 
 
-def ones_like(x, /, *, dtype=None, device=None):
+def ones_like(x, /, dtype=None, *, device=None, shape=None):
     """Ones with x's shape (and dtype and device unless given)."""
-    shape, d, dev = _like(x, dtype, device)
+    shape, d, dev = _like(x, dtype, device, shape)
     return ones(shape, dtype=d, device=dev)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
+def full_like(x, /, fill_value, dtype=None, *, device=None, shape=None):
     """``fill_value`` everywhere, with x's shape (and dtype and device unless given)."""
-    shape, d, dev = _like(x, dtype, device)
+    shape, d, dev = _like(x, dtype, device, shape)
     return full(shape, fill_value, dtype=d, device=dev)
 
 

@@ -2,7 +2,7 @@
 
 Each is thin: it checks and names its arguments, then calls the metadata arithmetic in
 ``strided/_views.pyx``. Only ``reshape`` (when the strides cannot express the new shape),
-``astype`` and ``contiguous`` ever copy, through the copy kernel in ``strided/_cpu/copy.pyx``.
+``astype`` and ``contiguous`` ever copy, through the copy kernel in ``strided/_cpu/copy.pyx.tp``.
 """
 
 from __future__ import annotations
@@ -119,8 +119,9 @@ def reshape(x, /, shape, order="C", *, copy=None):
     return out
 
 
-def permute_dims(x, /, axes):
-    """The Array API's name for ``permute``.
+def permute_dims(x, /, axes=None):
+    """The Array API's name for ``permute``; without ``axes`` it reverses the dims, as NumPy's
+    ``np.permute_dims(a)``.
 
     Examples
     --------
@@ -128,7 +129,10 @@ def permute_dims(x, /, axes):
     >>> strided.permute_dims(strided.zeros((2, 3, 4)), (2, 0, 1)).shape
     (4, 2, 3)
     """
-    return _views.permute(_tensor(x, "permute_dims"), tuple(axes))
+    x = _tensor(x, "permute_dims")
+    if axes is None:
+        return _views.reverse_dims(x)
+    return _views.permute(x, tuple(axes))
 
 
 def permute(x, dims):
