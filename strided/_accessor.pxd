@@ -10,7 +10,7 @@
 # only names the element type: Cython picks the specialisation from it). Kernels call at2 in their
 # inner loops; indices are trusted, so the caller's loop bounds must come from ``acc.sizes``.
 #
-# Used by the blocked transpose copy (_cpu/copy.pyx) and by eye() (_cpu/copy.pyx).
+# Used by the blocked transpose copy (_cpu/copy.pyx.tp) and by eye() (_cpu/copy.pyx.tp).
 
 from strided._core cimport TensorBase
 

@@ -395,7 +395,7 @@ def set_device_copy(fn):
 
 
 cdef object register_cast(loop1d_fn cast):
-    """Called once by _cpu/copy.pyx: the iterator casts inputs with the copy kernel's loop."""
+    """Called once by _cpu/copy.pyx.tp: the iterator casts inputs with the copy kernel's loop."""
     global _cast_loop
     _cast_loop = cast
 

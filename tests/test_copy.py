@@ -1,4 +1,4 @@
-"""Tests for the copy kernels (strided/_cpu/copy.pyx): copy_ into every layout, overlapping
+"""Tests for the copy kernels (strided/_cpu/copy.pyx.tp): copy_ into every layout, overlapping
 source and destination, and results that do not depend on the thread count."""
 
 from __future__ import annotations

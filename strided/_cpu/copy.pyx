@@ -1,3 +1,4 @@
+# GENERATED from copy.pyx.tp by setup.py: edit the template, not this file.
 """The first kernels: strided copy with dtype casting, fill, arange and linspace.
 
 Every op that writes memory ends in a loop like the ones here: the loop plan (``_iter``) turns the
@@ -47,9 +48,6 @@ from strided._core cimport (
 from strided._dtype cimport (
     DType,
     kBool,
-    kComplex64,
-    kFloat32,
-    kFloat64,
     kInt8,
     kInt16,
     kInt32,
@@ -58,6 +56,10 @@ from strided._dtype cimport (
     kUInt16,
     kUInt32,
     kUInt64,
+    kFloat32,
+    kFloat64,
+    kComplex64,
+    kComplex128,
 )
 from strided._iter cimport (
     GRAIN_SIZE,
@@ -157,7 +159,7 @@ cdef void _cast_typed(dst_t* out, src_t* inp, Py_ssize_t s_out, Py_ssize_t s_in,
 cdef void _cast_from(dst_t* out, char* inp, int src, Py_ssize_t s_out, Py_ssize_t s_in,
                      Py_ssize_t n) noexcept nogil:
     # The inner switch of the dtype dispatch: the source's ScalarType picks src_t.
-    if src == kBool or src == kUInt8:
+    if src == kBool:
         _cast_typed[dst_t, uint8_t](out, <uint8_t*>inp, s_out, s_in, n)
     elif src == kInt8:
         _cast_typed[dst_t, int8_t](out, <int8_t*>inp, s_out, s_in, n)
@@ -167,6 +169,8 @@ cdef void _cast_from(dst_t* out, char* inp, int src, Py_ssize_t s_out, Py_ssize_
         _cast_typed[dst_t, int32_t](out, <int32_t*>inp, s_out, s_in, n)
     elif src == kInt64:
         _cast_typed[dst_t, int64_t](out, <int64_t*>inp, s_out, s_in, n)
+    elif src == kUInt8:
+        _cast_typed[dst_t, uint8_t](out, <uint8_t*>inp, s_out, s_in, n)
     elif src == kUInt16:
         _cast_typed[dst_t, uint16_t](out, <uint16_t*>inp, s_out, s_in, n)
     elif src == kUInt32:
@@ -179,7 +183,7 @@ cdef void _cast_from(dst_t* out, char* inp, int src, Py_ssize_t s_out, Py_ssize_
         _cast_typed[dst_t, double](out, <double*>inp, s_out, s_in, n)
     elif src == kComplex64:
         _cast_typed[dst_t, cfloat_t](out, <cfloat_t*>inp, s_out, s_in, n)
-    else:
+    elif src == kComplex128:
         _cast_typed[dst_t, cdouble_t](out, <cdouble_t*>inp, s_out, s_in, n)
 
 
@@ -201,7 +205,7 @@ cdef void _cast_to_bool(unsigned char* out, src_t* inp, Py_ssize_t s_out, Py_ssi
 
 cdef void _cast_to_bool_from(unsigned char* out, char* inp, int src, Py_ssize_t s_out,
                              Py_ssize_t s_in, Py_ssize_t n) noexcept nogil:
-    if src == kBool or src == kUInt8:
+    if src == kBool:
         _cast_to_bool[uint8_t](out, <uint8_t*>inp, s_out, s_in, n)
     elif src == kInt8:
         _cast_to_bool[int8_t](out, <int8_t*>inp, s_out, s_in, n)
@@ -211,6 +215,8 @@ cdef void _cast_to_bool_from(unsigned char* out, char* inp, int src, Py_ssize_t 
         _cast_to_bool[int32_t](out, <int32_t*>inp, s_out, s_in, n)
     elif src == kInt64:
         _cast_to_bool[int64_t](out, <int64_t*>inp, s_out, s_in, n)
+    elif src == kUInt8:
+        _cast_to_bool[uint8_t](out, <uint8_t*>inp, s_out, s_in, n)
     elif src == kUInt16:
         _cast_to_bool[uint16_t](out, <uint16_t*>inp, s_out, s_in, n)
     elif src == kUInt32:
@@ -223,7 +229,7 @@ cdef void _cast_to_bool_from(unsigned char* out, char* inp, int src, Py_ssize_t 
         _cast_to_bool[double](out, <double*>inp, s_out, s_in, n)
     elif src == kComplex64:
         _cast_to_bool[cfloat_t](out, <cfloat_t*>inp, s_out, s_in, n)
-    else:
+    elif src == kComplex128:
         _cast_to_bool[cdouble_t](out, <cdouble_t*>inp, s_out, s_in, n)
 
 
@@ -260,7 +266,7 @@ cdef void cast_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
         _cast_from[double](<double*>o, data[1], src, so, si, n)
     elif dst == kComplex64:
         _cast_from[cfloat_t](<cfloat_t*>o, data[1], src, so, si, n)
-    else:
+    elif dst == kComplex128:
         _cast_from[cdouble_t](<cdouble_t*>o, data[1], src, so, si, n)
 
 

@@ -99,7 +99,7 @@ cdef inline scan_t _add(scan_t a, scan_t b) noexcept nogil:
         return <int64_t>(<uint64_t>a + <uint64_t>b)
     elif scan_t is cfloat_t or scan_t is cdouble_t or scan_t is float or scan_t is double:
         # no cast: Cython builds a cast complex as re + im * I, which turns an infinite
-        # imaginary part into a NaN real part (see Note [One loop, every dtype] in copy.pyx)
+        # imaginary part into a NaN real part (see Note [One loop, every dtype] in copy.pyx.tp)
         return a + b
     else:
         # int8/int16/uint8/uint16 add in C's int, which cannot overflow; the cast back wraps

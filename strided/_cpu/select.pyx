@@ -349,7 +349,7 @@ cdef void _select_lines(SelectCtx* c, char** data, const Py_ssize_t* strides, Py
 cdef void _select_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
                        void* ctx) noexcept nogil:
     """The plan's 1-D loop (a loop1d_fn): the dtype switch (see Note [One loop, every dtype]
-    in copy.pyx), once per run of lines."""
+    in copy.pyx.tp), once per run of lines."""
     cdef SelectCtx* c = <SelectCtx*>ctx
     cdef int num = c.num
     if num == kBool or num == kUInt8:

@@ -16,7 +16,7 @@ from libc.stdint cimport (
 ctypedef float complex cfloat_t
 ctypedef double complex cdouble_t
 
-# Every sortable dtype. bool is read as uint8_t (it holds only 0 and 1; see _cpu/copy.pyx).
+# Every sortable dtype. bool is read as uint8_t (it holds only 0 and 1; see _cpu/copy.pyx.tp).
 ctypedef fused key_t:
     int8_t
     int16_t

@@ -606,7 +606,7 @@ cdef void _sort_typed(const SortJob* job, key_t* key_tag) noexcept nogil:
 
 
 cdef void _sort_dispatch(const SortJob* job, int num) noexcept nogil:
-    """The dtype switch (see Note [One loop, every dtype] in copy.pyx)."""
+    """The dtype switch (see Note [One loop, every dtype] in copy.pyx.tp)."""
     if num == kBool or num == kUInt8:
         _sort_typed(job, <uint8_t*>NULL)
     elif num == kInt8:

@@ -1,4 +1,4 @@
-"""Copies, fills and casts for tensors on any device: the CPU kernels of strided/_cpu/copy.pyx
+"""Copies, fills and casts for tensors on any device: the CPU kernels of strided/_cpu/copy.pyx.tp
 when everything is on the CPU, the CUDA backend's (strided/cuda/_copy.py) otherwise, including
 copies between the host and a GPU (Note [Copies across devices] there).
 

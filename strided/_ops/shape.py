@@ -3,7 +3,7 @@ meshgrid (Array API 2024.12 names, with PyTorch's aliases); ``pad`` is in paddin
 same way.
 
 None of these has a kernel of its own. Each allocates its output and fills regions of it with the
-one strided copy kernel (``copy_`` in ``_cpu/copy.pyx``, which broadcasts, casts and survives
+one strided copy kernel (``copy_`` in ``_cpu/copy.pyx.tp``, which broadcasts, casts and survives
 overlap), seen through views (``narrow``, ``select``, ``flip``, ``unsqueeze``, ``expand``): the
 view ops of ``_views.pyx`` say *where*, the copy kernel moves the bytes. No Python loop here
 runs once per element: they run once per input tensor, per block of a roll, per padded dim, or

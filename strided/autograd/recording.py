@@ -46,7 +46,7 @@ cases refuse or need more:
 
 Note [Ops outside the dispatcher]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Views (``_views.pyx``) and the copy kernels (``_cpu/copy.pyx``) are called directly, not through
+Views (``_views.pyx``) and the copy kernels (``_cpu/copy.pyx.tp``) are called directly, not through
 the dispatcher, because they are the cheapest ops there are. At activation, their module
 functions are wrapped (``_wrap_module``): the wrapper calls the original and, when its input
 requires grad, records a ``ViewNode`` (views) or a FormulaNode (clone, copy_, fill_). Compiled
