@@ -445,13 +445,16 @@ ctypedef struct Job:
 # Cholesky draw buffers from a pool shared by every thread, so a batch of them cannot run in
 # parallel (see the comment above ``parallel`` in run_batch). A batch of 10000 such systems,
 # the common case in graphics, robotics and per-pixel fits, took 12 ms here, NumPy 14 ms.
-# So square real matrices of up to SMALL_N rows take these three loops instead: LAPACK's own
+# So square real matrices of up to SMALL_N rows take these loops instead: LAPACK's own
 # unblocked algorithms (?getf2, ?getrs through ?trsm's loops, ?potf2), in the same order of
 # operations, with the same pivots, the same ``ipiv`` (1-based) and the same ``info`` (the
 # first zero pivot, or the first column that is not positive definite, 1-based), and they run
-# the batch across strided's threads. Complex matrices and bigger ones stay with LAPACK,
-# whose blocked algorithms pay from about 24 rows on (measured with a C loop over 10000
-# matrices: n = 4: 12.5 ms LAPACK, 2.8 ms here; n = 16: 41 ms and 23 ms).
+# the batch across strided's threads; so do real matrices of any shape up to SMALL_N x SMALL_N
+# for QR (?geqr2 and ?org2r: the same reflectors, so R's signs are LAPACK's; unlike ?larfg,
+# no rescaling of columns whose norm is below the smallest normal number). Complex matrices
+# and bigger ones stay with LAPACK, whose blocked algorithms pay from about 24 rows on
+# (measured with a C loop over 10000 matrices: n = 4: 12.5 ms LAPACK, 2.8 ms here; n = 16:
+# 41 ms and 23 ms).
 
 ctypedef fused real_t:
     float
@@ -572,10 +575,99 @@ cdef lapack_int _small_potrf(char uplo, real_t* a, lapack_int n) noexcept nogil:
     return 0
 
 
+cdef real_t _norm2(const real_t* x, lapack_int n) noexcept nogil:
+    """||x||_2 without overflow or underflow (as ?nrm2: scaled by the largest |x_i|)."""
+    cdef lapack_int i
+    cdef real_t scale = 0, ssq = 0, t
+    for i in range(n):
+        t = fabs(x[i])
+        if t > scale:
+            scale = t
+    if scale == 0 or scale != scale:
+        return scale
+    for i in range(n):
+        t = x[i] / scale
+        ssq += t * t
+    return scale * sqrt(ssq)
+
+
+cdef void _apply_reflector(const real_t* v, real_t tau, real_t* c, lapack_int m,
+                           lapack_int ncols, lapack_int ldc) noexcept nogil:
+    """C = (I - tau v v^T) C for the m x ncols column-major block ``c`` (?larf, 'Left')."""
+    cdef lapack_int i, col
+    cdef real_t w
+    if tau == 0:
+        return
+    for col in range(ncols):
+        w = 0
+        for i in range(m):
+            w += v[i] * c[i + col * ldc]
+        w *= tau
+        for i in range(m):
+            c[i + col * ldc] -= v[i] * w
+
+
+cdef void _small_geqrf(real_t* a, lapack_int m, lapack_int n, real_t* tau) noexcept nogil:
+    """LAPACK's ?geqr2: A = Q R by Householder reflectors, in place (R on and above the
+    diagonal, reflector i's tail below it, its scale in tau[i]); as ?larfg, each reflector
+    makes the diagonal element -sign(alpha) ||x||."""
+    cdef lapack_int i, r, k = m if m < n else n
+    cdef real_t alpha, xnorm, beta, t, big, small
+    cdef real_t v[SMALL_N]
+    for i in range(k):
+        alpha = a[i + i * m]
+        xnorm = _norm2(a + i + 1 + i * m, m - i - 1)
+        if xnorm == 0:
+            tau[i] = 0
+        else:
+            big = fabs(alpha) if fabs(alpha) > xnorm else xnorm  # ?lapy2: sqrt(alpha^2 +
+            small = xnorm if fabs(alpha) > xnorm else fabs(alpha)  # xnorm^2), no overflow
+            beta = big * sqrt(1 + (small / big) * (small / big))
+            if alpha >= 0:
+                beta = -beta
+            tau[i] = (beta - alpha) / beta
+            t = 1 / (alpha - beta)
+            for r in range(i + 1, m):
+                a[r + i * m] *= t
+            a[i + i * m] = beta
+        if i < n - 1:
+            v[0] = 1
+            for r in range(i + 1, m):
+                v[r - i] = a[r + i * m]
+            _apply_reflector(v, tau[i], a + i + (i + 1) * m, m - i, n - i - 1, m)
+
+
+cdef void _small_orgqr(real_t* a, lapack_int m, lapack_int n, lapack_int k,
+                       const real_t* tau) noexcept nogil:
+    """LAPACK's ?org2r: the first n columns of Q = H(0) ... H(k-1), in place over the k
+    reflectors ?geqr2 left in the m x n column-major ``a``."""
+    cdef lapack_int i, r, col
+    cdef real_t v[SMALL_N]
+    for col in range(k, n):  # the columns past the reflectors start as the identity's
+        for r in range(m):
+            a[r + col * m] = 0
+        a[col + col * m] = 1
+    for i in range(k - 1, -1, -1):
+        if i < n - 1:
+            v[0] = 1
+            for r in range(i + 1, m):
+                v[r - i] = a[r + i * m]
+            _apply_reflector(v, tau[i], a + i + (i + 1) * m, m - i, n - i - 1, m)
+        for r in range(i + 1, m):
+            a[r + i * m] *= -tau[i]
+        a[i + i * m] = 1 - tau[i]
+        for r in range(i):
+            a[r + i * m] = 0
+
+
 cdef bint _small(Job* j) noexcept nogil:
     """Whether ``j`` runs on the loops of Note [Small matrices without LAPACK]."""
+    if j.num != kFloat32 and j.num != kFloat64:
+        return False
+    if j.routine == GEQRF or j.routine == ORGQR:  # any shape; never a workspace query
+        return j.m <= SMALL_N and j.n <= SMALL_N and j.lwork != -1
     return ((j.routine == GETRF or j.routine == GETRS or j.routine == POTRF)
-            and j.m == j.n and j.n <= SMALL_N and (j.num == kFloat32 or j.num == kFloat64))
+            and j.m == j.n and j.n <= SMALL_N)
 
 
 cdef lapack_int _call_small(Job* j, char* a, char* b, lapack_int* ipiv) noexcept nogil:
@@ -589,6 +681,18 @@ cdef lapack_int _call_small(Job* j, char* a, char* b, lapack_int* ipiv) noexcept
             _small_getrs(j.c1, <float*>a, j.n, ipiv, <float*>b, j.nrhs)
         else:
             _small_getrs(j.c1, <double*>a, j.n, ipiv, <double*>b, j.nrhs)
+        return 0
+    if j.routine == GEQRF:
+        if j.num == kFloat32:
+            _small_geqrf(<float*>a, j.m, j.n, <float*>b)
+        else:
+            _small_geqrf(<double*>a, j.m, j.n, <double*>b)
+        return 0
+    if j.routine == ORGQR:
+        if j.num == kFloat32:
+            _small_orgqr(<float*>a, j.m, j.n, j.k, <float*>b)
+        else:
+            _small_orgqr(<double*>a, j.m, j.n, j.k, <double*>b)
         return 0
     if j.num == kFloat32:
         return _small_potrf(j.c1, <float*>a, j.n)
@@ -743,7 +847,8 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     j.work_bytes = j.rwork_bytes = j.iwork_bytes = 0
     if nbatch == 0:
         return
-    if j.routine == HEEVD or j.routine == GEQRF or j.routine == ORGQR or j.routine == GEEV:
+    if (j.routine == HEEVD or j.routine == GEQRF or j.routine == ORGQR or j.routine == GEEV) \
+            and not _small(&j):
         # one workspace query for the whole batch (every matrix has the same shape)
         j.lwork = j.lrwork = j.liwork = -1
         query[0] = query[1] = rquery[0] = rquery[1] = 0
