@@ -1,4 +1,4 @@
-"""Sorting and sets (strided/_ops/sorting.py, strided/_cpu/sort.pyx) against NumPy.
+"""Sorting and sets (strided/_ops/sorting.py, strided/_cpu/sort.pyx.tp) against NumPy.
 
 The oracles: ``np.sort``/``np.argsort`` with ``kind="stable"`` for ascending order; for
 descending order a stable descending argsort built from NumPy's (sort the reversed line, map the

@@ -1,4 +1,4 @@
-# Type stub for the compiled module strided/_cpu/search.pyx.
+# Type stub for the compiled module strided/_cpu/search.pyx (rendered from search.pyx.tp).
 from strided._core import TensorBase
 
 def searchsorted(

@@ -4,7 +4,7 @@ sorting it.
 ``select_axis`` is what ``strided.partition`` and ``argpartition`` run on the CPU, and what
 ``median``, ``quantile`` and their ``nan*`` forms (``strided/_ops/stats.py``) run to find the
 few order statistics they read. The dtypes and their order (``key_t``, ``_less``, NaN last) are
-those of the sort, from ``sort.pxd``; the public functions are in ``strided/_ops/sets.py``.
+those of the sort, from ``sort.pxd.tp``; the public functions are in ``strided/_ops/sets.py``.
 
 Note [Selection]
 ~~~~~~~~~~~~~~~~
@@ -34,14 +34,14 @@ to find but guaranteed to leave at least 3/10 of the range on each side. So the 
 O(n) too, as in NumPy's introselect. Ranges of at most ``SMALL`` elements are finished by
 selection sort (``_select_small``: the minimum to the front, k - lo + 1 times).
 
-*NaN goes last*, as in the sort (Note [Where NaN goes] in sort.pyx). NaN compares false with
+*NaN goes last*, as in the sort (Note [Where NaN goes] in sort.pyx.tp). NaN compares false with
 everything, which would break the partition's invariants, so the line is first split into its
 non-NaN values (to the front) and its NaNs (to the back; ``_nans_last``), and only the front is
 selected with plain ``<``. A kth at or after the first NaN is then already in place. This also
 means that *every* result has its NaNs at the back, whatever kth it was asked for: the last
 element of a line is NaN exactly when the line holds one, which ``median`` and ``quantile`` use.
 Complex numbers are compared in NumPy's order with its NaN rules (``_less``, Note [Complex
-order] in sort.pyx).
+order] in sort.pyx.tp).
 
 *Several kth* are done in increasing order, each in what the last one left: after placing
 ``k1``, the range after it is all >= ``a[k1]``, so ``k2 > k1`` is selected in
@@ -90,7 +90,7 @@ from strided._iter cimport (
 )
 
 from strided._cpu.chunks cimport nchunks, run_chunked
-# the sortable dtypes, their C types and their order come from sort.pxd, as in sort.pyx
+# the sortable dtypes, their C types and their order come from sort.pxd.tp, as in sort.pyx.tp
 from strided._cpu.sort cimport (
     NoIndex,
     _less,

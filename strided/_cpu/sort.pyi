@@ -1,4 +1,4 @@
-# Type stub for the compiled module strided/_cpu/sort.pyx.
+# Type stub for the compiled module strided/_cpu/sort.pyx (rendered from sort.pyx.tp).
 from strided._core import TensorBase
 
 def sort_axis(

@@ -1,4 +1,4 @@
-# Type stub for the compiled module strided/_cpu/unique.pyx.
+# Type stub for the compiled module strided/_cpu/unique.pyx (rendered from unique.pyx.tp).
 from strided._core import TensorBase
 
 def unique_from_sorted(

@@ -1,6 +1,6 @@
 """Sorting and sets: ``sort``, ``argsort`` and ``topk`` along an axis, and the Array API's
-``unique_*`` functions, each a thin front to the stable merge sort in ``_cpu/sort.pyx`` (see
-Note [Why merge sort] there) and, for unique, the one pass of ``_cpu/unique.pyx``; on a CUDA
+``unique_*`` functions, each a thin front to the stable merge sort in ``_cpu/sort.pyx.tp`` (see
+Note [Why merge sort] there) and, for unique, the one pass of ``_cpu/unique.pyx.tp``; on a CUDA
 device, to ``strided/cuda/_sort.py`` (Note [CUDA sorting]), with the same results.
 
 Signatures are NumPy's and the Array API's (``sort(x, /, axis=-1, kind=None, order=None, *,
@@ -221,7 +221,7 @@ def sort_with_indices(x, dim=-1, descending=False, stable=False):
     return SortResult(*_run_sort(x, _axis("sort", x, dim), bool(descending), True, True))
 
 
-# Note [topk by selection] in _cpu/sort.pyx: selection reads each line once and keeps a heap of
+# Note [topk by selection] in _cpu/sort.pyx.tp: selection reads each line once and keeps a heap of
 # k, which pays while the heap is small (fits in cache) and k is a small part of the line.
 _SELECT_MAX_K = 1024
 _SELECT_MIN_RATIO = 8  # n >= 8 * k
@@ -259,7 +259,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
 
     The result is exactly the first k of the stable sort: NaN counts as the largest value, as
     in PyTorch, and equal values come in their original order. For small k each line is read
-    once, keeping the best k so far (a selection: Note [topk by selection] in _cpu/sort.pyx);
+    once, keeping the best k so far (a selection: Note [topk by selection] in _cpu/sort.pyx.tp);
     for large k the line is sorted. ``sorted=False`` is accepted; the result is sorted anyway.
 
     Examples
@@ -290,7 +290,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
 
 def _unique_kernel(x, with_positions):
     """The CPU kernel of the unique functions: sort the flattened input, then one pass (Note
-    [Unique from a sort] in _cpu/unique.pyx). (values, indices, counts, inverse in x's shape);
+    [Unique from a sort] in _cpu/unique.pyx.tp). (values, indices, counts, inverse in x's shape);
     indices and inverse are None without ``with_positions``."""
     flat = x.reshape(-1)
     values, perm = _sort_kernel(flat, 0, False, True, with_positions)

@@ -1,6 +1,6 @@
 """The CUDA kernels of indexing: index offsets, gathers, scatters, nonzero, searchsorted.
 
-The CUDA twins of strided/_cpu/offsets.pyx, _cpu/index.pyx, _cpu/mask.pyx and _cpu/search.pyx,
+The CUDA twins of strided/_cpu/offsets.pyx, _cpu/index.pyx, _cpu/mask.pyx and _cpu/search.pyx.tp,
 with the same arguments and meaning, so that strided/_ops/indexing_cuda.py can compose them as
 strided/_ops/indexing.py composes the CPU ones. Kernels in kernels/index.cu.
 
@@ -450,7 +450,7 @@ def nonzero(m, coords_last):
 
 def searchsorted(x1, x2, out, right):
     """out[i] = the position of x2[i] in the sorted, contiguous 1-D ``x1`` (same dtype), NaN
-    sorting last (the CPU's ``searchsorted`` in _cpu/search.pyx)."""
+    sorting last (the CPU's ``searchsorted`` in _cpu/search.pyx.tp)."""
     _same_device(x2, x1, "x2")
     _same_device(out, x1, "out")
     if x1.dtype is not x2.dtype or not x1.is_contiguous() or x1.dtype.name not in _REAL:

@@ -37,7 +37,7 @@ result is bit for bit the CPU's, whatever the tile size, the block size or the t
 
 topk is the first k of the stable sort (CPU: Note [topk by selection] gives the same answer).
 unique sorts the flattened input with its positions, then three kernels find the groups (Note
-[Unique from a sort] in strided/_cpu/unique.pyx): flags where a group starts, their running
+[Unique from a sort] in strided/_cpu/unique.pyx.tp): flags where a group starts, their running
 count (the CUDA scan, Note [CUDA scans]) as group numbers, and a scatter of each group's value,
 start, first position and every element's inverse. How many groups there are decides the
 outputs' size, so unique reads one number back to the host (a synchronisation, as issue 7

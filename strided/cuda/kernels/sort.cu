@@ -36,7 +36,7 @@ __device__ __forceinline__ int64_t sort_out(const SortGeometry& g, int64_t o, in
     return a * g.L * g.inner + (o - a * g.inner) + i * g.inner;
 }
 
-// ---- the order (Note [Where NaN goes] and Note [Complex order] in strided/_cpu/sort.pyx) ----
+// ---- the order (Note [Where NaN goes] and Note [Complex order] in strided/_cpu/sort.pyx.tp) -
 // key_less(a, b): a < b with NaN the largest value, and complex numbers in NumPy's order.
 template <typename T>
 __device__ __forceinline__ bool key_less(T a, T b) {
@@ -169,7 +169,7 @@ __global__ void strided_sort_merge(SortGeometry g, const T* kin, const int64_t* 
     }
 }
 
-// ---- unique (Note [Unique from a sort] in strided/_cpu/unique.pyx) -------------------------
+// ---- unique (Note [Unique from a sort] in strided/_cpu/unique.pyx.tp) ----------------------
 // flags[k] = 1 where a new group starts in the sorted s (NaN != NaN: every NaN starts one).
 template <typename T>
 __global__ void strided_unique_flags(const T* s, int64_t* flags, int64_t n) {
