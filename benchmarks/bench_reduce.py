@@ -5,7 +5,7 @@ Run: ``python benchmarks/bench_reduce.py [--threads N]``. Prints a Markdown tabl
 ratios against NumPy (and PyTorch when installed); above 1 means strided is faster. Sums over
 dim 0 and dim 1 of a row-major matrix take the two strategies of Note [Reductions]
 (``_cpu/reduce.pyx.tp``); cumsum along dim 0 and dim 1 the two loop orders of Note [Scans]
-(``_cpu/scan.pyx``). A float32 sum is pairwise in all three libraries, but each cuts the work
+(``_cpu/scan.pyx.tp``). A float32 sum is pairwise in all three libraries, but each cuts the work
 differently, so the check compares with a tolerance.
 """
 

@@ -9,15 +9,20 @@ kernel switches on. Everything that used to keep its own list reads this one:
   ``_dtype.pxd`` (rendered from ``_dtype.pxd.tp``) declares the ``ScalarType`` enum from it;
 - ``setup.py`` hands the rows to every Tempita template (``*.tp``) as ``DTYPES``, so the
   generated kernels of ``_cpu/binary``, ``unary`` and ``reduce`` have one loop and one table
-  entry per row;
+  entry per row, and the dtype switches, fused types and ``ScalarType`` cimports of
+  ``_cpu/copy``, ``sort`` (and ``sort.pxd``'s sortable types), ``select``, ``search``,
+  ``unique``, ``index`` and ``scan`` have one branch per row (each template's header says which
+  rows it takes and how bool reads);
 - ``strided/cuda/_launch.py`` takes its CUDA C type names (``C_TYPES``) from the ``cuda``
   column.
 
 So a new dtype is a new row here (and its arithmetic rules: promotion in ``_dtype.pyx``, its
-scalar math in the kernels). The hand-written switches of ``_cpu/copy``, ``sort``, ``select``,
-``index``, ``search``, ``unique``, ``random`` and ``scan`` still spell the dtypes out, one
-branch per row, until they too become templates; ``tests/test_dtype_table.py`` checks that
-every kernel family, generated or not, covers every dtype this table says it should.
+scalar math in the kernels). The hand-written switches of ``_cpu/random`` still spell the
+dtypes out, one branch per row, until it too becomes a template; ``tests/test_dtype_table.py``
+checks that every kernel family, generated or not, covers every dtype this table says it
+should. (The fused types that list C types by width or kind rather than by dtype, such as
+``_accessor.pxd``'s ``element_t``, ``words.pxd``'s ``word_t`` and ``scalar_math.pxd``'s
+integer types, are not dtype lists and stay written out.)
 
 This module imports nothing: ``setup.py`` reads it by path, before anything is compiled.
 """

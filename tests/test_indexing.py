@@ -1,5 +1,5 @@
 """Tests of advanced indexing (``x[idx]``, ``x[idx] = v``) and the indexing functions, with
-NumPy as the oracle (strided/_ops/indexing.py, strided/_cpu/index.pyx).
+NumPy as the oracle (strided/_ops/indexing.py, strided/_cpu/index.pyx.tp).
 
 - get and set for many index forms (integer arrays of several dims, masks, bools, mixed with
   slices/None/Ellipsis/ints, adjacent and separated advanced indices) on every layout of

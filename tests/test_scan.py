@@ -1,4 +1,4 @@
-"""Tests of the scans (strided/_ops/scan.py, strided/_cpu/scan.pyx) against NumPy's
+"""Tests of the scans (strided/_ops/scan.py, strided/_cpu/scan.pyx.tp) against NumPy's
 ``cumulative_sum``, ``cumulative_prod``, ``cumsum`` and ``cumprod``.
 
 Both libraries scan each line in order (Note [Scans]), so the results are compared bit for bit,

@@ -237,7 +237,7 @@ def test_partition_errors():
             fs(strided.zeros((2, 0)), 0)
 
 
-# The selection kernel (Note [Selection] in strided/_cpu/select.pyx), checked by the contract
+# The selection kernel (Note [Selection] in strided/_cpu/select.pyx.tp), checked by the contract
 # in NumPy's sort order, which also places NaNs (last) and complex numbers: x is at most the
 # kth sorted value s[k] where searchsorted(s, x, "left") <= k, at least it where
 # searchsorted(s, x, "right") > k.

@@ -286,7 +286,7 @@ ORDER_STATS = {
 
 def test_order_statistics_by_selection_are_the_sorts_bit_for_bit(monkeypatch):
     # On the CPU each slice is partitioned at the positions read (Note [Selection] in
-    # strided/_cpu/select.pyx), not sorted: the results must be the sort's, to the bit, on
+    # strided/_cpu/select.pyx.tp), not sorted: the results must be the sort's, to the bit, on
     # long lines (one thread each), many lines (shared among threads), ties and NaNs.
     from strided._ops import quantiles, sorting
 

@@ -1,5 +1,5 @@
 # How many threads a job gets, and running it as that many element ranges: shared by the
-# indexing kernels (offsets.pyx, index.pyx, mask.pyx), which split their work into one element
+# indexing kernels (offsets.pyx, index.pyx.tp, mask.pyx), which split their work into one element
 # range (and one context) per thread.
 
 from cython.parallel cimport prange

@@ -1,4 +1,4 @@
-# Type stub for the compiled module strided/_cpu/index.pyx.
+# Type stub for the compiled module strided/_cpu/index.pyx (rendered from index.pyx.tp).
 from typing import Any
 
 from strided._core import TensorBase

@@ -1,5 +1,5 @@
 """Boolean masks: ``nonzero``, the coordinates of a mask's true elements, and the same kernel
-writing byte offsets instead, which ``index.pyx``'s ``mask_offsets`` uses for ``x[mask]``.
+writing byte offsets instead, which ``index.pyx.tp``'s ``mask_offsets`` uses for ``x[mask]``.
 
 The Python half is ``strided/_ops/indexing.py`` (``nonzero``, ``argwhere``, ``where`` with one
 argument, and masks inside ``x[...]``).
@@ -81,7 +81,7 @@ cdef void _fill(const uint8_t* m, int ndim, const Py_ssize_t* sizes, Py_ssize_t 
 
 
 cdef TensorBase nonzero_kernel(TensorBase mask, bint coords_last, const int64_t* weights):
-    """The kernel of nonzero and of index.pyx's mask_offsets: count, then fill, by ranges of
+    """The kernel of nonzero and of index.pyx.tp's mask_offsets: count, then fill, by ranges of
     elements."""
     cdef int nd = mask._ndim
     cdef Py_ssize_t numel = mask._numel, nchunks, chunk, c, total = 0

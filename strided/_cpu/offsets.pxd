@@ -1,5 +1,5 @@
 # Step 1 of advanced indexing (offsets.pyx): indices checked once and turned into byte offsets,
-# held in an IndexOffsets. Step 2, the loops that trust them, is index.pyx. See Note [Advanced
+# held in an IndexOffsets. Step 2, the loops that trust them, is index.pyx.tp. See Note [Advanced
 # indexing is a gather over offsets] there.
 
 from libc.stdint cimport int64_t

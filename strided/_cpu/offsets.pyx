@@ -3,8 +3,8 @@
 ``index_offsets`` (integer indices) and ``mask_offsets`` (a boolean mask) make an
 ``IndexOffsets``: where each position of the broadcast index lands in the indexed tensor, every
 index checked against its dim's size, negative ones wrapped once. Step 2, the gather and scatter
-loops of ``index.pyx``, trusts these offsets and checks nothing per element. See Note [Advanced
-indexing is a gather over offsets] in ``index.pyx``: holding an IndexOffsets is the proof that
+loops of ``index.pyx.tp``, trusts these offsets and checks nothing per element. See Note [Advanced
+indexing is a gather over offsets] in ``index.pyx.tp``: holding an IndexOffsets is the proof that
 those unchecked loops stay inside the storage, which is why only this module makes them.
 """
 
@@ -38,7 +38,7 @@ cdef class IndexOffsets:
     (``wrap`` = 0, ``scale`` = 1). ``dims`` are the dims of ``tensor`` the indices pick.
     """
 
-    # the attributes are declared in offsets.pxd, for index.pyx's loops
+    # the attributes are declared in offsets.pxd, for index.pyx.tp's loops
 
     def __init__(self, *args):
         raise TypeError("IndexOffsets are made by index_offsets(), which checks the indices")

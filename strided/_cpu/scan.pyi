@@ -1,4 +1,4 @@
-# Type stub for the compiled module strided/_cpu/scan.pyx.
+# Type stub for the compiled module strided/_cpu/scan.pyx (rendered from scan.pyx.tp).
 from strided._core import TensorBase
 
 OPS: dict[str, int]

@@ -1,4 +1,4 @@
-# Type stub for the compiled module strided/_cpu/select.pyx.
+# Type stub for the compiled module strided/_cpu/select.pyx (rendered from select.pyx.tp).
 from strided._core import TensorBase
 
 def select_axis(

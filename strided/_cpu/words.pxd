@@ -3,7 +3,7 @@
 # A copy, a fill, a gather or a scatter between tensors of one dtype only needs to know how
 # wide an element is: float32 and int32 move alike. Such kernels are written once over
 # ``word_t`` (1, 2, 4, 8 or 16 bytes) instead of thirteen dtypes; _cpu/copy.pyx.tp and
-# _cpu/index.pyx both use these.
+# _cpu/index.pyx.tp both use these.
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 

@@ -8,7 +8,7 @@ handles them, and hands any index holding an integer array, a mask or a bool to 
 below (registered with it at import, so that basic indexing pays nothing for this module). Every
 function here is thin: it checks its arguments, then three kernels do the work:
 ``index_offsets`` (``_cpu/offsets.pyx``) checks the indices once and turns them into byte
-offsets, then ``index_get`` gathers or ``index_put`` scatters (``_cpu/index.pyx``; see Note
+offsets, then ``index_get`` gathers or ``index_put`` scatters (``_cpu/index.pyx.tp``; see Note
 [Advanced indexing is a gather over offsets] and Note [Duplicate indices] there).
 
 Note [NumPy's advanced indexing rules]
@@ -393,7 +393,7 @@ def getitem(x, index):
 def setitem(x, index, value):
     """``x[index] = value`` for an advanced index: ``value`` broadcast to the indexing result's
     shape and cast to x's dtype; with repeated indices the last write wins (Note [Duplicate
-    indices] in _cpu/index.pyx).
+    indices] in _cpu/index.pyx.tp).
 
     Examples
     --------
@@ -567,7 +567,7 @@ def take_along_axis(x, indices, /, axis=-1):
 
 
 # =============================================================================================
-# scatter, scatter_add, index_add: writes. See Note [Duplicate indices] in _cpu/index.pyx.
+# scatter, scatter_add, index_add: writes. See Note [Duplicate indices] in _cpu/index.pyx.tp.
 # =============================================================================================
 
 

@@ -4,8 +4,8 @@
 
 Each is an indexed write or read strided already has: the writes are ``x[index] = values``
 (the ``index_put`` kernel, which applies duplicate indices in row-major order so the last value
-wins, as NumPy's loops do; Note [Duplicate indices] in _cpu/index.pyx) or a ``where`` copied back;
-the reads are ``take``/``take_along_axis`` and ``where``. NumPy's flat indices (``put``,
+wins, as NumPy's loops do; Note [Duplicate indices] in _cpu/index.pyx.tp) or a ``where`` copied
+back; the reads are ``take``/``take_along_axis`` and ``where``. NumPy's flat indices (``put``,
 ``fill_diagonal``, ``put_along_axis`` with ``axis=None``) address ``a.flat``, the elements in
 row-major order whatever the memory layout: they become coordinates with ``unravel_index``, so a
 transposed or negative-stride ``a`` is written in place like a contiguous one. Values shorter

@@ -6,7 +6,7 @@ order statistics ``lo = floor(v)`` and ``lo + 1``; the result interpolates betwe
 weight ``v - lo``. Other methods only change ``v`` (``hazen``, ``weibull``, ...) or round it to a
 neighbour (``lower``, ``higher``, ``nearest``). Only those few positions are needed, so on the
 CPU each slice is *partitioned* at them (the O(n) selection kernel, Note [Selection] in
-_cpu/select.pyx), as NumPy does, instead of sorted; on CUDA devices it is sorted. Either way NaN
+_cpu/select.pyx.tp), as NumPy does, instead of sorted; on CUDA devices it is sorted. Either way NaN
 goes last, so the last element of a slice says whether it holds one. The order statistics are
 then taken with ``take_along_axis`` and interpolated by arithmetic, so gradients flow to the
 elements used. ``nanquantile`` does the same with ``n`` counted per slice, as a tensor (NaNs go

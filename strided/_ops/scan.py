@@ -1,5 +1,5 @@
 """Scans: running sums and products (Array API 2024.12 ``cumulative_sum``/``cumulative_prod``;
-PyTorch's and NumPy's ``cumsum``/``cumprod`` as aliases). The kernel is ``_cpu/scan.pyx``: one
+PyTorch's and NumPy's ``cumsum``/``cumprod`` as aliases). The kernel is ``_cpu/scan.pyx.tp``: one
 sequential scan per line, lines spread over threads (see Note [Scans] there); on a CUDA device,
 ``strided/cuda/_scan.py`` (Note [CUDA scans]).
 

@@ -15,7 +15,7 @@ Note [Partition by selection]
 ``partition(a, kth)`` promises what NumPy's does: the element at each ``kth`` is the one a sort
 would put there, with smaller-or-equal ones before it and greater-or-equal ones after, in some
 order (NaNs count as the largest values, so they go last). On the CPU that is the selection
-kernel (Note [Selection] in _cpu/select.pyx): introselect, O(n) per line where a sort is
+kernel (Note [Selection] in _cpu/select.pyx.tp): introselect, O(n) per line where a sort is
 O(n log n), the kth positions done in increasing order. ``argpartition`` is the same kernel
 carrying the positions along. The order of the other elements is the kernel's own (NumPy's
 differs, which the contract allows), and deterministic: it depends on the line alone, not on the

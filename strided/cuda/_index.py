@@ -1,12 +1,12 @@
 """The CUDA kernels of indexing: index offsets, gathers, scatters, nonzero, searchsorted.
 
-The CUDA twins of strided/_cpu/offsets.pyx, _cpu/index.pyx, _cpu/mask.pyx and _cpu/search.pyx.tp,
+The CUDA twins of strided/_cpu/offsets.pyx, _cpu/index.pyx.tp, _cpu/mask.pyx and _cpu/search.pyx.tp,
 with the same arguments and meaning, so that strided/_ops/indexing_cuda.py can compose them as
 strided/_ops/indexing.py composes the CPU ones. Kernels in kernels/index.cu.
 
 Note [CUDA indexing is a gather over byte offsets]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-As on the CPU (Note [Advanced indexing is a gather over offsets] in _cpu/index.pyx), an
+As on the CPU (Note [Advanced indexing is a gather over offsets] in _cpu/index.pyx.tp), an
 advanced index is two steps. ``index_offsets`` turns the K integer index tensors (broadcast to
 one index shape B) into one int64 tensor of *byte offsets* into the indexed tensor ``t``: K
 launches of one small kernel, each adding ``wrap(idx_k) * stride_k`` and checking the range.
@@ -36,7 +36,7 @@ its fresh output with something; the error is raised before anyone can read it.
 Note [Duplicate indices on a GPU]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``x[[0, 0]] = [1, 2]`` writes one cell twice. The CPU makes the last write in row-major order
-win (Note [Duplicate indices] in _cpu/index.pyx); on a GPU the two writes race. To give the
+win (Note [Duplicate indices] in _cpu/index.pyx.tp); on a GPU the two writes race. To give the
 CPU's answer, a scatter whose values may differ between duplicates runs in two passes: a
 *claim* in which every position i does ``atomicMax(winner[cell], i)`` on an int64 scratch array
 with one slot per element of the target's memory extent, then the write, done only by the

@@ -3,7 +3,7 @@
 Note [CUDA scans]
 ~~~~~~~~~~~~~~~~~
 A scan maps each *line* along the scanned dim (one line per point of the other, *kept*, dims)
-to its running totals (Note [Scans] in strided/_cpu/scan.pyx). The host coalesces the kept dims
+to its running totals (Note [Scans] in strided/_cpu/scan.pyx.tp). The host coalesces the kept dims
 in row-major order (as Note [CUDA reductions] does, so the line number ``o`` is still the
 row-major index over them) and writes a fresh row-major output, as the CPU does. Then one of two
 kernels of kernels/scan.cu runs, picked by the shape alone:
