@@ -202,6 +202,7 @@ def test_every_function_is_tested_and_exported():
         "logspace",
         "geomspace",
         "copyto",
+        "block",  # tests/test_everyday.py
     }
     assert set(arrays.__all__) | set(joining.__all__) | set(construction.__all__) == tested
     for module in (arrays, joining, construction):

@@ -277,3 +277,54 @@ def test_outer_flattens_nd_inputs_as_numpy(rng):
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 2))
     _same(strided.outer(strided.asarray(a), strided.asarray(b)), np.outer(a, b), "2-d", 1e-15)
     _same(strided.outer(strided.asarray(2.0), strided.asarray(b)), np.outer(2.0, b), "0-d", 1e-15)
+
+
+# -- histogram_bin_edges, histogram2d, histogramdd ---------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_histograms_in_more_dims_match_numpy(dtype, rng):
+    sample = (rng.standard_normal((300, 3)) * 3).astype(dtype)
+    w = rng.random(300)
+    for layout, t, a in layouts(sample, rng):
+        if a.ndim != 2 or a.shape[1] != 3:
+            continue
+        where = f"{dtype} {layout}"
+        for kw in (
+            {"bins": 4},
+            {"bins": (2, 3, 5), "range": [(-2, 2), (-1, 3), (0, 1)]},
+            {"bins": [np.array([-9.0, 0.0, 9.0])] * 3, "density": True},
+        ):
+            got, gedges = strided.histogramdd(t, **kw)
+            want, wedges = np.histogramdd(a, **kw)
+            _same(got, want, f"histogramdd {kw} {where}", rtol=1e-12)
+            for g, e in zip(gedges, wedges, strict=True):
+                _same(g, e, f"histogramdd edges {where}", rtol=1e-12)
+        if a.shape[0]:
+            got = strided.histogramdd(t, bins=3, weights=strided.asarray(w[: a.shape[0]]))[0]
+            _same(got, np.histogramdd(a, 3, weights=w[: a.shape[0]])[0], where, rtol=1e-12)
+        x, y = t[:, 0], t[:, 1]
+        for bins in (5, [2, 6], np.linspace(-4, 4, 5)):
+            sb = strided.asarray(bins) if isinstance(bins, np.ndarray) else bins
+            got = strided.histogram2d(x, y, sb)
+            want = np.histogram2d(a[:, 0], a[:, 1], bins)
+            for g, e in zip(got, want, strict=True):
+                _same(g, e, f"histogram2d bins={bins} {where}", rtol=1e-12)
+        flat = t.reshape(-1)
+        for bins in (7, [0.0, 1.0, 5.0]):
+            want = np.histogram_bin_edges(a.reshape(-1), bins)
+            _same(strided.histogram_bin_edges(flat, bins), want, f"bin_edges {where}", rtol=1e-12)
+
+
+def test_histograms_in_more_dims_refuse_bad_input():
+    s = strided.zeros((5, 2))
+    with pytest.raises(ValueError, match="bins has 3 entries for a sample of 2 dims"):
+        strided.histogramdd(s, bins=(2, 3, 4))
+    with pytest.raises(ValueError, match="weights has 4 values for 5 samples"):
+        strided.histogramdd(s, weights=strided.ones(4))
+    with pytest.raises(ValueError, match="must be 1-D of one length"):
+        strided.histogram2d(strided.zeros(3), strided.zeros(4))
+    with pytest.raises(ValueError, match="bins must be a positive integer"):
+        strided.histogram2d(strided.zeros(3), strided.zeros(3), bins=0)
+    with pytest.raises(TypeError, match="must be real"):
+        strided.histogramdd(strided.zeros((3, 2), dtype="complex128"))

@@ -16,6 +16,7 @@ when none is given, and the checks NumPy makes on the data.
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 
@@ -32,7 +33,17 @@ from strided._ops import shape as _shape
 from strided._ops import sorting as _sort
 from strided._ops import views as _views
 
-__all__ = ["histogram", "bincount", "digitize", "diff", "ediff1d", "interp"]
+__all__ = [
+    "histogram",
+    "histogram_bin_edges",
+    "histogram2d",
+    "histogramdd",
+    "bincount",
+    "digitize",
+    "diff",
+    "ediff1d",
+    "interp",
+]
 
 _tensor = _check.tensor  # on ``like``'s device when given
 
@@ -105,6 +116,61 @@ def _histogram_composed(flat, edges, w):
     return _counts(idx, nb + 1, None if w is None else _ew.where(inside, w, 0), flat.device)[:nb]
 
 
+def _bin_edges(name, a, flat, bins, range):
+    """``(edges, uniform, denom)`` of ``histogram(a, bins, range)``: NumPy's edges for a number
+    of bins (equal widths over ``range`` or a's min to max, in a's float dtype), or the given
+    increasing edges; ``uniform`` and ``denom`` tell the counting kernel how to find a bin."""
+    if isinstance(bins, str):
+        raise NotImplementedError(
+            f"{name}: bins={bins!r} (an estimator name) is not supported; pass a number of "
+            "bins or the bin edges"
+        )
+    if (
+        isinstance(bins, (int, np.integer))
+        and not isinstance(bins, bool)
+        or (isinstance(bins, _core.TensorBase) and bins.ndim == 0)
+    ):
+        nb = operator.index(bins if not isinstance(bins, _core.TensorBase) else int(bins))
+        if nb < 1:
+            raise ValueError(f"{name}: bins must be a positive integer, got {nb}")
+        if range is not None:
+            first, last = (float(v) for v in range)
+            if first > last:
+                raise ValueError(f"{name}: range=({first}, {last}): max must be larger than min")
+            if not (math.isfinite(first) and math.isfinite(last)):
+                raise ValueError(f"{name}: supplied range of [{first}, {last}] is not finite")
+        elif flat.numel() == 0:
+            first, last = 0.0, 1.0
+        else:
+            # a host read: the edges depend on the data (Note [Host reads in statistics])
+            first, last = _minmax(flat)
+            if a.dtype.kind == "f":  # NumPy computes the edges from a's own scalars
+                first, last = a.dtype.numpy.type(first), a.dtype.numpy.type(last)
+            if not (math.isfinite(first) and math.isfinite(last)):
+                raise ValueError(
+                    f"{name}: autodetected range of [{first}, {last}] is not finite; pass "
+                    "range= or remove the NaN/inf values"
+                )
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        uniform, denom = True, float(last - first)  # NumPy's norm_denom, in first's type
+        edge_np = a.dtype.numpy if a.dtype.kind == "f" else np.float64
+        edges = _cr.asarray(
+            np.linspace(first, last, nb + 1, dtype=edge_np), device=a.device
+        )  # as NumPy computes them, in a's float dtype
+    else:
+        edges = _tensor(bins, a)
+        if edges.ndim != 1:
+            raise ValueError(f"{name}: bins must be an int or 1-D edges, got shape {edges.shape}")
+        if edges.shape[0] < 1:
+            raise ValueError(f"{name}: bins must hold at least one edge")
+        # a host read (Note [Host reads in statistics]): NumPy refuses decreasing edges
+        if edges.shape[0] > 1 and bool(_red.any(_ew.greater(edges[:-1], edges[1:]))):
+            raise ValueError(f"{name}: bins must increase monotonically, when an array")
+        uniform, denom = False, 1.0
+    return edges, uniform, denom
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """``(hist, bin_edges)``: how many elements of ``a`` (flattened) fall in each bin.
 
@@ -135,57 +201,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
                 f"histogram: weights should have the same shape as a: got {w.shape} and {a.shape}"
             )
         w = _views.reshape(w, (-1,))
-    if isinstance(bins, str):
-        raise NotImplementedError(
-            f"histogram: bins={bins!r} (an estimator name) is not supported; pass a number of "
-            "bins or the bin edges"
-        )
-    if (
-        isinstance(bins, (int, np.integer))
-        and not isinstance(bins, bool)
-        or (isinstance(bins, _core.TensorBase) and bins.ndim == 0)
-    ):
-        nb = operator.index(bins if not isinstance(bins, _core.TensorBase) else int(bins))
-        if nb < 1:
-            raise ValueError(f"histogram: bins must be a positive integer, got {nb}")
-        if range is not None:
-            first, last = (float(v) for v in range)
-            if first > last:
-                raise ValueError(f"histogram: range=({first}, {last}): max must be larger than min")
-            if not (math.isfinite(first) and math.isfinite(last)):
-                raise ValueError(f"histogram: supplied range of [{first}, {last}] is not finite")
-        elif flat.numel() == 0:
-            first, last = 0.0, 1.0
-        else:
-            # a host read: the edges depend on the data (Note [Host reads in statistics])
-            first, last = _minmax(flat)
-            if a.dtype.kind == "f":  # NumPy computes the edges from a's own scalars
-                first, last = a.dtype.numpy.type(first), a.dtype.numpy.type(last)
-            if not (math.isfinite(first) and math.isfinite(last)):
-                raise ValueError(
-                    f"histogram: autodetected range of [{first}, {last}] is not finite; pass "
-                    "range= or remove the NaN/inf values"
-                )
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        uniform, denom = True, float(last - first)  # NumPy's norm_denom, in first's type
-        edge_np = a.dtype.numpy if a.dtype.kind == "f" else np.float64
-        edges = _cr.asarray(
-            np.linspace(first, last, nb + 1, dtype=edge_np), device=a.device
-        )  # as NumPy computes them, in a's float dtype
-    else:
-        edges = _tensor(bins, a)
-        if edges.ndim != 1:
-            raise ValueError(
-                f"histogram: bins must be an int or 1-D edges, got shape {edges.shape}"
-            )
-        if edges.shape[0] < 1:
-            raise ValueError("histogram: bins must hold at least one edge")
-        # a host read (Note [Host reads in statistics]): NumPy refuses decreasing edges
-        if edges.shape[0] > 1 and bool(_red.any(_ew.greater(edges[:-1], edges[1:]))):
-            raise ValueError("histogram: bins must increase monotonically, when an array")
-        nb = edges.shape[0] - 1
-        uniform, denom = False, 1.0
+    edges, uniform, denom = _bin_edges("histogram", a, flat, bins, range)
+    nb = edges.shape[0] - 1
     if weights is None and nb == 0:
         return _cr.zeros(0, dtype=int64, device=a.device), edges
     hist = _histogram_cpu(flat, edges, uniform, denom, w) if _kernel_ok(a, w) else None
@@ -195,6 +212,136 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         widths = _ew.subtract(edges[1:], edges[:-1]).astype(float64)
         hist = _ew.divide(_ew.divide(hist, widths), _red.sum(hist))
     return hist, edges
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The bin edges ``histogram(a, bins, range)`` would use (``weights`` is accepted, as NumPy's,
+    and does not change them).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.histogram_bin_edges(strided.asarray([1, 2, 1, 4]), bins=3)
+    tensor([1., 2., 3., 4.])
+    """
+    a = _tensor(a)
+    if a.dtype.kind == "c":
+        raise TypeError("histogram_bin_edges: a must be real (complex numbers have no order)")
+    return _bin_edges("histogram_bin_edges", a, _views.reshape(a, (-1,)), bins, range)[0]
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """``(hist, edges)``: the D-dimensional histogram of ``sample``, an (N, D) tensor (or D
+    tensors of N values), as NumPy's ``histogramdd``: per dim, ``bins`` is a number of equal
+    bins (float64 edges over ``range`` or the dim's min to max) or the increasing edges; a
+    sample falls in bin ``(i, j, ...)`` when it is in each dim's bin, the last bin of a dim also
+    holding its right edge; a sample outside any dim's edges is not counted. ``hist`` is
+    float64, as NumPy's, and the counting is one ``index_add`` over the samples' flat bin
+    numbers (no loop over samples). Edges computed from the data are in the sample's float
+    dtype (float64 for integers, or with ``range=``), as NumPy's.
+
+    Examples
+    --------
+    >>> import strided
+    >>> xy = strided.asarray([[0.0, 0.0], [1.0, 1.0], [1.0, 0.2]])
+    >>> hist, edges = strided.histogramdd(xy, bins=2)
+    >>> hist
+    tensor([[1., 0.],
+            [1., 1.]])
+    """
+    if isinstance(sample, (list, tuple)):
+        cols = [_views.reshape(_tensor(c), (-1,)) for c in sample]
+        n = {c.shape[0] for c in cols}
+        if len(n) > 1:
+            raise ValueError(f"histogramdd: the sample's dims have different lengths: {sorted(n)}")
+        sample = _shape.stack(cols, axis=1) if cols else _cr.zeros((0, 0))
+    sample = _tensor(sample)
+    if sample.ndim == 1:
+        sample = _views.reshape(sample, (-1, 1))
+    if sample.ndim != 2:
+        raise ValueError(f"histogramdd: sample must be (N, D), got shape {sample.shape}")
+    if sample.dtype.kind == "c":
+        raise TypeError("histogramdd: sample must be real (complex numbers have no order)")
+    npts, ndim = sample.shape
+    seq = isinstance(bins, (list, tuple)) or (
+        isinstance(bins, _core.TensorBase) and bins.ndim == 1 and ndim > 1
+    )
+    if seq and len(bins) != ndim:
+        raise ValueError(
+            f"histogramdd: bins has {len(bins)} entries for a sample of {ndim} dims; give one "
+            "per dim, or one for all"
+        )
+    if range is not None and len(range) != ndim:
+        raise ValueError(f"histogramdd: range has {len(range)} entries for {ndim} dims")
+    x = sample.astype(float64, copy=False)
+    edges, flat_bin, keep, nbins = [], None, None, []
+    for d in builtins.range(ndim):
+        col = x[:, d]
+        b = bins[d] if seq else bins
+        r = None if range is None else range[d]
+        src = sample[:, d] if r is None else col  # NumPy: range='s floats make float64 edges
+        own = _bin_edges("histogramdd", src, src, b, r)[0]
+        e = own.astype(float64, copy=False)  # compared in float64, which is exact
+        nb = e.shape[0] - 1
+        idx = _ew.subtract(_ix.searchsorted(e, col, side="right"), 1)
+        if nb > 0:  # the last bin holds its right edge
+            idx = _ew.where(_ew.equal(col, e[nb]), nb - 1, idx)
+        inside = _ew.logical_and(_ew.greater_equal(idx, 0), _ew.less(idx, nb))
+        idx = _ew.where(inside, idx, 0)
+        flat_bin = idx if flat_bin is None else _ew.add(_ew.multiply(flat_bin, nb), idx)
+        keep = inside if keep is None else _ew.logical_and(keep, inside)
+        edges.append(own)
+        nbins.append(nb)
+    total = math.prod(nbins)
+    if ndim == 0:
+        flat_bin, keep = _cr.zeros(npts, dtype=int64), _cr.ones(npts, dtype=bool_)
+    flat_bin = _ew.where(keep, flat_bin, total)  # outside: a spill bin, dropped below
+    w = None
+    if weights is not None:
+        w = _views.reshape(_tensor(weights), (-1,))
+        if w.shape[0] != npts:
+            raise ValueError(
+                f"histogramdd: weights has {w.shape[0]} values for {npts} samples; give one each"
+            )
+        w = _ew.where(keep, w.astype(float64, copy=False), 0)
+    hist = _counts(flat_bin, total + 1, w, x.device)[:total].astype(float64, copy=False)
+    hist = _views.reshape(hist, tuple(nbins))
+    if density:
+        hist = _ew.divide(hist, _red.sum(hist))
+        for d, e in enumerate(edges):
+            shape = [1] * ndim
+            shape[d] = nbins[d]
+            width = _views.reshape(_ew.subtract(e[1:], e[:-1]), tuple(shape))
+            hist = _ew.divide(hist, width)
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """``(hist, xedges, yedges)``: the 2-D histogram of the points ``(x[i], y[i])``, as NumPy's
+    ``histogram2d`` (``histogramdd`` of the two; ``bins`` an int, a pair of ints, one edges
+    array for both or a pair of edges arrays).
+
+    Examples
+    --------
+    >>> import strided
+    >>> h, xe, ye = strided.histogram2d(strided.asarray([0.0, 1.0]), strided.asarray([1.0, 1.0]), 2)
+    >>> h
+    tensor([[0., 1.],
+            [0., 1.]])
+    """
+    x, y = _tensor(x), _tensor(y)
+    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
+        raise ValueError(
+            f"histogram2d: x and y must be 1-D of one length, got shapes {x.shape} and {y.shape}"
+        )
+    try:  # NumPy's reading of bins: an int, a pair (one per dim), or one edges array for both
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
 
 
 def bincount(x, /, weights=None, minlength=0):
