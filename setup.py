@@ -145,10 +145,20 @@ def lapack_options():
     return options
 
 
+def random_options():
+    """No fused multiply-adds in the random kernels (strided/_cpu/random.pyx): the CUDA kernels
+    compute ``low + span * u`` and ``mean + std * z`` with two roundings (random.cu), and the
+    CPU must round the same to give the same numbers for a seed. The fused multiply-adds that
+    the kernels want are spelled fma() (Note [Box-Muller math that vectorises]), which this
+    flag leaves alone."""
+    return {"extra_compile_args": [] if sys.platform == "win32" else ["-ffp-contract=off"]}
+
+
 # Modules that need more than the common options: name -> a function giving the extra ones.
 EXTRA_OPTIONS = {
     "strided._cpu.blas": openblas_options,
     "strided._cpu.lapack": lapack_options,  # the same library holds LAPACK
+    "strided._cpu.random": random_options,
 }
 
 

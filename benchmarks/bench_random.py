@@ -4,8 +4,9 @@
 Run: ``python benchmarks/bench_random.py [--threads N]``. Prints a Markdown table of times and
 ratios against NumPy (and PyTorch when installed); above 1 means strided is faster.
 
-What each library runs: strided, Philox4x32-10 blocks eight side by side (Note [Philox in
-lanes] in ``strided/_cpu/random.pyx``), Box-Muller for normals, split across ``--threads``
+What each library runs: strided, Philox4x32-10 blocks eight side by side in SIMD lanes (Note
+[Philox in lanes] in ``strided/_cpu/random.pyx``), Box-Muller for normals with a vectorised
+log and sincos (Note [Box-Muller math that vectorises]), split across ``--threads``
 (the numbers do not depend on the thread count); the other distributions composed from those
 fills (Note [How the distributions consume the stream] in ``strided/_random_dists.py``).
 NumPy: PCG64, ziggurat normals and exponentials, one thread. PyTorch: mt19937, Box-Muller

@@ -2,9 +2,12 @@
 // Note [Counter-based random numbers]), one thread per 128-bit block. Element i of a draw is a
 // pure function of (seed, offset + i / k), so this kernel writes exactly the CPU's numbers:
 // bit for bit for uniform and integer draws (the affine step is spelled without a fused
-// multiply-add, as the CPU computes it), and up to the last bits of logf/sinf/cosf for normal
-// ones (the GPU's math library is not glibc's).
+// multiply-add, as the CPU computes it), and the float64 normals too (their log and sincos are
+// boxmuller.cuh's, shared with the CPU); the float32 normals up to the last bits of logf/sinf/cosf
+// (the GPU's math library is not glibc's).
 #include "common.cuh"
+#define STRIDED_HD __device__ __forceinline__
+#include "boxmuller.cuh"
 
 #ifdef STRIDED_EMULATOR
 // The emulator's host compiler targets baseline x86-64, which has no FMA to contract into.
@@ -124,10 +127,10 @@ __global__ void strided_normal_f64(DrawArgs g) {
     STRIDED_BLOCKS(2) {
         uint32_t r[4];
         philox4x32_10(g.offset + (uint64_t)blk, g.seed, r);
+        // the CPU's log and sincos (boxmuller.cuh), so the normals match it bit for bit
         double u1 = (double)((word64(r[0], r[1]) >> 11) + 1) * 1.1102230246251565e-16;
-        double u2 = (double)(word64(r[2], r[3]) >> 11) * 1.1102230246251565e-16;
-        double rad = sqrt(-2.0 * log(u1));
-        double c = cos(6.283185307179586 * u2), s = sin(6.283185307179586 * u2);
+        double rad = sqrt(-2.0 * strided_bm_log(u1)), c, s;
+        strided_bm_sincos_turn53(word64(r[2], r[3]) >> 11, &s, &c);
         int64_t i = 2 * blk;
         out[i] = STRIDED_DADD(g.a, STRIDED_DMUL(g.b, rad * c));
         if (i + 1 < g.n) out[i + 1] = STRIDED_DADD(g.a_odd, STRIDED_DMUL(g.b, rad * s));
