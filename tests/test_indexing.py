@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from layouts import ALL_DTYPES, make_layout, make_values
+from layouts import ALL_DTYPES, layouts, make_layout, make_values
 
 import strided
 from strided._cpu import index as _index
@@ -911,3 +911,23 @@ def test_last_index_plan_explains_the_split():
     strided.index_add(strided.zeros(5), 0, [0, 0], strided.ones(2))
     plan = _index.last_index_plan()
     assert (plan["kernel"], plan["independent"], plan["in_order"]) == ("accumulate_loop", 1, 2)
+
+
+def test_index_put_with_no_array_part_writes_each_element_once(rng):
+    # ints, slices, Ellipsis and None only: the basic view; accumulate is then a plain +=,
+    # as np.add.at does with such an index
+    ref = rng.standard_normal((3, 4))
+    for layout, t, a in layouts(ref, rng):
+        if a.ndim != 2 or not a.size:
+            continue
+        for index in [(), (slice(None),), (1,), (slice(None), 2), (Ellipsis, slice(1, 3)), (0, 1)]:
+            v = np.asarray(rng.standard_normal(a[index].shape))
+            want = a.copy()
+            want[index] = v
+            got = t.index_put(index, strided.asarray(v))
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{layout} {index}")
+            want = a.copy()
+            np.add.at(want, index, v)
+            got = t.clone()
+            got.index_put_(index, strided.asarray(v), accumulate=True)
+            np.testing.assert_allclose(np.asarray(got), want, err_msg=f"{layout} {index} +=")

@@ -413,6 +413,15 @@ def index_put(x, indices, values, accumulate=False, *, inplace=False):
         raise TypeError(f"index_put: x must be a tensor, got {type(x).__name__}")
     target = x if inplace else x.clone()
     index = tuple(indices) if isinstance(indices, (list, tuple)) else (indices,)
+    if all(i is None or i is Ellipsis or isinstance(i, slice) or type(i) is int for i in index):
+        # no array part (ints, slices, ...): a view that holds every element once, so the
+        # accumulating form is a plain +=
+        if accumulate:
+            view = target[index]
+            view += values
+        else:
+            target[index] = values
+        return target
     return _dispatched("index_put_", _index_put_cpu, target, index, values, bool(accumulate))
 
 
