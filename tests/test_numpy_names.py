@@ -328,3 +328,23 @@ def test_histograms_in_more_dims_refuse_bad_input():
         strided.histogram2d(strided.zeros(3), strided.zeros(3), bins=0)
     with pytest.raises(TypeError, match="must be real"):
         strided.histogramdd(strided.zeros((3, 2), dtype="complex128"))
+
+
+def test_require_meets_numpys_requirements(rng):
+    ref = rng.standard_normal((3, 4))
+    for layout, t, a in layouts(ref, rng):
+        for reqs in (None, "C", ["F"], ["O"], ["W", "C"], "A", "E", ["C_CONTIGUOUS"]):
+            got, want = strided.require(t, "float32", reqs), np.require(a, "float32", reqs)
+            _same(got, want, f"require {reqs} {layout}")
+            if reqs in ("C", ["W", "C"], ["C_CONTIGUOUS"]):
+                assert got.is_contiguous(), (layout, reqs)
+            if reqs == ["F"] and got.ndim > 1:
+                assert got.T.is_contiguous(), layout
+            if reqs == ["O"]:
+                assert not strided.shares_memory(got, t), layout
+    x = strided.ones((2, 3))
+    assert strided.require(x) is x and strided.require(x, requirements="C") is x
+    with pytest.raises(ValueError, match="unknown requirement 'Q'"):
+        strided.require(x, requirements="Q")
+    with pytest.raises(ValueError, match="both C and F"):
+        strided.require(x, requirements="CF")

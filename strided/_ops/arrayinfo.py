@@ -45,6 +45,7 @@ __all__ = [
     "iterable",
     "kaiser",
     "matvec",
+    "require",
     "may_share_memory",
     "ndenumerate",
     "ndim",
@@ -232,6 +233,49 @@ def asfortranarray(a, dtype=None, *, like=None):
     from strided._ops.construction import array
 
     return array(a, dtype=dtype, copy=None, order="F", ndmin=1)
+
+
+_REQUIREMENTS = {
+    "C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C",
+    "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+    "A": "A", "ALIGNED": "A",
+    "W": "W", "WRITEABLE": "W",
+    "O": "O", "OWNDATA": "O",
+    "E": "E", "ENSUREARRAY": "E",
+}  # fmt: skip
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """``a`` as a tensor of ``dtype`` that meets NumPy's ``requirements``: "C" (row-major
+    contiguous), "F" (column-major), "W" (writable), "O" (its own memory: a copy), "A"
+    (aligned: every strided tensor is) and "E" (a tensor: always); a copy only when needed.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.ones((2, 3)).T
+    >>> strided.require(x, requirements="C").is_contiguous(), strided.require(x) is x
+    (True, True)
+    """
+    from strided._ops.construction import array
+
+    given = list(requirements or ())  # a string is its letters, as NumPy reads it: "CW"
+    reqs = set()
+    for r in given:
+        key = _REQUIREMENTS.get(str(r).upper())
+        if key is None:
+            raise ValueError(
+                f"require: unknown requirement {r!r}; use C, F, A, W, O or E (or NumPy's long "
+                "names, C_CONTIGUOUS, ...)"
+            )
+        reqs.add(key)
+    if {"C", "F"} <= reqs:
+        raise ValueError("require: cannot ask for both C and F order")
+    order = "C" if "C" in reqs else "F" if "F" in reqs else "K"
+    out = array(a, dtype=dtype, copy=True if "O" in reqs else None, order=order)
+    if "W" in reqs and not out.untyped_storage().writable:
+        out = array(out, copy=True, order=order)
+    return out
 
 
 def copy(a, order="K", subok=False):
