@@ -409,6 +409,17 @@ _BINARY = [
     _binary("logical_xor", np.logical_xor, "biufc", "bool"),
 ]
 
+
+def _reciprocal_ref(a):
+    """NumPy's reciprocal, integers too (Note [Integer reciprocal] in _ops/elementwise.py):
+    where NumPy's integer 1 / 0 is undefined, strided's 0."""
+    if a.dtype.kind not in "biu":
+        return np.reciprocal(a)
+    a = a.astype(np.int8) if a.dtype.kind == "b" else a
+    with np.errstate(divide="ignore"):
+        return np.where(a == 0, 0, np.reciprocal(a)).astype(a.dtype)
+
+
 _UNARY = [
     # |complex|: C's cabs and NumPy's npy_hypot differ in the last bit
     _unary("abs", np.abs, "iufc", "real", tolerances={F32: (2e-7, 0), F64: (4e-16, 0)}, op=abs),
@@ -418,9 +429,8 @@ _UNARY = [
     _transcendental("sqrt", np.sqrt, domain=_FULL),
     _unary(
         "reciprocal",
-        np.reciprocal,
-        "fc",
-        "float",
+        _reciprocal_ref,
+        "biufc",
         domain=_FINITE_C,
         tolerances=COMPLEX_ARITH,
     ),

@@ -216,3 +216,22 @@ def test_numpy_creation_and_view_spellings():
         _same(t.diagonal(1, axis1=2, axis2=0), want, f"diagonal(axis1=, axis2=) {layout}")
         _same(t.diagonal(1, dim1=2, dim2=0), want, f"diagonal(dim1=, dim2=) {layout}")
         _same(t.diagonal(1, 2, 0), want, f"diagonal(offset, axis1, axis2) {layout}")
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.parametrize("dtype", ("int8", "int64", "uint16", "bool", "float32"))
+def test_reciprocal_of_integers_is_numpys(dtype, rng):
+    # Note [Integer reciprocal]: NumPy keeps the integer dtype (1, -1 or 0); PyTorch's float
+    # reciprocal is 1 / x (divide); a zero divides by zero, reported as errstate says
+    ref = rng.integers(-3, 4, (3, 4)).astype(dtype)
+    for layout, t, a in layouts(ref, rng):
+        a = np.asarray(a)
+        for got in (strided.reciprocal(t), t.reciprocal(), np.reciprocal(t)):
+            want = np.reciprocal(a)
+            if a.size and dtype != "float32":  # NumPy's integer 1 / 0 is undefined: 0 here
+                want = np.where(a == 0, 0, want).astype(want.dtype)
+            _same(got, want, f"reciprocal {dtype} {layout}")
+    if dtype != "float32":
+        with pytest.raises(FloatingPointError, match="divide by zero encountered in reciprocal"):
+            with strided.errstate(divide="raise"):
+                strided.reciprocal(strided.asarray([1, 0], dtype=dtype))

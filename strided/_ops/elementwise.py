@@ -188,7 +188,45 @@ negative = _make_unary("negative", "-x.")
 positive = _make_unary("positive", "+x (a copy).")
 square = _make_unary("square", "x * x.")
 sqrt = _make_unary("sqrt", "The square root (integers give the default float).")
-reciprocal = _make_unary("reciprocal", "1 / x (integers give the default float).")
+_float_reciprocal = _make_unary("reciprocal", "1 / x.")
+
+
+def reciprocal(x, /, *, out=None):
+    """1 / x. Of integers, NumPy's integer reciprocal (Note [Integer reciprocal]): 1 for 1,
+    -1 for -1, 0 for every other integer; a bool gives int8.
+
+    Note [Integer reciprocal]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~
+    NumPy's ``reciprocal`` keeps an integer dtype and divides as C does, so ``reciprocal(2)``
+    is 0; PyTorch's gives a float. Both accept the call, so NumPy's meaning wins (Note [NumPy
+    first] in DESIGN.md; ``docs/numpy-and-pytorch.md``); ``1 / x`` (``divide``) gives the
+    float. The answer is 0 unless |x| is 1, which takes a comparison, not a kernel. A zero
+    divides by zero: on the CPU that is reported as NumPy's errstate "divide" says (a warning
+    by default) and the element is 0, as NumPy's array loops give; a device tensor is not
+    read back to look for zeros.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.reciprocal(strided.asarray([1, 2, -1, 4]))
+    tensor([ 1,  0, -1,  0])
+    >>> strided.reciprocal(strided.asarray([2.0, 4.0]))
+    tensor([0.5 , 0.25])
+    """
+    if not isinstance(x, _core.TensorBase):
+        x = asarray(x)
+    if x.dtype.kind not in "biu":
+        return _float_reciprocal(x, out=out)
+    if x.dtype.kind == "b":
+        x = x.astype("int8")
+    if x.device.is_cpu and np.asarray(equal(x, 0)).any():  # a host read, CPU only
+        from strided import _errstate
+
+        _errstate.report("divide", "reciprocal")
+    unit = equal(abs(x), 1) if x.dtype.kind == "i" else equal(x, 1)
+    return where(unit, x, 0, out=out)
+
+
 exp = _make_unary(
     "exp",
     """e ** x.
