@@ -5,8 +5,8 @@ device, to ``strided/cuda/_sort.py`` (Note [CUDA sorting]), with the same result
 
 Signatures are NumPy's and the Array API's (``sort(x, /, axis=-1, kind=None, order=None, *,
 descending=False, stable=None)``), with PyTorch's ``dim=`` giving PyTorch's result (Note [Three
-sorts]); ``topk`` is PyTorch's. The sort is always stable, so ``stable=False`` is accepted and gives the same (stable) result, which the standard
-allows. Decisions the standards leave open:
+sorts]); ``topk`` is PyTorch's. The sort is always stable, so ``stable=False`` is accepted and
+gives the same (stable) result, which the standard allows. Decisions the standards leave open:
 
 - NaN sorts last in ascending order and first in descending order (NumPy's and PyTorch's
   placement; Note [Where NaN goes]); complex numbers sort by real part, then imaginary part, as in
