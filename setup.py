@@ -12,6 +12,7 @@ import sysconfig
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.sdist import sdist
 
 DEBUG = os.environ.get("STRIDED_DEBUG", "0") not in ("", "0")
 
@@ -186,7 +187,26 @@ directives = {
     "embedsignature": True,
 }
 
+# Note [What a distribution carries]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The sdist is the source a build starts from: every .pyx, .pyx.tp, .pxd, .h, .cu and .cuh,
+# the tests, docs and benchmarks (MANIFEST.in), and none of what a build writes: no .c, no .so,
+# and no .pyx rendered from a .pyx.tp, since setup.py renders those again (a stale rendered copy
+# beside its template would only mislead). The wheel carries the compiled modules and, for the
+# students the README sends to the source, the .pyx/.pxd/.tp/.h files beside them, but not the
+# 29 MB of generated C (pyproject.toml's package-data and exclude-package-data).
+
+
+class SourceOnlySdist(sdist):
+    """``python -m build --sdist``: setuptools' sdist, less the files that templates render."""
+
+    def make_release_tree(self, base_dir, files):
+        files = [f for f in files if not os.path.exists(f + ".tp")]
+        super().make_release_tree(base_dir, files)
+
+
 setup(
+    cmdclass={"sdist": SourceOnlySdist},
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,
