@@ -60,6 +60,7 @@ MODULES = [
     "strided._dtype",
     "strided._core",
     "strided._dlpack",
+    "strided._threads",
     "strided._iter",
     "strided._cpu.copy",
     "strided._cpu.mask",

@@ -47,7 +47,6 @@ from strided._dtype import bool_ as bool  # noqa: A001 - the Array API name shad
 from strided._errstate import errstate, geterr, geterrcall, seterr, seterrcall
 from strided._format import get_printoptions, printoptions, set_printoptions
 from strided._info import __array_namespace_info__
-from strided._iter import get_num_threads, set_num_threads
 from strided._numpy_protocols import is_numpy_fallback_enabled, numpy_fallback
 from strided._ops.arrayinfo import *  # noqa: F403 - ndim, shares_memory, ndindex, windows, ...
 from strided._ops.arrayinfo import __all__ as _arrayinfo_names
@@ -172,6 +171,7 @@ from strided._ops.views import (
     view,
 )
 from strided._tensor import Tensor
+from strided._threads import get_num_threads, set_num_threads
 from strided.autograd.grad_mode import (
     enable_grad,
     inference_mode,

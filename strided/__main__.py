@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import strided
-from strided import _iter
+from strided import _threads
 
 
 def _cuda_status():
@@ -49,7 +49,7 @@ def _blas_status():
 
 def build_facts():
     """The facts a benchmark report or a bug report needs, as (name, value) pairs."""
-    has_omp, omp_max = _iter._openmp_info()
+    has_omp, omp_max = _threads._openmp_info()
     return [
         ("strided", strided.__version__),
         ("python", f"{platform.python_version()} ({sys.platform}, {platform.machine()})"),

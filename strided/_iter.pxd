@@ -31,7 +31,6 @@ cdef void plan_coalesce(LoopPlan* plan) noexcept
 cdef void plan_run_range(const LoopPlan* plan, loop1d_fn loop, void* ctx,
                          Py_ssize_t begin, Py_ssize_t end) noexcept nogil
 cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nogil
-cdef int num_threads() noexcept nogil
 
 
 # =============================================================================================

@@ -26,11 +26,8 @@ walked by a counter, like an odometer. Work is split across threads by *element 
 the same code whichever thread runs it, so elementwise results do not depend on the thread count.
 """
 
-import os
-
 import numpy as np
 
-cimport openmp
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
@@ -61,68 +58,9 @@ from strided._dtype cimport (
 )
 
 from strided._fpstatus cimport fp_clear, fp_raise, fp_raised
+from strided._threads cimport num_threads
 
 from strided._dtype import can_cast, result_type
-
-
-# =============================================================================================
-# Threads
-# =============================================================================================
-
-cdef int _num_threads = 1
-
-# Called with the new count after every set_num_threads: how a library with its own thread pool
-# (OpenBLAS, see Note [Threads: ours and OpenBLAS's] in _cpu/blas.pyx) keeps in step, registered
-# from above so that this module imports nothing of it.
-cdef list _num_threads_callbacks = []
-
-
-def _default_threads():
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def set_num_threads(int n):
-    """Set how many threads strided's CPU kernels use (default: the cores this process may use).
-
-    Examples
-    --------
-    >>> import strided
-    >>> strided.set_num_threads(1); strided.get_num_threads()
-    1
-    >>> strided.set_num_threads(2)
-    """
-    global _num_threads
-    if n < 1:
-        raise ValueError(f"set_num_threads: n must be >= 1, got {n}")
-    _num_threads = n
-    openmp.omp_set_num_threads(n)
-    for callback in _num_threads_callbacks:
-        callback(n)
-
-
-def _on_num_threads(callback):
-    """Call ``callback(n)`` whenever set_num_threads(n) changes strided's thread count."""
-    _num_threads_callbacks.append(callback)
-
-
-def get_num_threads():
-    """How many threads strided's CPU kernels use."""
-    return _num_threads
-
-
-cdef int num_threads() noexcept nogil:
-    return _num_threads
-
-
-def _openmp_info():
-    """(whether OpenMP is compiled in, the most threads it will give)."""
-    return True, openmp.omp_get_max_threads()
-
-
-set_num_threads(int(os.environ.get("STRIDED_NUM_THREADS", 0)) or _default_threads())
 
 
 # =============================================================================================
@@ -295,7 +233,7 @@ cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nog
     Returns whether it ran in parallel (for explain()).
     """
     cdef Py_ssize_t numel = plan.numel, chunk, c, nchunks
-    cdef int nthreads = _num_threads
+    cdef int nthreads = num_threads()
     cdef unsigned raised = 0
     if numel == 0:
         return False
@@ -348,7 +286,7 @@ def _plan_for(shape, operands):
                          for k in range(plan.noperands)],
         "dim_order": tuple(order),
         "numel": plan.numel,
-        "parallel": _num_threads > 1 and plan.numel >= 2 * GRAIN_SIZE,
+        "parallel": num_threads() > 1 and plan.numel >= 2 * GRAIN_SIZE,
     }
 
 
@@ -628,8 +566,8 @@ cdef class ElementwisePlan:
             + ", ".join(str(tuple([self.loop.stride_bytes[d][k]
                                    for d in range(self.loop.ndim)][::-1]))
                         for k in range(self.loop.noperands)))
-        parallel = _num_threads > 1 and self.loop.numel >= 2 * GRAIN_SIZE
-        lines.append(f"threads: {f'{_num_threads} in parallel' if parallel else 'one'} "
+        parallel = num_threads() > 1 and self.loop.numel >= 2 * GRAIN_SIZE
+        lines.append(f"threads: {f'{num_threads()} in parallel' if parallel else 'one'} "
                      f"({self.loop.numel} elements; loops of fewer than {2 * GRAIN_SIZE} "
                      "run on one thread)")
         return "\n".join(lines)

@@ -15,6 +15,7 @@ MODULES = [
     "strided._dtype",
     "strided._core",
     "strided._iter",
+    "strided._threads",
     "strided._views",
     "strided._cpu.copy",
     "strided._cpu.offsets",

@@ -78,7 +78,6 @@ from strided._dtype cimport (
 from strided._iter cimport (
     LoopPlan,
     ScalarBuf,
-    num_threads,
     plan_coalesce,
     plan_init,
     plan_reorder,
@@ -86,10 +85,11 @@ from strided._iter cimport (
     plan_set_operand,
     scalar_to_bytes,
 )
+from strided._threads cimport num_threads
 
 from strided._cpu.copy import contiguous_copy, copy_
 from strided._dtype import can_cast
-from strided._iter import _on_num_threads
+from strided._threads import _on_num_threads
 
 
 cdef extern from "cblas.h" nogil:
@@ -144,7 +144,7 @@ cdef extern from "cblas.h" nogil:
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # OpenBLAS's GEMM splits one product into jobs, one per thread, and strided decides how many:
 # OpenBLAS's thread count is kept equal to strided's own (at import, and on every
-# set_num_threads, through a callback registered with _iter, which cannot import this module).
+# set_num_threads, through a callback registered with _threads, which cannot import this module).
 # Which threads run those jobs is Note [One pool of threads]. A batch of matrices is run in one
 # of two ways, never both at once:
 #

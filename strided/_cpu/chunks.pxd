@@ -4,7 +4,8 @@
 
 from cython.parallel cimport prange
 
-from strided._iter cimport GRAIN_SIZE, LoopPlan, loop1d_fn, num_threads, plan_run_range
+from strided._iter cimport GRAIN_SIZE, LoopPlan, loop1d_fn, plan_run_range
+from strided._threads cimport num_threads
 
 
 cdef inline Py_ssize_t nchunks(Py_ssize_t work, Py_ssize_t splittable) noexcept nogil:

@@ -42,7 +42,8 @@ from libc.stdlib cimport calloc, free
 
 from strided._core cimport TensorBase, cpu_device, empty_tensor
 from strided._dtype cimport DType, dtype_from_num, kFloat32, kFloat64, kInt64
-from strided._iter cimport GRAIN_SIZE, num_threads
+from strided._iter cimport GRAIN_SIZE
+from strided._threads cimport num_threads
 
 
 ctypedef fused real_t:

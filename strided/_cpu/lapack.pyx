@@ -52,7 +52,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from strided._core cimport MAX_DIMS, TensorBase, cpu_device, empty_tensor, make_view
-from strided._iter cimport num_threads
+from strided._threads cimport num_threads
 from strided._dtype cimport (
     DType,
     default_float_dtype,

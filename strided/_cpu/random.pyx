@@ -82,7 +82,8 @@ from strided._dtype cimport (
     kUInt32,
     kUInt64,
 )
-from strided._iter cimport GRAIN_SIZE, num_threads
+from strided._iter cimport GRAIN_SIZE
+from strided._threads cimport num_threads
 
 cdef extern from *:
     """
