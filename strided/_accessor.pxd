@@ -13,6 +13,9 @@
 # Used by the blocked transpose copy (_cpu/copy.pyx.tp) and by eye() (_cpu/copy.pyx.tp).
 
 from strided._core cimport TensorBase
+# the element types at2 may read as: the unsigned integer of each width, the real floats and the
+# complex types, made from the dtype table
+from strided._fused cimport element_t
 
 
 ctypedef struct Accessor2:
@@ -49,17 +52,6 @@ cdef inline Accessor2 accessor2_raw(char* data, Py_ssize_t size0, Py_ssize_t siz
     acc.strides[1] = stride1
     acc.itemsize = itemsize
     return acc
-
-
-ctypedef fused element_t:
-    unsigned char
-    unsigned short
-    unsigned int
-    unsigned long long
-    float
-    double
-    float complex
-    double complex
 
 
 cdef inline element_t* at2(const Accessor2* acc, Py_ssize_t i, Py_ssize_t j,

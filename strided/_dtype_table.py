@@ -11,18 +11,19 @@ kernel switches on. Everything that used to keep its own list reads this one:
   generated kernels of ``_cpu/binary``, ``unary`` and ``reduce`` have one loop and one table
   entry per row, and the dtype switches, fused types and ``ScalarType`` cimports of
   ``_cpu/copy``, ``sort`` (and ``sort.pxd``'s sortable types), ``select``, ``search``,
-  ``unique``, ``index`` and ``scan`` have one branch per row (each template's header says which
-  rows it takes and how bool reads);
+  ``unique``, ``index``, ``scan`` and ``random`` have one branch per row (each template's
+  header says which rows it takes and how bool reads);
+- ``_fused.pxd`` (rendered from ``_fused.pxd.tp``) makes every other fused type of the
+  kernels from the rows' kinds and widths: the lists by kind (``integer_t``, ``real_t``,
+  ``complex_t``, ...), by width (``word_t``), and the few deliberate subsets a kernel needs
+  (``blas.pyx``'s matmul accumulators, ``count.pyx``'s ``minmax_t``), named there;
 - ``strided/cuda/_launch.py`` takes its CUDA C type names (``C_TYPES``) from the ``cuda``
   column.
 
 So a new dtype is a new row here (and its arithmetic rules: promotion in ``_dtype.pyx``, its
-scalar math in the kernels). The hand-written switches of ``_cpu/random`` still spell the
-dtypes out, one branch per row, until it too becomes a template; ``tests/test_dtype_table.py``
-checks that every kernel family, generated or not, covers every dtype this table says it
-should. (The fused types that list C types by width or kind rather than by dtype, such as
-``_accessor.pxd``'s ``element_t``, ``words.pxd``'s ``word_t`` and ``scalar_math.pxd``'s
-integer types, are not dtype lists and stay written out.)
+scalar math in the kernels). ``tests/test_dtype_table.py`` checks that every kernel family
+covers every dtype this table says it should, that each fused list of ``_fused.pxd`` is the
+rows its kinds name, and that no module spells a list of dtypes out by hand.
 
 This module imports nothing: ``setup.py`` reads it by path, before anything is compiled.
 """

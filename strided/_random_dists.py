@@ -1,5 +1,5 @@
 """NumPy's distributions on strided's Philox stream: the methods of ``strided.random.Generator``
-beyond the uniform, normal and integer draws that ``_cpu/random.pyx`` computes directly.
+beyond the uniform, normal and integer draws that ``_cpu/random.pyx.tp`` computes directly.
 
 Every distribution here is composed from those three draws and strided's own vectorised ops
 (``log``, ``where``, indexing, ``argsort``, ...), so it runs wherever they do: on the CPU with
@@ -9,7 +9,7 @@ Note [How the distributions consume the stream]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A draw here is a fixed sequence of *primitive fills* (a uniform, normal or integer draw of m
 values, which reads the Philox blocks ``offset, offset + 1, ...`` and advances the generator's
-offset past them; see Note [Counter-based random numbers] in ``_cpu/random.pyx``). Each
+offset past them; see Note [Counter-based random numbers] in ``_cpu/random.pyx.tp``). Each
 primitive's numbers depend only on (seed, offset, m), never on the thread count, so a draw built
 from them is reproducible and thread-count invariant as long as the *sequence* of m's depends
 only on the parameters and on numbers already drawn. It does:

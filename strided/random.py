@@ -1,6 +1,6 @@
 """Random tensors: a Generator that is just (seed, offset), and the functions built on it.
 
-The numbers come from the Philox4x32-10 kernels of ``_cpu/random.pyx``; see Note
+The numbers come from the Philox4x32-10 kernels of ``_cpu/random.pyx.tp``; see Note
 [Counter-based random numbers] there for why a generator's whole state is two integers and why
 the results do not depend on the number of threads.
 
@@ -372,7 +372,7 @@ class Generator(Distributions):
 
     def integers(self, low, high=None, size=None, dtype="int64", endpoint=False, *, device=None):
         """Integers in [low, high), or in [0, low) when ``high`` is None, every value equally
-        likely (see Note [Unbiased bounded integers] in ``_cpu/random.pyx``); [low, high]
+        likely (see Note [Unbiased bounded integers] in ``_cpu/random.pyx.tp``); [low, high]
         with ``endpoint=True``.
 
         Parameters

@@ -4,6 +4,9 @@ dtype the table says it should, so that a new row is caught here wherever a swit
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -99,3 +102,59 @@ def test_the_hand_written_families_cover_every_dtype(d):
         if d.kind != "c":
             got = strided.topk(t, 2)
             np.testing.assert_array_equal(np.asarray(got.values), np.sort(a)[::-1][:2])
+
+
+# --- the fused types (strided/_fused.pxd.tp) --------------------------------------------------
+
+STRIDED = Path(strided.__file__).parent
+FUSED_BLOCK = re.compile(r"^ctypedef fused (\w+):\n((?:[ \t]+\S.*\n|[ \t]*#.*\n)+)", re.M)
+
+
+def _fused_lists(text):
+    """{name: [member C types]} of every ``ctypedef fused`` block in a Cython source."""
+    out = {}
+    for name, body in FUSED_BLOCK.findall(text):
+        members = [line.split("#")[0].strip() for line in body.splitlines()]
+        out[name] = [m for m in members if m]
+    return out
+
+
+def _kernels(kinds, min_itemsize=0):
+    return [r.kernel for r in ROWS if r.kind in kinds and r.itemsize >= min_itemsize]
+
+
+def test_the_fused_lists_are_the_rows_their_kinds_name():
+    # each list of the rendered _fused.pxd, derived again here from the rows, independently of
+    # the template's own code; a new list must be added here too
+    unsigned_of = {r.itemsize: r.kernel for r in ROWS if r.kind == "u"}
+    widths = sorted({r.itemsize for r in ROWS})
+    expected = {
+        "signed_t": _kernels("i"),
+        "unsigned_t": _kernels("u"),
+        "integer_t": _kernels("iu"),
+        "real_t": _kernels("f"),
+        "complex_t": _kernels("c"),
+        "number_t": _kernels("iufc"),
+        "word_t": [unsigned_of.get(w, f"word{8 * w}") for w in widths],
+        "element_t": _kernels("ufc"),
+        "minmax_t": [max((r for r in ROWS if r.kind == "i"), key=lambda r: r.itemsize).kernel]
+        + _kernels("f"),
+        "matmul_acc_t": _kernels("b") + _kernels("u", 4),
+    }
+    assert _fused_lists((STRIDED / "_fused.pxd").read_text()) == expected
+
+
+def test_no_module_spells_a_list_of_dtypes_out():
+    # a fused type whose members are all kernel types of the table belongs in _fused.pxd.tp
+    # (or in a template's loop over the rows); rendered files are checked through their .tp
+    dtype_types = {r.kernel for r in ROWS} | {r.c_type for r in ROWS}
+    hand_written = []
+    for path in sorted(STRIDED.rglob("*")):
+        if path.suffix not in (".pyx", ".pxd", ".tp", ".pxi"):
+            continue
+        if path.with_name(path.name + ".tp").exists():
+            continue  # rendered from a template: its lists come from the rows
+        for name, members in _fused_lists(path.read_text()).items():
+            if members and set(members) <= dtype_types:
+                hand_written.append(f"{path.relative_to(STRIDED)}: {name}")
+    assert hand_written == []

@@ -75,6 +75,7 @@ from strided._dtype cimport (
     kFloat64,
     promote_types,
 )
+from strided._fused cimport matmul_acc_t as acc_t, unsigned_t as elem_t
 from strided._iter cimport (
     LoopPlan,
     ScalarBuf,
@@ -407,16 +408,9 @@ cdef enum:
     TILE_N = 256
     TILE_K = 128
 
-ctypedef fused elem_t:
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-
-ctypedef fused acc_t:
-    uint8_t     # bool: or of ands
-    uint32_t
-    uint64_t
+# The element types are the unsigned integer of each width (elem_t), the accumulators bool's
+# uint8_t (an or of ands) and the unsigned integers of 4 and 8 bytes (acc_t); both from the
+# dtype table (strided/_fused.pxd.tp).
 
 
 cdef void matmul_loop(GemmCtx* g, char* c, const char* a, const char* b, Py_ssize_t i0,

@@ -42,18 +42,10 @@ from libc.stdlib cimport calloc, free
 
 from strided._core cimport TensorBase, cpu_device, empty_tensor
 from strided._dtype cimport DType, dtype_from_num, kFloat32, kFloat64, kInt64
+# real_t: float, double; minmax_t: int64_t (the index dtype) and the real floats
+from strided._fused cimport minmax_t, real_t
 from strided._iter cimport GRAIN_SIZE
 from strided._threads cimport num_threads
-
-
-ctypedef fused real_t:
-    float
-    double
-
-ctypedef fused minmax_t:
-    int64_t
-    float
-    double
 
 
 # =============================================================================================

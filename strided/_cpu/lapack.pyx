@@ -61,6 +61,7 @@ from strided._dtype cimport (
     kFloat32,
     kFloat64,
 )
+from strided._fused cimport real_t  # float, double: the small-matrix loops' types
 
 from strided._cpu.copy import contiguous_copy
 
@@ -455,10 +456,6 @@ ctypedef struct Job:
 # and bigger ones stay with LAPACK, whose blocked algorithms pay from about 24 rows on
 # (measured with a C loop over 10000 matrices: n = 4: 12.5 ms LAPACK, 2.8 ms here; n = 16:
 # 41 ms and 23 ms).
-
-ctypedef fused real_t:
-    float
-    double
 
 cdef enum:
     SMALL_N = 16

@@ -1,4 +1,4 @@
-/* The float64 draws of strided/_cpu/random.pyx, STRIDED_LANES Philox blocks at a time, written
+/* The float64 draws of strided/_cpu/random.pyx.tp, STRIDED_LANES Philox blocks at a time, written
    so that gcc vectorises every loop over the lanes (Note [Philox in lanes] there). */
 #pragma once
 #include <stdint.h>

@@ -1,4 +1,4 @@
-"""Random draws on CUDA devices: the CPU's fill functions (strided/_cpu/random.pyx), same
+"""Random draws on CUDA devices: the CPU's fill functions (strided/_cpu/random.pyx.tp), same
 signatures and same numbers, run by kernels/random.cu. strided/random.py's Generator picks
 these for a tensor on a CUDA device, so ``manual_seed(0); rand(3, device="cuda")`` holds the
 values ``rand(3)`` gives on the CPU (see Note [Random numbers on CUDA devices] there).

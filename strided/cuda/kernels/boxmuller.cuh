@@ -1,4 +1,4 @@
-// The log and sincos of the Box-Muller transform (Note [Box-Muller] in strided/_cpu/random.pyx),
+// The log and sincos of the Box-Muller transform (Note [Box-Muller] in strided/_cpu/random.pyx.tp),
 // shared by the CPU kernels (strided/_cpu/random_lanes.h) and the CUDA ones (random.cu), so
 // that both compute the same normals from the same random words.
 //

@@ -1,4 +1,4 @@
-// Random draws on the device: the same Philox4x32-10 stream as the CPU (strided/_cpu/random.pyx,
+// Random draws on the device: the same Philox4x32-10 stream as the CPU (strided/_cpu/random.pyx.tp,
 // Note [Counter-based random numbers]), one thread per 128-bit block. Element i of a draw is a
 // pure function of (seed, offset + i / k), so this kernel writes exactly the CPU's numbers:
 // bit for bit for uniform and integer draws (the affine step is spelled without a fused
