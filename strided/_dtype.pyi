@@ -18,6 +18,8 @@ class DType:
     def is_signed(self) -> bool: ...
     @property
     def bits(self) -> int: ...
+    @property
+    def dtype(self) -> Any: ...  # the numpy.dtype (np.dtype(strided.float32))
 
 bool_: DType
 int8: DType

@@ -5,6 +5,7 @@ from typing import Any
 from strided._core import TensorBase
 
 OPS: dict[str, tuple[int, str]]
+RESULT_KINDS: dict[str, str]
 
 def binary(name: str, a: Any, b: Any, out: TensorBase | None = ...) -> TensorBase: ...
 def binary_plan(name: str, a: Any, b: Any, out: TensorBase | None = ...) -> Any: ...

@@ -696,7 +696,6 @@ cdef lapack_int _call_small(Job* j, char* a, char* b, lapack_int* ipiv) noexcept
     return _small_potrf(j.c1, <double*>a, j.n)
 
 
-
 cdef lapack_int _call(Job* j, Py_ssize_t i, char* work, char* rwork,
                       lapack_int* iwork) noexcept nogil:
     """The LAPACK routine of ``j`` on matrix ``i`` of the batch (a workspace query when the

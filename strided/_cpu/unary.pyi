@@ -4,6 +4,7 @@ from typing import Any
 from strided._core import TensorBase
 
 OPS: dict[str, tuple[int, str]]
+RESULT_KINDS: dict[str, str]
 
 def unary(name: str, x: Any, out: TensorBase | None = ...) -> TensorBase: ...
 def unary_plan(name: str, x: Any, out: TensorBase | None = ...) -> Any: ...
