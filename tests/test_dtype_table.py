@@ -160,3 +160,29 @@ def test_no_module_spells_a_list_of_dtypes_out():
             if members and set(members) <= dtype_types:
                 hand_written.append(f"{path.relative_to(STRIDED)}: {name}")
     assert hand_written == []
+
+
+@pytest.mark.parametrize("d", ALL, ids=lambda d: d.name)
+def test_the_random_family_covers_every_dtype_of_its_kinds(d):
+    # integers for bool and the integers, uniform and normal for the floating and complex rows;
+    # every other dtype is refused by name
+    from strided._cpu import random as _random
+
+    out = strided.empty((1000,), dtype=d)
+    if d.kind in "biu":
+        _random.integers_fill(out, 7, 0, 0, 2)
+        got = np.asarray(out)
+        assert set(np.unique(got).tolist()) == {0, 1}, d
+    else:
+        with pytest.raises(TypeError, match=d.name):
+            _random.integers_fill(out, 7, 0, 0, 2)
+    for fill, args in ((_random.uniform_fill, (0.0, 1.0)), (_random.normal_fill, (0.0, 1.0))):
+        if d.kind in "fc":
+            fill(out, 7, 0, *args)
+            got = np.asarray(out)
+            assert np.isfinite(got).all() and got.std() > 0.1, (d, fill)
+            if d.kind == "c":
+                assert got.imag.std() > 0.1, (d, fill)
+        else:
+            with pytest.raises(TypeError, match=d.name):
+                fill(out, 7, 0, *args)
