@@ -706,16 +706,28 @@ def as_strided(TensorBase t, size, stride, storage_offset=None):
     cap = t._storage.nbytes // t.dtype.itemsize
     lo = hi = offset
     if numel > 0:
+        # Each dim's reach is checked before it is added, so that no sum can overflow: a reach
+        # past 2**63 elements would wrap around to a small number and pass. lo stays >= 0 and
+        # hi < cap at every step, which bounds (sizes[i] - 1) * |strides[i]| by what is left.
+        outside = offset >= cap
         for i in range(nd):
+            if outside or sizes[i] == 1:
+                continue
             if strides[i] < 0:
-                lo += (sizes[i] - 1) * strides[i]
+                outside = strides[i] < -lo or sizes[i] - 1 > lo // -strides[i]
+                if not outside:
+                    lo += (sizes[i] - 1) * strides[i]
             else:
-                hi += (sizes[i] - 1) * strides[i]
-        if lo < 0 or hi >= cap:
+                outside = strides[i] > 0 and sizes[i] - 1 > (cap - 1 - hi) // strides[i]
+                if not outside:
+                    hi += (sizes[i] - 1) * strides[i]
+        if outside:  # the reach in Python's integers, which do not overflow
+            reach = [(sizes[i] - 1) * <object>strides[i] for i in range(nd)]
             raise ValueError(
                 f"as_strided: size {tuple(size)}, stride {stride} and offset {offset} reach "
-                f"storage elements {lo}..{hi}, outside the storage's 0..{cap - 1} "
-                f"({t._storage.nbytes} bytes of {t.dtype.name})")
+                f"storage elements {offset + sum([r for r in reach if r < 0])}.."
+                f"{offset + sum([r for r in reach if r > 0])}, outside the storage's "
+                f"0..{cap - 1} ({t._storage.nbytes} bytes of {t.dtype.name})")
     elif offset > cap:
         raise ValueError(f"as_strided: offset {offset} is past the storage's end ({cap})")
     return make_view(t, nd, sizes, strides, offset)

@@ -192,16 +192,9 @@ def test_as_strided_views_read_what_numpy_reads(size, stride, offset):
         ((), (), 10),  # a 0-d view past the end
         ((0,), (1,), 11),  # even an empty view cannot start past the end
         ((2,), (2**62,), 0),  # far outside
-        pytest.param(
-            (3,),
-            (2**62,),
-            0,
-            marks=pytest.mark.xfail(
-                reason="as_strided's reach 2 * 2**62 overflows int64 and passes the check "
-                "(strided/_views.pyx; found by this test, reported in issue 17's step 6)",
-                strict=True,
-            ),
-        ),
+        ((3,), (2**62,), 0),  # a reach of 2 * 2**62 elements, which overflows int64
+        ((3,), (-(2**62),), 5),
+        ((2, 2), (-(2**63), 1), 5),
         ((2**40, 2**40), (2**30, 2**30), 0),
     ],
 )
