@@ -58,7 +58,12 @@ render_templates()
 # Every compiled module of the package, in layer order (see DESIGN.md: each imports downwards).
 MODULES = [
     "strided._dtype",
+    "strided._alloc",
+    "strided._device",
+    "strided._storage",
+    "strided._overlap",
     "strided._core",
+    "strided._from_numpy",
     "strided._dlpack",
     "strided._threads",
     "strided._iter",

@@ -1,8 +1,35 @@
-"""Storage and TensorBase: bytes, and a strided view onto them.
+"""TensorBase: a strided view onto a Storage (PyTorch's TensorImpl).
 
-This is the bottom of strided (only ``_dtype`` is below it). Everything a tensor *is* lives here;
-everything a tensor *does* lives in the layers above (views in ``_views``, kernels in ``_cpu``,
-operators in ``_ops``, the Python face in ``_tensor``).
+This is the tensor module of the core, the bottom of strided: everything a tensor *is* lives in
+the core, this module and the few below it (Note [The core, file by concept]); everything a
+tensor *does* lives in the layers above (views in ``_views``, kernels in ``_cpu``, operators in
+``_ops``, the Python face in ``_tensor``).
+
+Note [The core, file by concept]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Follow ``strided.empty(3)`` from Python down to memory, one file per concept, as PyTorch splits
+``c10/core`` (names on the right):
+
+    _tensor.py      Tensor, the Python face: methods as thin glue      torch/_tensor.py
+    _core.pyx       TensorBase: storage, offset, sizes, strides,       c10/core/TensorImpl.h
+                    dtype; its operator slots and protocols;
+                    make_tensor and empty_tensor, where tensors are
+                    born; shape checks (check_shape, normalize_dim)
+    _overlap.pyx    may a view's elements, or two views, share a       ATen/MemoryOverlap.cpp
+                    memory cell? (Note [Internal overlap])
+    _storage.pyx    Storage: bytes on one device, their owner, the     c10/core/StorageImpl.h
+                    version counter (Note [The version counter]);
+                    the device allocator strided.cuda registers
+    _device.pyx     Device: "cpu", "cuda:N", "cuda-emulated"           c10/core/Device.h
+                    (Note [Device kinds])
+    _alloc.pyx      CPU bytes: aligned blocks, huge pages and the      c10/core/CPUAllocator.cpp
+                    cache of large blocks (Note [Allocation])
+    _dtype.pyx      DType: the one dtype table                         c10/core/ScalarType.h
+
+Memory that another library owns enters through ``_from_numpy.pyx`` (a NumPy array) and
+``_dlpack.pyx`` (DLPack). Each file imports only the files below it; ``_limits.pxd`` holds
+MAX_DIMS for all of them. Code above the core may keep importing every name from ``_core``
+(Note [What _core re-exports]).
 
 Note [Storage and views]
 ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -15,32 +42,7 @@ stride, both counted in elements. Element ``[i0, i1, ..., ik]`` of a tensor live
 So a transpose swaps two strides, ``x[::2]`` doubles a stride, ``x[::-1]`` negates one and moves
 the offset to the last element, and ``expand`` sets a stride to 0: none of them touches a byte of
 data. Many tensors may share one storage; the storage is freed when the last of them goes.
-
-Note [The version counter]
-~~~~~~~~~~~~~~~~~~~~~~~~~~
-``Storage.version`` counts in-place writes. It lives on the storage, so every view of the same
-bytes sees the same counter. Autograd records the version when it saves a tensor for backward and
-checks it when it uses it: a change means someone wrote into the saved values in the meantime.
-
-Note [Allocation]
-~~~~~~~~~~~~~~~~~
-Small buffers come from ``posix_memalign`` (64-byte alignment: one cache line, and enough for any
-SIMD load). Buffers of 4 MiB and more are *large blocks*:
-
-* They come from ``mmap``, rounded up to whole 2 MiB huge pages and aligned to 2 MiB, and we ask
-  for transparent huge pages with ``madvise(MADV_HUGEPAGE)``: touching a fresh 40 MB buffer then
-  takes 20 page faults instead of ~10,000, as NumPy also arranges.
-* When a large block is freed it is kept in a small cache instead of being returned to the
-  kernel, and the next allocation of the same rounded size takes it back: its pages are already
-  mapped, so the kernel does not fault and zero them again. This is the CPU twin of PyTorch's
-  CUDA caching allocator; on the project's machines it makes an allocating 1e7-element op ~2x
-  faster (see ``benchmarks/bench_core.py``). The cache holds at most ``STRIDED_CPU_CACHE_MB``
-  (default 1024) MiB; ``strided._core.empty_cpu_cache()`` hands it all back.
-* ``zeros`` skips the cache and takes fresh pages, which the kernel zeroes lazily (as ``calloc``
-  does for NumPy): a block from the cache would need a memset.
 """
-
-import os
 
 import numpy as np
 
@@ -48,320 +50,34 @@ from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES, PyBUF_WRITABL
 from cpython.object cimport PyObject, PyTypeObject
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
-
-cimport numpy as cnp
 
 from strided._dtype cimport DType, as_dtype
 
-from strided._dtype import all_dtypes
+from strided import _alloc, _device, _storage
 
-cnp.import_array()
-
-cdef extern from "<stdlib.h>" nogil:
-    int posix_memalign(void** memptr, size_t alignment, size_t size)
-
-cdef extern from "<sys/mman.h>" nogil:
-    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
-    int munmap(void* addr, size_t length)
-    int madvise(void* addr, size_t length, int advice)
-    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS
-    void* MAP_FAILED
-    int MADV_HUGEPAGE
-
-cdef enum:
-    ALIGNMENT = 64
-    MMAP_THRESHOLD = 4 * 1024 * 1024
-    HUGE_PAGE = 2 * 1024 * 1024
-    CACHE_SLOTS = 32
-
-
-# =============================================================================================
-# Large blocks and their cache. See Note [Allocation].
-# =============================================================================================
-
-cdef void* _cache_ptr[CACHE_SLOTS]
-cdef size_t _cache_size[CACHE_SLOTS]
-cdef int _cache_count = 0
-cdef size_t _cache_bytes = 0
-cdef size_t _cache_limit = 1024 * 1024 * 1024
-cdef Py_ssize_t _cache_hits = 0, _cache_misses = 0
-
-
-cdef void* _map_aligned(size_t n) noexcept nogil:
-    """n bytes (a multiple of HUGE_PAGE) of fresh zeroed pages at a 2 MiB-aligned address."""
-    cdef size_t extra = n + HUGE_PAGE
-    cdef char* raw = <char*>mmap(NULL, extra, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-    cdef char* p
-    cdef size_t head
-    if <void*>raw == MAP_FAILED:
-        return NULL
-    # trim the unaligned head and the tail so that every 2 MiB of the block can be a huge page
-    p = <char*>((<uintptr_t>raw + HUGE_PAGE - 1) & ~(<uintptr_t>HUGE_PAGE - 1))
-    head = p - raw
-    if head:
-        munmap(raw, head)
-    if extra - head - n:
-        munmap(p + n, extra - head - n)
-    madvise(p, n, MADV_HUGEPAGE)  # a hint: harmless if the kernel says no
-    return p
-
-
-cdef void* _large_alloc(size_t n, bint zero) noexcept nogil:
-    """A large block of exactly n bytes (n a multiple of HUGE_PAGE): from the cache if one of
-    that size is there and zeroing is not needed, else fresh from the kernel."""
-    global _cache_count, _cache_bytes, _cache_hits, _cache_misses
-    cdef int i
-    cdef void* p
-    if not zero:
-        for i in range(_cache_count - 1, -1, -1):   # newest first: its pages are warmest
-            if _cache_size[i] == n:
-                p = _cache_ptr[i]
-                _cache_count -= 1
-                _cache_ptr[i] = _cache_ptr[_cache_count]
-                _cache_size[i] = _cache_size[_cache_count]
-                _cache_bytes -= n
-                _cache_hits += 1
-                return p
-    _cache_misses += 1
-    return _map_aligned(n)
-
-
-cdef void _large_free(void* p, size_t n) noexcept nogil:
-    """Keep the block for reuse if the cache has room, else give it back to the kernel."""
-    global _cache_count, _cache_bytes
-    if _cache_count < CACHE_SLOTS and _cache_bytes + n <= _cache_limit:
-        _cache_ptr[_cache_count] = p
-        _cache_size[_cache_count] = n
-        _cache_count += 1
-        _cache_bytes += n
-    else:
-        munmap(p, n)
-
-
-def empty_cpu_cache():
-    """Return every cached large block to the operating system."""
-    global _cache_count, _cache_bytes
-    cdef int i
-    for i in range(_cache_count):
-        munmap(_cache_ptr[i], _cache_size[i])
-    _cache_count = 0
-    _cache_bytes = 0
-
-
-def cpu_cache_info():
-    """How the large-block cache is doing: blocks and bytes held, hits and misses so far."""
-    return {"blocks": _cache_count, "bytes": _cache_bytes, "limit": _cache_limit,
-            "hits": _cache_hits, "misses": _cache_misses}
-
-
-def set_cpu_cache_limit(Py_ssize_t nbytes):
-    """Cap the bytes the large-block cache may hold (0 turns caching off)."""
-    global _cache_limit
-    if nbytes < 0:
-        raise ValueError(f"set_cpu_cache_limit: nbytes must be >= 0, got {nbytes}")
-    _cache_limit = nbytes
-    if _cache_bytes > _cache_limit:
-        empty_cpu_cache()
-
-
-set_cpu_cache_limit(int(os.environ.get("STRIDED_CPU_CACHE_MB", "1024")) * 1024 * 1024)
+# Note [What _core re-exports]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Device, Storage and the allocator were defined here until issue 17 gave each concept its file.
+# Every name Python code imported from ``strided._core`` stays importable from it: the modules
+# above (``_core.Device``, ``_core.Storage._new``, ``_core.as_device``), the tests, and pickles
+# written before the split, which name ``strided._core.as_device``. The C side does the same in
+# _core.pxd: the kernels' ``from strided._core cimport Storage, cpu_device, storage_overlap``
+# lines stay valid, and Cython resolves each name to the module that defines it, so a kernel
+# calls _storage's or _overlap's C function directly, with nothing added between. New code may
+# import or cimport from either place; the defining module is the one to read.
+globals().update(
+    Device=_device.Device,
+    device=_device.device,
+    as_device=_device.as_device,
+    Storage=_storage.Storage,
+    on_device_storage=_storage.on_device_storage,
+    set_device_allocator=_storage.set_device_allocator,
+    empty_cpu_cache=_alloc.empty_cpu_cache,
+    cpu_cache_info=_alloc.cpu_cache_info,
+    set_cpu_cache_limit=_alloc.set_cpu_cache_limit,
+)
 
 cdef Py_ssize_t _INT64_MAX = 0x7FFFFFFFFFFFFFFF
-
-
-# =============================================================================================
-# Device
-# =============================================================================================
-
-cdef dict _DEVICES = {}
-
-
-cdef class Device:
-    """Where a tensor's bytes live: ``strided.device("cpu")`` or ``strided.device("cuda:0")``.
-
-    Examples
-    --------
-    >>> import strided
-    >>> strided.device("cpu")
-    device(type='cpu')
-    >>> strided.device("cpu") == "cpu"
-    True
-    """
-
-    def __init__(self, *args):
-        raise TypeError("use strided.device('cpu'), strided.device('cuda:0') or "
-                        "strided.device('cuda-emulated')")
-
-    def __repr__(self):
-        if self.index is None:
-            return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
-
-    def __str__(self):
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __eq__(self, other):
-        if isinstance(other, Device):
-            return self is other
-        if isinstance(other, str):
-            try:
-                return as_device(other) is self
-            except (ValueError, TypeError):
-                return False
-        return NotImplemented
-
-    def __hash__(self):
-        return hash(str(self))
-
-    def __reduce__(self):
-        return (as_device, (str(self),))
-
-
-cpdef Device as_device(object obj):
-    """Turn ``obj`` (a Device, ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"cuda-emulated"`` or None)
-    into a Device. See Note [Device kinds]."""
-    if obj is None:
-        return cpu_device
-    if isinstance(obj, Device):
-        return <Device>obj
-    if not isinstance(obj, str):
-        raise TypeError(f"device must be a strided.device or a string such as 'cpu', got {obj!r}")
-    cdef Device d = _DEVICES.get(obj)
-    if d is not None:
-        return d
-    kind, _, idx = obj.partition(":")
-    if kind not in ("cpu", "cuda", "cuda-emulated") or (idx and not idx.isdigit()) or \
-            (kind == "cpu" and idx):
-        raise ValueError(
-            f"unknown device {obj!r}: use 'cpu', 'cuda', 'cuda:N' or 'cuda-emulated'")
-    d = Device.__new__(Device)
-    d.type = kind
-    d.index = None if kind == "cpu" else int(idx or 0)
-    d.is_cpu = kind == "cpu"
-    d.is_cuda = not d.is_cpu
-    canonical = str(d)
-    if canonical in _DEVICES:
-        d = _DEVICES[canonical]
-    _DEVICES[canonical] = d
-    _DEVICES[obj] = d
-    return d
-
-
-# Note [Device kinds]
-# ~~~~~~~~~~~~~~~~~~~
-# Three kinds of device: "cpu"; "cuda:N", a real GPU reached through CuPy; and "cuda-emulated:N",
-# the CUDA backend's kernels compiled for the CPU and run by the emulator in strided/cuda/_emulator
-# (threads as fibers). The two CUDA kinds share everything above the kernel launch: the same CUDA
-# sources, the same launch code, the same dispatch key (CUDA). Their memory is different (GPU
-# memory from CuPy's pool; host memory with guard bytes for the emulator) and the core does not
-# care: a Storage on a CUDA device is allocated by the allocator that strided.cuda registers
-# here (``set_device_allocator``), and its bytes are never touched by CPU code.
-
-
-cpu_device = as_device("cpu")
-
-
-def device(spec):
-    """``strided.device("cpu")``: the Device object for a name (see Device)."""
-    return as_device(spec)
-
-
-# =============================================================================================
-# Storage. See Note [Storage and views] and Note [Allocation].
-# =============================================================================================
-
-cdef class Storage:
-    """A flat, aligned block of bytes on one device, shared by every tensor that views it.
-
-    ``Storage(nbytes)`` allocates fresh CPU memory. Storages that borrow memory owned by another
-    object (a NumPy array, a DLPack producer) are made with ``Storage._wrap``.
-
-    Examples
-    --------
-    >>> import strided
-    >>> s = strided.arange(6).untyped_storage()
-    >>> s.nbytes, s.device
-    (48, device(type='cpu'))
-    """
-
-    def __cinit__(self):
-        self.data = NULL
-        self._alloc = NULL
-        self.writable = True
-        self.device = cpu_device
-
-    def __init__(self, Py_ssize_t nbytes, bint zero=False):
-        if nbytes < 0:
-            raise ValueError(f"Storage: nbytes must be >= 0, got {nbytes}")
-        self._allocate(nbytes, zero)
-
-    @staticmethod
-    def _new(Py_ssize_t nbytes, device=None, bint zero=False):
-        """A fresh storage of ``nbytes`` on ``device`` (on a GPU, through the registered
-        allocator: see Note [Device kinds])."""
-        return alloc_storage(nbytes, as_device(device), zero)
-
-    cdef int _allocate(self, Py_ssize_t nbytes, bint zero) except -1:
-        # Even an empty storage gets a real, aligned pointer: DLPack and the buffer protocol
-        # hand the pointer out and some consumers reject NULL.
-        cdef size_t n = <size_t>(nbytes if nbytes > 0 else ALIGNMENT)
-        cdef void* p = NULL
-        if n >= MMAP_THRESHOLD:
-            n = (n + HUGE_PAGE - 1) // HUGE_PAGE * HUGE_PAGE
-            p = _large_alloc(n, zero)
-            if p == NULL:
-                raise MemoryError(f"could not allocate {nbytes} bytes for a tensor")
-            self._mmapped = True
-        else:
-            if posix_memalign(&p, ALIGNMENT, n) != 0:
-                raise MemoryError(f"could not allocate {nbytes} bytes for a tensor")
-            if zero:
-                memset(p, 0, n)
-        self._alloc = p
-        self._alloc_nbytes = <Py_ssize_t>n
-        self.data = <char*>p
-        self.nbytes = nbytes
-        return 0
-
-    @staticmethod
-    def _wrap(uintptr_t ptr, Py_ssize_t nbytes, owner, device="cpu", bint writable=True):
-        """A storage over ``nbytes`` at address ``ptr`` that belongs to ``owner``.
-
-        ``owner`` is kept alive as long as the storage lives; nothing is freed by the storage.
-        """
-        cdef Storage s = Storage.__new__(Storage)
-        s.data = <char*>ptr
-        s.nbytes = nbytes
-        s.owner = owner
-        s.writable = writable
-        s.device = as_device(device)
-        if not _device_seen and not s.device.is_cpu:
-            _first_device_storage()
-        return s
-
-    def __dealloc__(self):
-        if self._alloc != NULL:
-            if self._mmapped:
-                _large_free(self._alloc, <size_t>self._alloc_nbytes)
-            else:
-                free(self._alloc)
-            self._alloc = NULL
-
-    def data_ptr(self):
-        """The address of the first byte, as an int."""
-        return <uintptr_t>self.data
-
-    def __len__(self):
-        return self.nbytes
-
-    def __repr__(self):
-        borrowed = f", borrowed from {type(self.owner).__name__}" if self.owner is not None else ""
-        return f"<strided.Storage of {self.nbytes} bytes on {self.device}{borrowed}>"
-
-    def __reduce__(self):
-        raise TypeError("a Storage is pickled through a tensor that views it")
 
 
 # =============================================================================================
@@ -986,51 +702,6 @@ cdef TensorBase empty_tensor(int ndim, const Py_ssize_t* sizes, DType dtype, Dev
     return make_tensor(storage, 0, ndim, sizes, strides, dtype)
 
 
-cdef object _device_allocator = None
-cdef bint _device_seen = False   # has any storage on a device other than the CPU been made?
-cdef list _device_callbacks = []
-
-
-def on_device_storage(fn):
-    """Call ``fn()`` once, when the first storage on a device other than the CPU is made (now,
-    if one was already). The dispatcher registers here (a higher layer registering with a lower
-    one, DESIGN.md): from then on it must look for CUDA tensors in every call."""
-    if _device_seen:
-        fn()
-    else:
-        _device_callbacks.append(fn)
-
-
-cdef int _first_device_storage() except -1:
-    global _device_seen
-    _device_seen = True
-    for fn in _device_callbacks:
-        fn()
-    _device_callbacks.clear()
-    return 0
-
-
-def set_device_allocator(fn):
-    """Called once by strided.cuda: ``fn(device, nbytes, zero)`` returns a Storage on a CUDA
-    device. A low layer reaching a higher one through a registered function (DESIGN.md)."""
-    global _device_allocator
-    _device_allocator = fn
-
-
-cdef Storage alloc_storage(Py_ssize_t nbytes, Device device, bint zero):
-    """A fresh storage of ``nbytes`` on ``device``: CPU memory here, device memory through the
-    allocator strided.cuda registered."""
-    cdef Storage storage
-    if device.is_cpu:
-        storage = Storage.__new__(Storage)
-        storage._allocate(nbytes, zero)
-        return storage
-    if _device_allocator is None:
-        raise RuntimeError(f"allocating on {device} needs strided.cuda, which is not loaded")
-    storage = _device_allocator(device, nbytes, zero)
-    return storage
-
-
 def _empty(shape, dtype, device=None, bint zero=False):
     """Python entry to ``empty_tensor``: checks ``shape`` and names what is wrong."""
     cdef int ndim = 0
@@ -1053,85 +724,8 @@ def _from_parts(Storage storage, Py_ssize_t offset, shape, strides, dtype):
 
 
 # =============================================================================================
-# Memory facts about a view, used by the checks of every writing kernel
+# Memory overlap, for Python callers (the checks: _overlap.pyx; their tensor forms: _core.pxd)
 # =============================================================================================
-
-cdef int memory_extent(TensorBase t, Py_ssize_t* lo, Py_ssize_t* hi) except -1:
-    """The byte range [lo, hi) of the storage that ``t`` can touch (empty tensors: lo == hi).
-
-    In bytes, not elements, so that views of one storage with different dtypes (``real`` of a
-    complex tensor) can be compared.
-    """
-    cdef Py_ssize_t low = t._offset, high = t._offset
-    cdef Py_ssize_t item = t.dtype.itemsize
-    cdef int i
-    if t._numel == 0:
-        lo[0] = t._offset * item
-        hi[0] = t._offset * item
-        return 0
-    for i in range(t._ndim):
-        if t._strides[i] < 0:
-            low += (t._sizes[i] - 1) * t._strides[i]
-        else:
-            high += (t._sizes[i] - 1) * t._strides[i]
-    lo[0] = low * item
-    hi[0] = (high + 1) * item
-    return 0
-
-
-cdef bint storage_overlap(TensorBase a, TensorBase b) except -1:
-    """Whether a and b might share a memory cell: the same storage and overlapping byte ranges.
-
-    Every kernel that writes asks this before reading an input it might be overwriting.
-    """
-    cdef Py_ssize_t alo, ahi, blo, bhi
-    if a._storage is not b._storage:
-        return False
-    memory_extent(a, &alo, &ahi)
-    memory_extent(b, &blo, &bhi)
-    return alo < bhi and blo < ahi
-
-
-cdef bint may_have_internal_overlap(TensorBase t):
-    """Whether two elements of ``t`` might share a memory cell (so writing through it is unsafe).
-
-    Note [Internal overlap]
-    ~~~~~~~~~~~~~~~~~~~~~~~
-    Sort the dims (of size > 1) by |stride|. If every dim's |stride| is larger than the span
-    covered by all the smaller dims together, no two index tuples can reach the same cell, so the
-    view is safe to write. A zero stride (``expand``) always fails the test. The test is
-    sufficient, not necessary: an odd ``as_strided`` view whose cells interleave without meeting
-    (strides (3, 2) over sizes (2, 2)) is reported as overlapping, and writing into it is refused
-    rather than risked. NumPy solves the exact problem (a bounded Diophantine equation); PyTorch
-    refuses only the zero-stride case and lets other overlaps race.
-    """
-    cdef Py_ssize_t abs_strides[MAX_DIMS]
-    cdef Py_ssize_t sizes[MAX_DIMS]
-    cdef int n = 0, i, j
-    cdef Py_ssize_t s, span
-    if t._numel <= 1:
-        return False
-    for i in range(t._ndim):
-        if t._sizes[i] > 1:
-            s = t._strides[i] if t._strides[i] >= 0 else -t._strides[i]
-            if s == 0:
-                return True
-            # insertion sort by |stride|: ndim is small
-            j = n
-            while j > 0 and abs_strides[j - 1] > s:
-                abs_strides[j] = abs_strides[j - 1]
-                sizes[j] = sizes[j - 1]
-                j -= 1
-            abs_strides[j] = s
-            sizes[j] = t._sizes[i]
-            n += 1
-    span = 0  # the largest offset reachable with the dims seen so far
-    for i in range(n):
-        if abs_strides[i] <= span:
-            return True
-        span += abs_strides[i] * (sizes[i] - 1)
-    return False
-
 
 def _has_internal_overlap(TensorBase t):
     return may_have_internal_overlap(t)
@@ -1147,76 +741,3 @@ def _storage_range(TensorBase t):
     cdef Py_ssize_t lo, hi
     memory_extent(t, &lo, &hi)
     return lo, hi
-
-
-# =============================================================================================
-# Borrowing NumPy's memory: from_numpy
-# =============================================================================================
-
-cdef dict _BY_NPY_NUM = {}   # NumPy type number -> DType (int64 has two: 'l' and 'q')
-
-
-def _fill_npy_table():
-    for d in all_dtypes():
-        for code in np.typecodes["All"]:
-            try:
-                npd = np.dtype(code)
-            except TypeError:
-                continue
-            if npd == (<DType>d).numpy:
-                _BY_NPY_NUM[npd.num] = d
-
-
-_fill_npy_table()
-
-
-def from_numpy_array(cnp.ndarray array):
-    """A tensor over ``array``'s memory (see strided.from_numpy for the public face).
-
-    The Storage borrows the array's bytes and keeps the array alive; it starts at the lowest
-    address the array touches (negative strides reach below the array's data pointer), so the
-    tensor's offset is where element [0, ..., 0] sits above that.
-    """
-    cdef int ndim = cnp.PyArray_NDIM(array), i
-    cdef cnp.npy_intp* dims = cnp.PyArray_DIMS(array)
-    cdef cnp.npy_intp* bstrides = cnp.PyArray_STRIDES(array)
-    cdef Py_ssize_t sizes[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    cdef Py_ssize_t lo = 0, hi = 0, numel = 1, item
-    cdef char* data = <char*>cnp.PyArray_DATA(array)
-    cdef DType d = _BY_NPY_NUM.get(cnp.PyArray_TYPE(array))
-    if d is None:
-        raise TypeError(
-            f"from_numpy: NumPy dtype {array.dtype} is not supported; strided supports bool, "
-            "int8..int64, uint8..uint64, float32, float64, complex64, complex128")
-    if cnp.PyArray_ISBYTESWAPPED(array):
-        raise TypeError(
-            f"from_numpy: the array is in non-native byte order ({array.dtype.str}); convert it "
-            "with array.astype(array.dtype.newbyteorder('='))")
-    item = d.itemsize
-    # A complex number needs only the alignment of its real part (complex128: 8 bytes).
-    if (<uintptr_t>data) % (item // 2 if d.kind == "c" else item):
-        raise ValueError(f"from_numpy: the array's address is not aligned for {d.name}; use "
-                         "numpy.ascontiguousarray(array) first")
-    for i in range(ndim):
-        if bstrides[i] % item:
-            raise ValueError(
-                f"from_numpy: the array's byte strides {(<object>array).strides} are not "
-                f"multiples of its itemsize {item}, which strided's element strides need; use "
-                "numpy.ascontiguousarray(array) first")
-        sizes[i] = dims[i]
-        strides[i] = bstrides[i] // item
-        numel *= dims[i]
-    if numel:
-        for i in range(ndim):
-            if strides[i] < 0:
-                lo += (sizes[i] - 1) * strides[i]
-            else:
-                hi += (sizes[i] - 1) * strides[i]
-        hi += 1
-    cdef Storage storage = Storage.__new__(Storage)
-    storage.data = data + lo * item
-    storage.nbytes = (hi - lo) * item
-    storage.owner = array
-    storage.writable = cnp.PyArray_ISWRITEABLE(array)
-    return make_tensor(storage, -lo, ndim, sizes, strides, d)

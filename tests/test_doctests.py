@@ -13,6 +13,8 @@ import strided
 
 MODULES = [
     "strided._dtype",
+    "strided._device",
+    "strided._storage",
     "strided._core",
     "strided._iter",
     "strided._threads",

@@ -35,7 +35,7 @@ import operator
 
 import numpy as np
 
-from strided import _core
+from strided import _core, _from_numpy
 from strided._cpu import copy as _copy
 from strided._dtype import as_dtype, get_default_dtype
 from strided._dtype import bool_ as _bool
@@ -139,7 +139,7 @@ def from_numpy(array):
     """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
-    return _core.from_numpy_array(array)
+    return _from_numpy.from_numpy_array(array)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
@@ -324,7 +324,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if type(obj) is np.ndarray and dtype is None and device is None and not copy:
         # the fast path for the most common call: share a NumPy array's memory as it is
         try:
-            return _core.from_numpy_array(obj)
+            return _from_numpy.from_numpy_array(obj)
         except (TypeError, ValueError):
             pass  # an unsupported dtype or odd strides: the general path explains or copies
     dev = _check_device(device)
@@ -405,7 +405,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         arr = _from_nested(obj, want)  # tensors inside are read through their __array__
         # ``arr`` is a fresh array nobody else holds: the tensor may keep its memory as it is.
         if arr.dtype.isnative and (want is None or arr.dtype == want.numpy):
-            return _core.from_numpy_array(arr)
+            return _from_numpy.from_numpy_array(arr)
         return _copy_numpy(arr, want)
 
     if hasattr(obj, "__array__"):
