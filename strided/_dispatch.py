@@ -28,7 +28,16 @@ import threading
 from strided import _core
 
 __all__ = [
+    "AUTOGRAD",
+    "CPU",
+    "CUDA",
     "KEYS",
+    "KEY_BITS",
+    "TRACE",
+    "call_keys",
+    "possible",
+    "skips_dispatcher",
+    "tensor_keys",
     "register",
     "call",
     "redispatch",
@@ -44,52 +53,113 @@ _NO_KERNELS: dict[str, object] = {}
 _autograd_hook = None  # set by strided.autograd: (name, args, kwargs) -> does this call need it?
 _trace = threading.local()
 
-# Note [The fast path]
-# ~~~~~~~~~~~~~~~~~~~~
-# Picking a key costs a few hundred nanoseconds of Python, more than a one-element add itself.
-# While nothing but the CPU key can be active (no autograd registered, no trace running), the
-# operator functions in _ops call the CPU kernel directly: ``fast[0]`` says whether they may.
-# The kernel still refuses tensors on other devices, so the shortcut changes speed, not
-# behaviour. Anything that activates another key (set_autograd_hook, trace_dispatch) clears it.
-fast = [True]
+# Note [Dispatch key sets]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# As in PyTorch's DispatchKeySet, every dispatch key is a bit, and every call has a *key set*:
+#
+# * each tensor argument (and ``out=``) brings its keys: its device's (``CPU`` or ``CUDA``), and
+#   ``AUTOGRAD`` when it requires grad;
+# * ``out=`` (or an op whose name ends in ``_``, which writes into its first argument) brings
+#   ``AUTOGRAD`` as soon as autograd has registered: an in-place write is recorded even when no
+#   gradient is needed (the version counters of saved tensors);
+# * ``forced[0]`` holds the keys added to every call, as PyTorch's thread-local "included" set:
+#   ``TRACE`` while a ``trace_dispatch()`` block runs. (TRACE has no kernels: it only sends the
+#   call through ``call``, which records it.)
+#
+# The call's key set is the union of these (``call_keys``). **One rule decides whether a call
+# may skip the dispatcher: its key set is exactly {CPU}.** The CPU kernel is then the only
+# kernel the dispatcher could pick, so going to it directly changes speed, not behaviour (the
+# kernel still refuses tensors on other devices). Computing the set costs a few hundred
+# nanoseconds of Python, more than a one-element add, so it is bounded from above first:
+# ``possible[0]`` is the union of the keys any call can have right now (CPU; CUDA once a CUDA
+# storage exists; AUTOGRAD once autograd has registered; TRACE while a trace runs). While it is
+# {CPU} every call's set is {CPU} too, and an op checks only that (``possible[0] == CPU``: one
+# list read); the compiled front ends of the elementwise ops (Note [Compiled front ends] in
+# _cpu/binary.pyx.tp) otherwise compute the set in a few C comparisons, which keeps a plain CPU
+# op at its NumPy-like cost once autograd is imported or a CUDA tensor exists (1.3 and 3.7 us
+# for a one-element add before, 0.3 us with the rule). Inside ``call``, a ``possible`` set
+# without CUDA and TRACE leaves only Autograd or CPU to pick, and they are picked inline
+# (Note [The CPU-or-Autograd path]).
+#
+# The Autograd key in a call's set means "autograd may be needed"; the Autograd kernel is picked
+# when the op has one and autograd's hook (``set_autograd_hook``) confirms it (grad mode, which
+# tensors need a gradient). The keys, highest priority first, are KEYS; ``KEY_BITS`` maps each
+# name to its bit.
+CPU, CUDA, AUTOGRAD, TRACE = 1, 2, 4, 8
+KEY_BITS = {"Autograd": AUTOGRAD, "CUDA": CUDA, "CPU": CPU}
+possible = [CPU]  # the keys any call can have now: see Note [Dispatch key sets]
+forced = [0]  # the keys added to every call (TRACE while a trace runs)
 _cuda_active = False  # set once a CUDA storage exists: see activate_cuda
 
 # Note [The CPU-or-Autograd path]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Once autograd is active, every op comes through ``call``, most of them on tensors that need
 # no gradient (the SGD update under no_grad, the engine's own arithmetic, a model's inputs).
-# While no trace runs and no CUDA tensor exists (``cpu_only[0]``), only two keys can be picked,
-# Autograd or CPU, and ``call`` and ``redispatch`` pick them inline, without ``_pick``'s general
-# walk over the keys and the devices. The general path stays the reference: the shortcut must
-# pick the same kernel, only sooner.
-cpu_only = [True]
-
-# Note [Plain CPU calls]
-# ~~~~~~~~~~~~~~~~~~~~~~
-# Whatever keys are active, a call whose tensors are all on the CPU and none needs a gradient,
-# with no ``out=`` (an in-place write is recorded even without gradients) and no trace
-# running, can only end at the CPU kernel: the Autograd key declines it (needs_autograd) and the
-# device key is CPU. The compiled front ends of the elementwise ops check exactly that, in a few
-# C comparisons, and call the CPU kernel directly; ``untraced[0]`` tells them no trace runs.
-# This is what keeps a CPU op at its NumPy-like cost once autograd is imported or a CUDA
-# tensor exists (1.3 and 3.7 us for a one-element add before, 0.3 us without them).
-untraced = [True]
+# While neither CUDA nor TRACE is a possible key (Note [Dispatch key sets]), only two keys can be
+# picked, Autograd or CPU, and ``call`` and ``redispatch`` pick them inline, without ``_pick``'s
+# general walk over the keys and the devices. The general path stays the reference: the
+# shortcut must pick the same kernel, only sooner.
 
 
-def _update_fast():
-    untraced[0] = getattr(_trace, "records", None) is None
-    cpu_only[0] = untraced[0] and not _cuda_active
-    fast[0] = _autograd_hook is None and cpu_only[0]
+def tensor_keys(t):
+    """The dispatch keys a tensor brings to a call: its device's, and AUTOGRAD when it
+    requires grad (Note [Dispatch key sets])."""
+    keys = CUDA if t.is_cuda else CPU
+    return keys | AUTOGRAD if t._requires_grad else keys
+
+
+def call_keys(name, args, kwargs):
+    """The key set of the call ``name(*args, **kwargs)`` (Note [Dispatch key sets]).
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided import _dispatch
+    >>> _dispatch.call_keys("add", (strided.ones(2), 1.0), {}) == _dispatch.CPU
+    True
+    """
+    keys = forced[0] | CPU
+    for a in args:
+        if isinstance(a, _core.TensorBase):
+            keys |= tensor_keys(a)
+        elif type(a) in (list, tuple):  # concat([a, b]), index tuples
+            for b in a:
+                if isinstance(b, _core.TensorBase):
+                    keys |= tensor_keys(b)
+    out = kwargs.get("out") if kwargs else None
+    if isinstance(out, _core.TensorBase):
+        keys |= tensor_keys(out)
+    if (out is not None or name[-1] == "_") and _autograd_hook is not None:
+        keys |= AUTOGRAD  # an in-place write: autograd records it
+    if keys & CUDA:
+        keys &= ~CPU  # a call on a CUDA tensor is a CUDA call (CPU scalars join it)
+    return keys
+
+
+def skips_dispatcher(name, args, kwargs):
+    """Whether a call may go straight to the CPU kernel: its key set is exactly {CPU}."""
+    return possible[0] == CPU or call_keys(name, args, kwargs) == CPU
+
+
+def _update_possible():
+    keys = CPU
+    if _cuda_active:
+        keys |= CUDA
+    if _autograd_hook is not None:
+        keys |= AUTOGRAD
+    forced[0] = TRACE if getattr(_trace, "records", None) is not None else 0
+    possible[0] = keys | forced[0]
 
 
 def activate_cuda():
     """Called once, when the first storage on a CUDA device is made (_core tells us: see
-    ``_core.on_device_storage``): from then on every op goes through the dispatcher, which
-    sends CUDA tensors to CUDA kernels (Note [The fast path])."""
+    ``_core.on_device_storage``): from then on CUDA is a possible key, and calls whose key set
+    holds it go through the dispatcher, which sends them to CUDA kernels (Note [Dispatch key
+    sets])."""
     global _cuda_active
     if not _cuda_active:
         _cuda_active = True
-        _update_fast()
+        _update_possible()
 
 
 _core.on_device_storage(activate_cuda)
@@ -117,39 +187,25 @@ def set_autograd_hook(hook):
     autograd (the op's name and ``out=`` tell it about in-place writes)."""
     global _autograd_hook
     _autograd_hook = hook
-    _update_fast()
-
-
-def _device_key(args, kwargs):
-    if not _cuda_active:
-        return "CPU"
-    for a in args:
-        if isinstance(a, _core.TensorBase):
-            if a.is_cuda:
-                return "CUDA"
-        elif type(a) in (list, tuple):  # concat([a, b]), index tuples
-            for b in a:
-                if isinstance(b, _core.TensorBase) and b.is_cuda:
-                    return "CUDA"
-    out = kwargs.get("out")
-    if isinstance(out, _core.TensorBase) and out.is_cuda:
-        return "CUDA"
-    return "CPU"
+    _update_possible()
 
 
 def _pick(name, args, kwargs, below=None):
+    """The key and kernel for a call: the highest-priority key of its key set (Note [Dispatch
+    key sets]) below ``below``, Autograd only when autograd's hook confirms it."""
     table = _kernels.get(name)
     if table is None:
         raise NotImplementedError(f"no operator named {name!r} is registered")
+    keys = call_keys(name, args, kwargs)
     if (
         below is None
-        and _autograd_hook is not None
+        and keys & AUTOGRAD
         and "Autograd" in table
         and _autograd_hook(name, args, kwargs)
     ):
         key = "Autograd"
     else:
-        key = _device_key(args, kwargs)
+        key = "CUDA" if keys & CUDA else "CPU"
     kernel = table.get(key)
     if kernel is None:
         have = [k for k in KEYS if k in table]
@@ -162,7 +218,7 @@ def _pick(name, args, kwargs, below=None):
 
 def call(name, /, *args, **kwargs):
     """Run op ``name``: pick the dispatch key, then call that key's kernel."""
-    if cpu_only[0]:  # Note [The CPU-or-Autograd path]
+    if not possible[0] & (CUDA | TRACE):  # Note [The CPU-or-Autograd path]
         table = _kernels.get(name)
         if table is not None:
             hook = _autograd_hook
@@ -181,7 +237,7 @@ def call(name, /, *args, **kwargs):
 def redispatch(name, below, /, *args, **kwargs):
     """Call op ``name`` skipping keys down to and including ``below`` (how the Autograd kernel
     reaches the device kernel after recording the graph)."""
-    if cpu_only[0] and below != "CPU":  # Note [The CPU-or-Autograd path]
+    if not possible[0] & (CUDA | TRACE) and below != "CPU":  # Note [The CPU-or-Autograd path]
         kernel = _kernels.get(name, _NO_KERNELS).get("CPU")
         if kernel is not None:
             return kernel(*args, **kwargs)
@@ -256,9 +312,9 @@ def trace_dispatch():
     previous = getattr(_trace, "records", None)
     records = DispatchTrace()
     _trace.records = records
-    _update_fast()  # both shortcuts off while the trace runs
+    _update_possible()  # TRACE joins every call's key set: no shortcut while the trace runs
     try:
         yield records
     finally:
         _trace.records = previous
-        _update_fast()
+        _update_possible()

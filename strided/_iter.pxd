@@ -28,6 +28,8 @@ cdef void plan_set_operand(LoopPlan* plan, int k, char* data, const Py_ssize_t* 
                            Py_ssize_t itemsize) noexcept
 cdef void plan_reorder(LoopPlan* plan) noexcept
 cdef void plan_coalesce(LoopPlan* plan) noexcept
+cdef Py_ssize_t plan_dense_operand(LoopPlan* plan, int k, Py_ssize_t* strides,
+                                   Py_ssize_t itemsize) noexcept
 cdef void plan_run_range(const LoopPlan* plan, loop1d_fn loop, void* ctx,
                          Py_ssize_t begin, Py_ssize_t end) noexcept nogil
 cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nogil
@@ -37,7 +39,7 @@ cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nog
 # The elementwise iterator (see Note [The elementwise iterator] in _iter.pyx)
 # =============================================================================================
 
-from strided._core cimport TensorBase
+from strided._core cimport Device, TensorBase
 from strided._dtype cimport DType
 
 cdef enum ResultKind:
@@ -73,5 +75,11 @@ cdef class ElementwisePlan:
 
 cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
                                          int result_kind, bint check_overlap=*)
+# the small fast path: see Note [The small fast path] in _iter.pyx
+cdef TensorBase prepare_small(int result_kind, TensorBase a, object b, bint unary,
+                              char** data, Py_ssize_t* strides, ScalarBuf* scalar)
+# out= checks, one wording for every op: see Note [Checking out=] in _iter.pyx
+cdef int check_out_c(str name, TensorBase out, int ndim, const Py_ssize_t* shape, DType dtype,
+                     Device device) except -1
 cdef int scalar_to_bytes(object value, DType dtype, char* buf) except -1
 cdef object register_cast(loop1d_fn cast)

@@ -18,7 +18,8 @@ dims an input lacks), the plan is built in three steps:
 3. **Coalesce** (``plan_coalesce``). Neighbouring dims d (inner) and d+1 merge into one when,
    for *every* operand, ``shape[d] * stride[d] == stride[d+1]``: stepping off the end of dim d
    lands exactly where the next step of dim d+1 would. A contiguous tensor of any rank becomes
-   one dim; ``x[:, ::2]`` of a contiguous 2-D tensor stays two.
+   one dim; ``x[:, :3]`` of a contiguous (4, 6) tensor stays two (a gap after each row), while
+   ``x[:, ::2]`` becomes one evenly stepped dim.
 
 Running it (``plan_run_range``): dim 0 is the inner loop handed to the kernel; the outer dims are
 walked by a counter, like an odometer. Work is split across threads by *element ranges*
@@ -29,7 +30,7 @@ the same code whichever thread runs it, so elementwise results do not depend on 
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int64_t
 from libc.string cimport memcpy
 
 from strided._core cimport (
@@ -40,6 +41,7 @@ from strided._core cimport (
     Storage,
     TensorBase,
     empty_tensor,
+    is_contiguous_c,
     make_tensor,
     may_have_internal_overlap,
     storage_overlap,
@@ -183,6 +185,26 @@ cdef void plan_coalesce(LoopPlan* plan) noexcept:
     plan.ndim = out + 1
 
 
+cdef Py_ssize_t plan_dense_operand(LoopPlan* plan, int k, Py_ssize_t* strides,
+                                   Py_ssize_t itemsize) noexcept:
+    """Lay operand k (an output not allocated yet) out densely in the plan's dim order: plan dim
+    0, where the inputs step least, becomes its fastest dim. Writes its strides (in elements, in
+    the caller's dim order) into ``strides``, sets its byte strides in the plan, and returns how
+    many elements to allocate. Call it after plan_reorder and before plan_coalesce.
+
+    This is how an output keeps the inputs' memory order (NumPy's ``order='K'``): the
+    elementwise iterator's output (Note [The elementwise iterator], step 4) and a reduction's
+    result (Note [Reductions] in _cpu/reduce.pyx.tp) are both laid out by it.
+    """
+    cdef int d
+    cdef Py_ssize_t acc = 1
+    for d in range(plan.ndim):
+        strides[plan.perm[d]] = acc
+        plan.stride_bytes[d][k] = acc * itemsize
+        acc *= plan.shape[d]
+    return acc
+
+
 # =============================================================================================
 # Running a plan
 # =============================================================================================
@@ -288,6 +310,45 @@ def _plan_for(shape, operands):
         "numel": plan.numel,
         "parallel": num_threads() > 1 and plan.numel >= 2 * GRAIN_SIZE,
     }
+
+
+def loop_dims(shape, strides, bint reorder=False):
+    """The loop over ``shape`` (outermost first) for operands with ``strides`` (one sequence per
+    operand, in the same dim order, in any unit: bytes or elements): size-1 dims dropped,
+    neighbours merged where every operand allows (plan_coalesce), and, with ``reorder``, dims
+    first sorted by stride (plan_reorder; without it row-major order is kept). Returned as
+    ``(sizes, strides)``, innermost first, ``strides[k]`` operand k's: the loop geometry the CUDA
+    kernels take (Note [The CUDA launch] in strided/cuda/_launch.py), built by the same code as
+    every CPU loop.
+
+    Examples
+    --------
+    >>> from strided._iter import loop_dims
+    >>> loop_dims((2, 3, 4), [(96, 32, 8)])      # a contiguous float64 tensor: one run
+    ([24], [[8]])
+    >>> loop_dims((2, 3), [(8, 16)], reorder=True)   # its transpose: walked in memory order
+    ([6], [[8]])
+    """
+    cdef LoopPlan plan
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t st[MAX_DIMS]
+    cdef int ndim = len(shape), nops = len(strides), k, d
+    if ndim > MAX_DIMS:
+        raise ValueError(f"at most {MAX_DIMS} dims, got {ndim}")
+    for d in range(ndim):
+        sizes[d] = shape[d]
+    plan_init(&plan, nops, ndim, sizes)
+    for k in range(nops):
+        for d in range(ndim):
+            st[d] = strides[k][d]
+        plan_set_operand(&plan, k, NULL, st, 1)
+    if reorder:
+        plan_reorder(&plan)
+    plan_coalesce(&plan)
+    if plan.ndim == 1 and plan.shape[0] == 1 or plan.ndim == 0:
+        return [], [[] for _ in range(nops)]    # one element: no dims at all
+    return ([plan.shape[d] for d in range(plan.ndim)],
+            [[plan.stride_bytes[d][k] for d in range(plan.ndim)] for k in range(nops)])
 
 
 # =============================================================================================
@@ -507,46 +568,6 @@ cdef class ElementwisePlan:
                 scalars.append(None)
         return shape, strides, data, scalars
 
-    def launch_args(self, int max_dims=25):
-        """The loop packed for a CUDA kernel, in C: ``(geometry, numel, fits_int32, contiguous)``.
-
-        ``geometry`` is the bytes of the ``Geometry<N>`` struct of strided/cuda/kernels/
-        common.cuh (N operands; per dim innermost first: sizes, then each operand's byte
-        strides, addresses, scalar values, ndim), built here because doing it with NumPy in
-        Python costs more than the launch itself (Note [The CUDA launch]).
-        """
-        cdef int nd = self.loop.ndim, nop = self.loop.noperands, d, k
-        cdef Py_ssize_t item, extent, numel = self.loop.numel
-        cdef bint fits = numel < 2147483648, contig = nd <= 1
-        cdef Py_ssize_t nbytes = 8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8
-        if nd > max_dims:
-            raise NotImplementedError(
-                f"{self.name}: CUDA kernels take at most {max_dims} dims after coalescing; this "
-                f"loop has {nd}; make the tensors contiguous first")
-        buf = bytearray(nbytes)
-        cdef char* b = buf
-        cdef int64_t* q = <int64_t*>b
-        for d in range(nd):
-            q[d] = self.loop.shape[d]
-        for k in range(nop):
-            item = self.out_dtype.itemsize if k == 0 else (
-                1 if (k == 1 and self.name == "where") else self.dtype.itemsize)
-            extent = item
-            for d in range(nd):
-                q[max_dims + k * max_dims + d] = self.loop.stride_bytes[d][k]
-                extent += (self.loop.shape[d] - 1) * _absval(self.loop.stride_bytes[d][k])
-            if extent >= 2147483648:
-                fits = False
-            if k > 0 and self.loop.data[k] == <char*>&self._scalars[k - 1]:
-                q[max_dims + nop * max_dims + k] = 0
-                memcpy(&q[max_dims + nop * max_dims + nop + 2 * k], self.loop.data[k], item)
-            else:
-                q[max_dims + nop * max_dims + k] = <int64_t>self.loop.data[k]
-                if nd == 1 and self.loop.stride_bytes[0][k] != item:
-                    contig = False
-        (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = nd
-        return bytes(buf), numel, fits, contig
-
     def finish_device(self):
         """After a device kernel ran: copy a temporary into out (with a cast), bump the
         version. The device twin of the end of ``run``."""
@@ -653,28 +674,9 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     for d in range(ndim):
         p.shape_[d] = shape[d]
 
-    # -- 3. out= checks -------------------------------------------------------------------------
+    # -- 3. out= checks (Note [Checking out=]) --------------------------------------------------
     if out is not None:
-        if out._storage.device is not device:
-            raise RuntimeError(f"{name}: out= is on {out._storage.device}, the inputs on "
-                               f"{device}")
-        same_shape = out._ndim == ndim
-        for d in range(min(ndim, out._ndim)):
-            if out._sizes[d] != shape[d]:
-                same_shape = False
-        if not same_shape:
-            raise ValueError(f"{name}: out= has shape {out.shape}, but the result has shape "
-                             f"{p.shape}; out= must have exactly the result's shape")
-        if not can_cast(written, out.dtype, "same_kind"):
-            raise TypeError(f"{name}: cannot write the {written.name} result into out= of "
-                            f"dtype {out.dtype.name} (NumPy's 'same_kind' casting rule); use "
-                            f"an out= of dtype {written.name}, or astype() afterwards")
-        if not out._storage.writable:
-            raise ValueError(f"{name}: out= is read-only")
-        if may_have_internal_overlap(out):
-            raise RuntimeError(
-                f"{name}: out= has elements that share memory (an expanded or overlapping view "
-                f"with strides {out.stride()}); write into a .clone() instead")
+        check_out_c(name, out, ndim, shape, written, device)
 
     # -- 4. inputs: strides over the broadcast shape; casts; scalars ----------------------------
     plan_init(&p.loop, nin + 1, ndim, shape)
@@ -728,14 +730,9 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     plan_reorder(&p.loop)
     if target is None:
         # dense strides following the plan's order (dim 0 of the plan is the fastest)
-        acc = 1
-        for d in range(p.loop.ndim):
-            out_strides[p.loop.perm[d]] = acc
-            acc *= shape[p.loop.perm[d]]
+        acc = plan_dense_operand(&p.loop, 0, out_strides, written.itemsize)
         storage = alloc_storage(acc * written.itemsize, device, False)
         target = make_tensor(<Storage>storage, 0, ndim, shape, out_strides, written)
-        for d in range(p.loop.ndim):
-            p.loop.stride_bytes[d][0] = out_strides[p.loop.perm[d]] * written.itemsize
         p.loop.data[0] = target._data()
         if out is None:
             p.out = target
@@ -743,6 +740,169 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     plan_coalesce(&p.loop)
     p.notes = notes
     return p
+
+
+# Note [Checking out=]
+# ~~~~~~~~~~~~~~~~~~~~
+# Every op that takes ``out=`` checks it here, with one wording, before any work (so a refused
+# out= is left untouched and costs nothing): the elementwise iterator, matmul on both devices,
+# the reductions, the FFTs, concatenate. In order:
+#
+# * out= is a strided tensor (TypeError);
+# * on the inputs' device (RuntimeError: strided never copies across the bus on its own);
+# * of exactly the result's shape (ValueError: no broadcasting into out=, as in NumPy);
+# * of a dtype the result casts to under NumPy's ``same_kind`` rule (TypeError: float64 into a
+#   float32 out= is fine, float into an int out= is not);
+# * writable (ValueError), without elements that share memory (RuntimeError: an expanded view
+#   would be written many times over, in an order that decides the answer).
+#
+# Each message names the op and the argument, says what was given and what would work.
+# ``check_out_c`` is the C entry (shapes as C arrays, for the iterator's hot path); ``check_out``
+# the Python one, for ops written in Python; both raise the same errors.
+
+cdef inline str _who(str name):
+    return f"{name}: " if name else ""
+
+
+cdef int check_out_c(str name, TensorBase out, int ndim, const Py_ssize_t* shape, DType dtype,
+                     Device device) except -1:
+    """Check ``out=`` of op ``name`` against the result (Note [Checking out=]); ``device`` None
+    skips the device check."""
+    cdef int d
+    cdef bint same_shape = out._ndim == ndim
+    if device is not None and out._storage.device is not device:
+        raise RuntimeError(f"{_who(name)}out= is on {out._storage.device}, the inputs on "
+                           f"{device}; give an out= on the inputs' device")
+    for d in range(min(ndim, out._ndim)):
+        if out._sizes[d] != shape[d]:
+            same_shape = False
+    if not same_shape:
+        raise ValueError(f"{_who(name)}out= has shape {out.shape}, but the result has shape "
+                         f"{tuple([shape[d] for d in range(ndim)])}; out= must have exactly "
+                         "the result's shape")
+    if dtype is not None and dtype is not out.dtype and \
+            not can_cast(dtype, out.dtype, "same_kind"):
+        raise TypeError(f"{_who(name)}cannot write the {dtype.name} result into out= of dtype "
+                        f"{out.dtype.name} (NumPy's 'same_kind' casting rule); use an out= of "
+                        f"dtype {dtype.name}, or astype() afterwards")
+    if not out._storage.writable:
+        raise ValueError(f"{_who(name)}out= is read-only; give a writable tensor")
+    if may_have_internal_overlap(out):
+        raise RuntimeError(
+            f"{_who(name)}out= has elements that share memory (an expanded or overlapping view "
+            f"with strides {out.stride()}); write into a .clone() instead")
+    return 0
+
+
+def check_out(str name, out, shape, DType dtype=None, Device device=None, str hint=""):
+    """Check ``out=`` of op ``name`` against a result of ``shape`` and ``dtype`` on ``device``
+    (None: not checked), and return it (Note [Checking out=]). ``hint`` is added to the message
+    when out= is not a tensor at all.
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided._iter import check_out
+    >>> check_out("f", strided.zeros(3), (2,))
+    Traceback (most recent call last):
+    ...
+    ValueError: f: out= has shape (3,), but the result has shape (2,); out= must have exactly ...
+    """
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int d, ndim = len(shape)
+    if not isinstance(out, TensorBase):
+        raise TypeError(f"{_who(name)}out= must be a strided tensor, got "
+                        f"{type(out).__name__}{hint}")
+    if ndim > MAX_DIMS:
+        raise ValueError(f"{_who(name)}the result has {ndim} dims, more than {MAX_DIMS}")
+    for d in range(ndim):
+        sizes[d] = shape[d]
+    check_out_c(name, <TensorBase>out, ndim, sizes, dtype, device)
+    return out
+
+
+# Note [The small fast path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# For ``a + b`` of 100 elements, broadcasting, promotion, the output's layout and the loop plan
+# (steps 1-5 of Note [The elementwise iterator]) cost several times the arithmetic. One common
+# case needs none of that work, because its answer is known in advance: ``a`` a contiguous CPU
+# tensor of fewer than GRAIN_SIZE elements, and ``b`` either absent (a unary op), a contiguous
+# tensor of a's dtype, shape and device, or a Python float/int that keeps a's dtype (a weak
+# scalar, NEP 50); and an op whose result dtype is a's own, or bool (or, for a float ``a``, the
+# float-result ops). The general path would then allocate a fresh contiguous result of that
+# dtype, and reorder and coalesce every dim into one contiguous run of ``a.numel()`` elements.
+# ``prepare_small`` returns exactly that (the result, and the data pointers and byte strides
+# of the one 1-D loop), or None for anything else, which then takes the general path. Being the
+# same decision made sooner, it lives here, beside the general one, and tests/test_iter.py
+# checks that the two agree.
+
+cdef DType _BOOL = dtype_from_num(kBool)
+
+
+cdef TensorBase prepare_small(int result_kind, TensorBase a, object b, bint unary,
+                              char** data, Py_ssize_t* strides, ScalarBuf* scalar):
+    """The small fast path (Note [The small fast path]): the fresh result of ``a op b`` (or of
+    ``op a`` when ``unary``), with ``data``/``strides`` set for one 1-D loop over
+    ``a._numel`` elements (operand 0 the result, 1 a, 2 b); None when the case is not covered."""
+    cdef TensorBase tb, result
+    cdef DType written = a.dtype
+    cdef type tp
+    cdef int i
+    if a._numel >= GRAIN_SIZE or not a._storage.device.is_cpu or \
+            not is_contiguous_c(a._ndim, a._sizes, a._strides):
+        return None
+    if result_kind == RESULT_BOOL:
+        written = _BOOL
+    elif result_kind == RESULT_FLOAT:
+        if a.dtype.kind not in "fc":
+            return None
+    elif result_kind == RESULT_REAL:
+        if not unary or a.dtype.kind == "c":
+            return None
+    elif result_kind != RESULT_SAME:
+        return None
+    if not unary:
+        if isinstance(b, TensorBase):
+            tb = <TensorBase>b
+            if tb.dtype is not a.dtype or tb._ndim != a._ndim or \
+                    tb._storage.device is not a._storage.device:
+                return None
+            for i in range(a._ndim):
+                if tb._sizes[i] != a._sizes[i]:
+                    return None
+            if not is_contiguous_c(tb._ndim, tb._sizes, tb._strides):
+                return None
+            data[2] = tb._data()
+            strides[2] = a.dtype.itemsize
+        else:
+            tp = type(b)
+            # a weak scalar that keeps a's dtype: a float with a float tensor, an int with an int
+            if not ((tp is float and a.dtype.kind == "f") or (tp is int and a.dtype.kind in "iu")):
+                return None
+            try:
+                scalar_to_bytes(b, a.dtype, <char*>scalar)
+            except OverflowError:
+                return None   # let the general path raise or answer (comparisons)
+            data[2] = <char*>scalar
+            strides[2] = 0
+    result = empty_tensor(a._ndim, a._sizes, written, a._storage.device)
+    data[0] = result._data()
+    data[1] = a._data()
+    strides[0] = written.itemsize
+    strides[1] = a.dtype.itemsize
+    return result
+
+
+def _small_layout(int result_kind, TensorBase a, b=None, bint unary=False):
+    """For tests: what the small fast path decides for ``a op b``, as ``(dtype, shape,
+    strides)`` of its result, or None when it does not apply (Note [The small fast path])."""
+    cdef char* data[3]
+    cdef Py_ssize_t strides[3]
+    cdef ScalarBuf scalar
+    result = prepare_small(result_kind, a, b, unary, data, strides, &scalar)
+    if result is None:
+        return None
+    return result.dtype, result.shape, result.stride()
 
 
 cdef TensorBase _cast_copy(TensorBase t, DType dtype):

@@ -47,7 +47,7 @@ import warnings
 import numpy as np
 
 import strided as _s
-from strided import _core
+from strided import _core, _iter
 from strided._dtype import as_dtype, float64, get_default_dtype, int64
 from strided._ops.creation import _check_device
 
@@ -135,10 +135,7 @@ def _to_out(fn, x, out, shape):
     """``x`` cast to the result dtype and written into ``out`` when given (NumPy's out=)."""
     if out is None:
         return x
-    if not isinstance(out, _core.TensorBase):
-        raise TypeError(f"{fn}: out must be a strided tensor, got {type(out).__name__}")
-    if tuple(out.shape) != tuple(shape):
-        raise ValueError(f"{fn}: out has shape {out.shape}, the result {tuple(shape)}")
+    _iter.check_out(fn, out, tuple(shape))  # Note [Checking out=] in _iter.pyx
     out.copy_(x)
     return out
 

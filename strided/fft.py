@@ -100,7 +100,7 @@ import warnings
 
 import numpy as np
 
-from strided import _check, _core, _dispatch, _dtype
+from strided import _check, _dispatch, _dtype, _iter
 from strided._ops import copying as _copying
 from strided._ops import creation as _cr
 from strided._ops import elementwise as _ew
@@ -205,21 +205,21 @@ for _name, _kernel in (
 
 def c2c(x, s, axes, norm, forward, out=None):
     """The dispatched complex transform (checked arguments; derivatives.py calls it too)."""
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _c2c_kernel(x, s, axes, norm, forward, out=out)
     return _dispatch.call("fft_c2c", x, s, axes, norm, forward, out=out)
 
 
 def r2c(x, s, axes, norm, out=None):
     """The dispatched real-to-half-spectrum transform (checked arguments)."""
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _r2c_kernel(x, s, axes, norm, out=out)
     return _dispatch.call("fft_r2c", x, s, axes, norm, out=out)
 
 
 def c2r(x, s, axes, norm, out=None):
     """The dispatched half-spectrum-to-real transform (checked arguments)."""
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _c2r_kernel(x, s, axes, norm, out=out)
     return _dispatch.call("fft_c2r", x, s, axes, norm, out=out)
 
@@ -411,21 +411,7 @@ def _check_out(fn, out, x, s, axes, kind, dtype):
     within its kind, on x's device."""
     if out is None:
         return None
-    shape = _out_shape(x, s, axes, kind)
-    if not isinstance(out, _core.TensorBase):
-        raise TypeError(f"{fn}: out must be a strided tensor, got {type(out).__name__}")
-    if tuple(out.shape) != shape:
-        raise ValueError(
-            f"{fn}: out has shape {tuple(out.shape)}, but the result has shape {shape}"
-        )
-    if not _dtype.can_cast(dtype, out.dtype, "same_kind"):
-        raise TypeError(
-            f"{fn}: the result's dtype {dtype.name} cannot be written into out of dtype "
-            f"{out.dtype.name} (casting='same_kind'); give out a {dtype.name} tensor"
-        )
-    if out.device != x.device:
-        raise ValueError(f"{fn}: out is on {out.device}, but x is on {x.device}")
-    return out
+    return _iter.check_out(fn, out, _out_shape(x, s, axes, kind), dtype, x.device)
 
 
 def _complex_result(x):

@@ -271,7 +271,7 @@ def test_concatenate_dtype_casting_out():
     out = strided.empty(5, dtype="complex128")
     assert strided.concatenate([x, y], out=out) is out
     _same(out, np.concatenate([x, y]).astype(complex))
-    with pytest.raises(ValueError, match=r"out has shape \(4,\)"):
+    with pytest.raises(ValueError, match=r"out= has shape \(4,\)"):
         strided.concatenate([x, y], out=strided.empty(4))
     with pytest.raises(TypeError, match="the result from float64 to int32"):
         strided.concatenate([x, y], out=strided.empty(5, dtype="int32"))

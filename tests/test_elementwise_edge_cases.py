@@ -578,9 +578,9 @@ def test_trace_dispatch_records_op_key_kernel_and_plan():
     assert trace[2]["out="] is True
     assert trace[0]["inputs"] == ["float32[2, 3]", "float32[3]"]
     assert "add(float32[2, 3], float32[3]) -> key CPU" in str(trace)
-    # the fast path is back on after the trace (unless autograd was activated meanwhile, by a
-    # test that made a tensor require grad: Note [The Autograd hook] in autograd/recording.py)
-    assert strided._dispatch.fast[0] or strided._dispatch._autograd_hook is not None
+    # TRACE leaves the key sets after the trace (Note [Dispatch key sets] in _dispatch.py)
+    assert strided._dispatch.forced[0] == 0
+    assert not strided._dispatch.possible[0] & strided._dispatch.TRACE
 
 
 def test_fast_path_and_traced_path_agree(rng):
@@ -612,7 +612,7 @@ def test_fast_path_and_traced_path_agree(rng):
 
 
 def test_plain_cpu_calls_skip_the_dispatcher_only_when_it_would_pick_the_cpu_kernel():
-    # Note [Plain CPU calls]: with autograd active and a CUDA tensor alive, a CPU op on
+    # Note [Dispatch key sets]: with autograd active and a CUDA tensor alive, a CPU op on
     # tensors that need no gradient goes straight to the CPU kernel, and anything else does not
     from strided._cpu import binary as _binary
     from strided.autograd import recording
@@ -620,13 +620,13 @@ def test_plain_cpu_calls_skip_the_dispatcher_only_when_it_would_pick_the_cpu_ker
     strided.ones(1, device="cuda-emulated")  # activates the CUDA key
     w = strided.ones(3).requires_grad_()
     x = strided.arange(3.0)
-    assert recording._activated and not strided._dispatch.fast[0]
+    assert recording._activated and strided._dispatch.possible[0] != strided._dispatch.CPU
     calls = []
     real = strided._dispatch.call
     try:
         strided._dispatch.call = lambda *a, **k: calls.append(a[0]) or real(*a, **k)
         _binary.set_front_end(  # the front ends look the dispatcher up once
-            strided._dispatch.fast, strided._dispatch.untraced, strided.asarray,
+            strided._dispatch.possible, strided._dispatch.forced, strided.asarray,
             strided._dispatch.call)  # fmt: skip
         plain = [x + 1, x * x, strided.exp(x), strided.negative(x)]
         assert calls == [] and all(t.grad_fn is None for t in plain)
@@ -641,7 +641,7 @@ def test_plain_cpu_calls_skip_the_dispatcher_only_when_it_would_pick_the_cpu_ker
     finally:
         strided._dispatch.call = real
         _binary.set_front_end(
-            strided._dispatch.fast, strided._dispatch.untraced, strided.asarray, real)  # fmt: skip
+            strided._dispatch.possible, strided._dispatch.forced, strided.asarray, real)  # fmt: skip
 
 
 def test_trace_of_a_failing_call_still_raises_the_real_error():

@@ -211,7 +211,11 @@ def test_pytorch_spellings_give_pytorch_results():
         (lambda x: strided.sort(x, 0, dim=1), TypeError, "axis= or dim="),
         (lambda x: strided.max(x, where=x > 0), ValueError, "needs initial="),
         (lambda x: strided.sum(x, where=strided.asarray([1, 0, 1])), TypeError, "boolean mask"),
-        (lambda x: strided.sum(x, 0, None, True), TypeError, "out= must be a tensor.*keepdim"),
+        (
+            lambda x: strided.sum(x, 0, None, True),
+            TypeError,
+            "out= must be a strided tensor.*keepdim",
+        ),
         (lambda x: strided.sum(x, keepdims=True, foo=1), TypeError, "'foo'"),
         (lambda x: strided.mean(x, casting="unsafe"), TypeError, "'casting'"),
         (lambda x: strided.var(x, mean=x), TypeError, "'mean'"),

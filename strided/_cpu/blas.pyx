@@ -63,7 +63,6 @@ from strided._core cimport (
     TensorBase,
     cpu_device,
     empty_tensor,
-    may_have_internal_overlap,
     storage_overlap,
 )
 from strided._dtype cimport (
@@ -79,6 +78,7 @@ from strided._fused cimport matmul_acc_t as acc_t, unsigned_t as elem_t
 from strided._iter cimport (
     LoopPlan,
     ScalarBuf,
+    check_out_c,
     plan_coalesce,
     plan_init,
     plan_reorder,
@@ -89,7 +89,6 @@ from strided._iter cimport (
 from strided._threads cimport num_threads
 
 from strided._cpu.copy import contiguous_copy, copy_
-from strided._dtype import can_cast
 from strided._threads import _on_num_threads
 
 
@@ -758,27 +757,9 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
         raise TypeError(f"{name}: alpha and beta must be integers for {dtype.name} tensors, "
                         f"got alpha={alpha!r}, beta={beta!r}")
 
-    # -- out= checks ----------------------------------------------------------------------------
+    # -- out= checks (Note [Checking out=] in _iter.pyx) ---------------------------------------
     if out is not None:
-        if not out._storage.device.is_cpu:
-            raise RuntimeError(f"{name}: out= is on {out.device}, the inputs on the CPU")
-        same = out._ndim == rnd
-        for d in range(min(rnd, out._ndim)):
-            same = same and out._sizes[d] == rshape[d]
-        if not same:
-            raise ValueError(
-                f"{name}: out= has shape {out.shape}, but the result has shape "
-                f"{tuple([rshape[d] for d in range(rnd)])}; out= must have exactly the "
-                "result's shape")
-        if not can_cast(dtype, out.dtype, "same_kind"):
-            raise TypeError(f"{name}: cannot write the {dtype.name} result into out= of dtype "
-                            f"{out.dtype.name} (NumPy's 'same_kind' casting rule)")
-        if not out._storage.writable:
-            raise ValueError(f"{name}: out= is read-only")
-        if may_have_internal_overlap(out):
-            raise RuntimeError(
-                f"{name}: out= has elements that share memory (an expanded or overlapping view "
-                f"with strides {out.stride()}); write into a .clone() instead")
+        check_out_c(name, out, rnd, rshape, dtype, cpu_device)
 
     # -- inputs: cast to the computation dtype; copy what BLAS cannot read ----------------------
     a = x1

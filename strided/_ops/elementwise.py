@@ -72,7 +72,7 @@ class _CudaKernel:
         return run(self.name, *args, out)
 
 
-_binary.set_front_end(_dispatch.fast, _dispatch.untraced, asarray, _dispatch.call)
+_binary.set_front_end(_dispatch.possible, _dispatch.forced, asarray, _dispatch.call)
 reflected = {}  # op name -> its function with the arguments swapped (for Tensor.__radd__ ...)
 
 
@@ -92,15 +92,16 @@ def _make_unary(name, doc):
     _dispatch.register(name, "CPU", _Kernel(name, _unary.unary, _unary.unary_plan))
     _dispatch.register(name, "CUDA", _CudaKernel(name, "unary"))
     run = _unary.unary
-    fast, untraced = _dispatch.fast, _dispatch.untraced
+    possible, forced, tensor_keys = _dispatch.possible, _dispatch.forced, _dispatch.tensor_keys
+    CPU = _dispatch.CPU
 
     def op(x, /, *, out=None):
         if not isinstance(x, _core.TensorBase):
             x = asarray(x)
-        if fast[0]:  # see Note [The fast path] in _dispatch.py
+        # Note [Dispatch key sets] in _dispatch.py: straight to the CPU kernel when the call's
+        # key set is {CPU} (out= adds Autograd once autograd has registered)
+        if possible[0] == CPU or (out is None and forced[0] | tensor_keys(x) == CPU):
             return run(name, x, out)
-        if out is None and untraced[0] and not x._requires_grad and x.device.is_cpu:
-            return run(name, x, None)  # Note [Plain CPU calls] in _dispatch.py
         return _dispatch.call(name, x, out=out)
 
     op.__name__ = op.__qualname__ = name
@@ -361,7 +362,7 @@ def where(condition, x1=None, x2=None, /, *, out=None):
         # Two Python scalars promote among themselves, by their default dtypes (as NumPy's
         # where(c, 1, 2.5) is float64): the first becomes a tensor, the second stays weak.
         args[1] = asarray(args[1])
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _binary.where(*args, out)
     return _dispatch.call("where", *args, out=out)
 

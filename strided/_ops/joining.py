@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from strided import _core, _views
+from strided import _core, _iter, _views
 from strided._dtype import as_dtype
 from strided._ops import copying as _copy
 from strided._ops import views as _vops
@@ -101,11 +101,9 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
 
 
 def _into(out, result, casting, fn):
-    """Copy ``result`` into the tensor ``out`` (same shape, castable) and return ``out``."""
-    if not _is_tensor(out):
-        raise TypeError(f"{fn}: out must be a strided tensor, got {type(out).__name__}")
-    if out.shape != result.shape:
-        raise ValueError(f"{fn}: out has shape {out.shape} but the result has shape {result.shape}")
+    """Copy ``result`` into the tensor ``out`` (same shape, castable under ``casting``) and
+    return ``out``."""
+    _iter.check_out(fn, out, result.shape)  # Note [Checking out=] in _iter.pyx
     _check_cast(result.dtype, out.dtype, casting, fn, "the result")
     _copy.copy_(out, result)
     return out

@@ -113,7 +113,7 @@ def matmul(x1, x2, /, *, out=None):
     """
     x1 = _tensor(x1)
     x2 = _tensor(x2)
-    if _dispatch.fast[0]:  # see Note [The fast path] in _dispatch.py
+    if _dispatch.possible[0] == _dispatch.CPU:  # see Note [Dispatch key sets] in _dispatch.py
         return _blas.matmul(x1, x2, out)
     return _dispatch.call("matmul", x1, x2, out=out)
 
@@ -191,7 +191,7 @@ def addmm(input, mat1, mat2, /, *, beta=1, alpha=1, out=None):
     _check_ndim("addmm", mat1, "mat1", 2, "a matrix")
     _check_ndim("addmm", mat2, "mat2", 2, "a matrix")
     _check_inner("addmm", mat1, mat2, "mat1", "mat2")
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _blas.addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _dispatch.call("addmm", input, mat1, mat2, beta=beta, alpha=alpha, out=out)
 
@@ -357,7 +357,7 @@ class SVDResult(NamedTuple):
 def _svd(name, x, full_matrices, compute_uv):
     x = _tensor(x)
     try:
-        if _dispatch.fast[0]:
+        if _dispatch.possible[0] == _dispatch.CPU:
             return _lapack.svd(x, full_matrices, compute_uv, name)
         return _dispatch.call("linalg_svd", x, full_matrices, compute_uv, name)
     except ValueError as e:

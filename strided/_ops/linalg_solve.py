@@ -152,7 +152,7 @@ def _op(name, kernel):
     _dispatch.register(name, "CUDA", on_host(kernel))
 
     def run(*args):
-        if _dispatch.fast[0]:
+        if _dispatch.possible[0] == _dispatch.CPU:
             return kernel(*args)
         return _dispatch.call(name, *args)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import collections
 import math
 
-from strided import _check, _core, _dispatch, _views
+from strided import _check, _core, _dispatch, _iter, _views
 from strided._cpu import reduce as _reduce
 from strided._dtype import as_dtype, bool_, default_float_dtype, float64, int64, uint64
 from strided._ops import copying as _copying
@@ -65,22 +65,14 @@ def _dims(name, x, axis, dim):
     return tuple(sorted(a for a in out if n))
 
 
-def _finish(result, out):
-    """Copy the result into out= (checked: shape and same_kind dtype), or return it."""
+def _finish(result, out, name=""):
+    """Copy the result of op ``name`` into out= (checked: Note [Checking out=] in _iter.pyx),
+    or return it."""
     if out is None:
         return result
-    if not isinstance(out, _core.TensorBase):
-        hint = " (PyTorch's keepdim is the keyword keepdim=True)" if isinstance(out, bool) else ""
-        raise TypeError(f"out= must be a tensor, got {out!r}{hint}")
-    if out.shape != result.shape:
-        raise ValueError(f"out= has shape {out.shape}, but the result has shape {result.shape}")
-    from strided._dtype import can_cast
-
-    if not can_cast(result.dtype, out.dtype, "same_kind"):
-        raise TypeError(
-            f"cannot write the {result.dtype.name} result into out= of dtype "
-            f"{out.dtype.name} (NumPy's 'same_kind' rule)"
-        )
+    hint = " (PyTorch's keepdim is the keyword keepdim=True)" if isinstance(out, bool) else ""
+    # out= may live on another device: copy_ carries the result across
+    _iter.check_out(name, out, result.shape, result.dtype, None, hint)
     return _copying.copy_(out, result)
 
 
@@ -125,11 +117,11 @@ def _make(name, default_acc):
         keep = keepdims if keepdim is None else keepdim
         if initial is not None or (where is not None and where is not True):
             result = _masked(name, x, dims, keep, dtype, initial, where)
-        elif _dispatch.fast[0]:
+        elif _dispatch.possible[0] == _dispatch.CPU:
             result = kernel(x, dims, keep, dtype)
         else:
             result = _dispatch.call(name, x, dims, keep, dtype)
-        return _finish(result, out)
+        return _finish(result, out, name)
 
     # NumPy's positional order for each (Note [NumPy's positions]); PyTorch's names keyword-only
     if name in ("sum", "prod"):
@@ -307,17 +299,20 @@ def _arg(name):
             dims = (0,)
             result = (
                 _dispatch.call(name, flat, dims, False)
-                if not _dispatch.fast[0]
+                if not _dispatch.possible[0] == _dispatch.CPU
                 else kernel(flat, dims, False)
             )
             if keep:
                 result = result.reshape((1,) * x.ndim)
-            return _finish(result, out)
+            return _finish(result, out, name)
         if isinstance(a, (tuple, list)):
             raise TypeError(f"{name}: axis must be a single int (or None), got {a!r}")
         dims = _dims(name, x, a, None)
-        result = kernel(x, dims, keep) if _dispatch.fast[0] else _dispatch.call(name, x, dims, keep)
-        return _finish(result, out)
+        if _dispatch.possible[0] == _dispatch.CPU:
+            result = kernel(x, dims, keep)
+        else:
+            result = _dispatch.call(name, x, dims, keep)
+        return _finish(result, out, name)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (
@@ -373,7 +368,7 @@ def mean(
         total = sum(x, axis=dims, keepdims=keep, dtype=acc, where=where)
         mask = _views.broadcast_to(_tensor(where, like=x), x.shape)
         n = sum(mask, axis=dims, keepdims=keep, dtype=acc)  # as NumPy: 0 elements give NaN
-        return _finish(_ew.divide(total, n), out)
+        return _finish(_ew.divide(total, n), out, "mean")
     n = 1
     for d in dims:
         n *= x.shape[d]
@@ -381,7 +376,7 @@ def mean(
     result = _ew.divide(total, n) if n else _ew.divide(total, float("nan"))
     if result.dtype is not acc:
         result = result.astype(acc)
-    return _finish(result, out)
+    return _finish(result, out, "mean")
 
 
 def var(
@@ -445,8 +440,8 @@ def var(
     )
     total = sum(sq, axis=dims, keepdims=keep, where=where if masked else None)
     if masked:
-        return _finish(_ew.divide(total, _ew.maximum(_ew.subtract(n, correction), 0)), out)
-    return _finish(_ew.divide(total, builtins_max(n - correction, 0)), out)
+        return _finish(_ew.divide(total, _ew.maximum(_ew.subtract(n, correction), 0)), out, "var")
+    return _finish(_ew.divide(total, builtins_max(n - correction, 0)), out, "var")
 
 
 def std(
@@ -506,9 +501,9 @@ def logsumexp(x, /, *, axis=None, keepdims=False, dim=None, keepdim=None, out=No
         x = x.astype(default_float_dtype())
     dims = _dims("logsumexp", x, axis, dim)
     keep = keepdims if keepdim is None else keepdim
-    if _dispatch.fast[0]:
-        return _finish(_logsumexp_kernel(x, dims, keep), out)
-    return _finish(_dispatch.call("logsumexp", x, dims, keep), out)
+    if _dispatch.possible[0] == _dispatch.CPU:
+        return _finish(_logsumexp_kernel(x, dims, keep), out, "logsumexp")
+    return _finish(_dispatch.call("logsumexp", x, dims, keep), out, "logsumexp")
 
 
 # Note [Composite kernels with their own derivative]
@@ -598,7 +593,7 @@ def softmax(x, /, dim, *, dtype=None):
     elif x.dtype.kind in "biu":
         x = x.astype(default_float_dtype())
     dims = _dims("softmax", x, dim, None)
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _softmax_kernel(x, dims)
     return _dispatch.call("softmax", x, dims)
 
@@ -611,7 +606,7 @@ def log_softmax(x, /, dim, *, dtype=None):
     elif x.dtype.kind in "biu":
         x = x.astype(default_float_dtype())
     dims = _dims("log_softmax", x, dim, None)
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _log_softmax_kernel(x, dims)
     return _dispatch.call("log_softmax", x, dims)
 

@@ -63,7 +63,7 @@ _KERNELS = {name: _make_kernel(name) for name in ("cumulative_sum", "cumulative_
 
 
 def _run(name, x, axis, include_initial, dtype, out):
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         result = _KERNELS[name](x, axis, include_initial, dtype)
     else:
         result = _dispatch.call(name, x, axis, include_initial, dtype)

@@ -87,7 +87,7 @@ def _empty(shape, dtype, like):
 def _dispatched(name, kernel, *args, **kwargs):
     """Run ``kernel`` directly on the fast path, else through the dispatcher (Note [The fast
     path] in _dispatch.py)."""
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return kernel(*args, **kwargs)
     return _dispatch.call(name, *args, **kwargs)
 

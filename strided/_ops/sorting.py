@@ -108,7 +108,7 @@ _dispatch.register("sort", "CUDA", _sort_kernel_cuda)
 
 
 def _run_sort(x, axis, descending, want_values, want_indices):
-    if _dispatch.fast[0]:  # see Note [The fast path] in _dispatch.py
+    if _dispatch.possible[0] == _dispatch.CPU:  # see Note [Dispatch key sets] in _dispatch.py
         return _sort_kernel(x, axis, descending, want_values, want_indices)
     return _dispatch.call("sort", x, axis, descending, want_values, want_indices)
 
@@ -280,7 +280,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
             f"(expected 0 <= k <= {n}{'; a 0-d tensor takes k=1' if x.ndim == 0 else ''})"
         )
     largest = bool(largest)
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return TopKResult(*_topk_kernel(x, dim, k, largest))
     return TopKResult(*_dispatch.call("topk", x, dim, k, largest))
 
@@ -306,7 +306,7 @@ _dispatch.register("unique", "CUDA", lambda x, with_positions: _cuda().unique(x,
 
 def _run_unique(x, with_positions):
     x = _tensor(x)
-    if _dispatch.fast[0]:
+    if _dispatch.possible[0] == _dispatch.CPU:
         return _unique_kernel(x, with_positions)
     return _dispatch.call("unique", x, with_positions)
 

@@ -23,8 +23,8 @@ the version-counter message (graph.record_inplace), and asks whether the written
 the tensor it is a view of, requires grad (then history must be rebased: Note [In-place ops]).
 
 Autograd is *activated* the first time any tensor is made to require grad (``activate``): until
-then the dispatcher's fast path (Note [The fast path] in _dispatch.py) stays on and a program
-that never uses autograd pays nothing for it. Once active it stays active.
+then Autograd is not a possible dispatch key (Note [Dispatch key sets] in _dispatch.py), so a
+program that never uses autograd pays nothing for it. Once active it stays active.
 
 Note [In-place ops]
 ~~~~~~~~~~~~~~~~~~~

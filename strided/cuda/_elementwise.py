@@ -36,7 +36,7 @@ from strided import _core, _dtype_table, _errstate
 from strided._cpu import binary as _binary
 from strided._cpu import unary as _unary
 from strided._dtype import as_dtype
-from strided.cuda import _deferred, _launch
+from strided.cuda import _deferred, _launch, _params
 from strided.cuda._backend import backend_for
 
 __all__ = ["binary", "unary", "where"]
@@ -116,7 +116,7 @@ _FUNCTIONS: dict = {}
 
 
 def _launch_plan(plan, family, kernel, module_key, instantiations, extra=()):
-    geometry, n, idx32, contig = plan.launch_args(_launch.MAX_DIMS)
+    geometry, n, idx32, contig = _params.elementwise_geometry(plan, _launch.MAX_DIMS)
     if n == 0:
         return
     backend = backend_for(plan.out.device)

@@ -74,7 +74,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from strided import _config, _core
+from strided import _config, _core, _iter
 from strided._dtype import as_dtype, int64
 from strided.cuda import _launch, _sort
 from strided.cuda._backend import backend_for
@@ -148,18 +148,8 @@ def _function(backend, key, name):
 def _row_major_loop(shape, strides):
     """The loop over ``shape`` (outermost first) with per-operand byte ``strides``: size-1
     dims dropped, neighbours merged where every operand allows, order kept; innermost first,
-    as the kernels read it."""
-    dims = []
-    for d, n in enumerate(shape):
-        if n == 1:
-            continue
-        st = [s[d] for s in strides]
-        if dims and all(p == c * n for p, c in zip(dims[-1][1], st, strict=True)):
-            dims[-1] = (dims[-1][0] * n, st)  # the outer dim steps over this whole dim
-        else:
-            dims.append((n, st))
-    dims.reverse()
-    return [n for n, _ in dims], [[st[k] for _, st in dims] for k in range(len(strides))]
+    as the kernels read it (the iterator's ``loop_dims``, without reordering)."""
+    return _iter.loop_dims(shape, strides)
 
 
 def _launch_loop(backend, key, template, shape, strides, data, itemsizes, extra=()):

@@ -7,8 +7,11 @@ A CUDA op in strided runs in four steps, the same on a GPU and on the emulator:
 1. **Plan.** The CPU's elementwise iterator (``prepare_elementwise`` in strided/_iter.pyx) does
    all the shape and dtype work, exactly as for a CPU op: broadcast, promote, allocate the
    output on the device in the inputs' memory order, reorder and coalesce the dims. It never
-   touches the device's bytes; it hands back ``plan.geometry()``: the loop shape, each operand's
-   byte strides, addresses and scalar values.
+   touches the device's bytes; its loop (the shape, each operand's byte strides, addresses and
+   scalar values) is packed for the kernel by ``elementwise_geometry`` in _params.pyx. Ops
+   that are not elementwise (reductions, scans, sorts, gathers, copies) coalesce their groups
+   of dims with the same code, through ``_iter.loop_dims``: the iterator is the only shape
+   engine.
 2. **Instantiation.** The kernel source is a C++ template (``strided_binary<Op, T, Out, index_t,
    CONTIG>``); the host picks the template arguments: the op's functor, the C types of the
    dtypes, 32- or 64-bit index math (32 when every byte offset fits: see
@@ -41,7 +44,7 @@ from functools import cache
 
 import numpy as np
 
-from strided import _dtype_table
+from strided import _dtype_table, _iter
 
 __all__ = [
     "C_TYPES",
@@ -132,18 +135,13 @@ def geometry_struct(shape, strides, data, scalars=None):
 
 
 def coalesce(sizes, strides):
-    """Row-major dims (outermost first, byte strides) merged where one steps over the whole of
-    the next, size-1 dims dropped; returned innermost first, as the kernels read them. The
-    reductions, scans and sorts use it on each group of dims (kept, reduced, the line)."""
-    out = []
-    for n, s in zip(sizes, strides, strict=True):
-        if n == 1:
-            continue
-        if out and out[-1][1] == s * n:  # the previous (outer) dim steps over this whole dim
-            out[-1] = (out[-1][0] * n, s)
-        else:
-            out.append((n, s))
-    return out[::-1]
+    """Row-major dims of one operand (outermost first, byte strides) merged where one steps
+    over the whole of the next, size-1 dims dropped: ``[(size, stride)]``, innermost first, as
+    the kernels read them. The reductions, scans and sorts use it on each group of dims (kept,
+    reduced, the line). The merging is the iterator's own (``loop_dims`` in _iter.pyx, Note [The
+    loop plan]): there is one coalescer."""
+    shape, (st,) = _iter.loop_dims(sizes, [strides])
+    return list(zip(shape, st, strict=True))
 
 
 # struct LineGeometry of kernels/line.cuh: the lines of a line op (scans, softmax)

@@ -48,8 +48,8 @@ import math
 
 import numpy as np
 
-from strided import _core, _views
-from strided._dtype import can_cast, promote_types
+from strided import _core, _iter, _views
+from strided._dtype import promote_types
 from strided.cuda import _launch
 from strided.cuda._backend import backend_for
 
@@ -134,14 +134,13 @@ def matmul(x1, x2, out=None):
         raise RuntimeError(
             f"matmul: expected both tensors on one device, got {x1.device} and {x2.device}"
         )
-    if out is not None and out.device is not x1.device:
-        # as the CPU kernel: out= on another device is an error, not a copy across the bus (and
-        # CPU inputs reach this kernel when only out= is on a CUDA device)
-        raise RuntimeError(f"matmul: out= is on {out.device}, the inputs on {x1.device}")
     batch, m, k, n, rshape = _shapes(x1, x2)
     dtype = promote_types(x1.dtype, x2.dtype)
     if out is not None:  # checked before any work, so that a refused out= costs nothing
-        _check_out(out, rshape, dtype)
+        # as the CPU kernel: out= on another device is an error, not a copy across the bus (and
+        # CPU inputs reach this kernel when only out= is on a CUDA device): Note [Checking out=]
+        # in _iter.pyx
+        _iter.check_out("matmul", out, rshape, dtype, x1.device)
     a = x1 if x1.dtype is dtype else x1.astype(dtype)
     b = x2 if x2.dtype is dtype else x2.astype(dtype)
     a = a.reshape(1, -1) if a.ndim == 1 else a
@@ -194,16 +193,8 @@ def _as_column_major(x):
 def _batch_loops(batch, strides):
     """The batch dims coalesced across operands: ``[(size, (stride per operand))]``, outermost
     first, size-1 dims dropped (strides in elements; broadcast dims have stride 0)."""
-    dims = []
-    for d, size in enumerate(batch):
-        if size == 1:
-            continue
-        st = tuple(s[d] for s in strides)
-        if dims and all(o == i * size for o, i in zip(dims[-1][1], st, strict=True)):
-            dims[-1] = (dims[-1][0] * size, st)  # the outer dim steps over this whole one
-        else:
-            dims.append((size, st))
-    return dims
+    sizes, st = _iter.loop_dims(batch, strides)  # the iterator's coalescing, order kept
+    return [(n, tuple(s[d] for s in st)) for d, n in enumerate(sizes)][::-1]
 
 
 def gemm_calls(a, b, c, batch, m, k, n):
@@ -236,19 +227,6 @@ def gemm_calls(a, b, c, batch, m, k, n):
              c.data_ptr() + offset[2], max(n, 1), inner[2], count)
         )  # fmt: skip
     return calls, (a, b)
-
-
-def _check_out(out, shape, dtype):
-    if out.shape != shape:
-        raise ValueError(
-            f"matmul: out= has shape {out.shape}, but the result has shape "
-            f"{shape}; out= must have exactly the result's shape"
-        )
-    if not can_cast(dtype, out.dtype, "same_kind"):
-        raise TypeError(
-            f"matmul: cannot write the {dtype.name} result into out= of dtype "
-            f"{out.dtype.name} (NumPy's 'same_kind' casting rule)"
-        )
 
 
 def _tiled(a, b, c, batch, m, k, n):

@@ -1,4 +1,5 @@
-"""Kernel parameters as the CUDA driver takes them, packed in C.
+"""Kernel parameters as the CUDA driver takes them, packed in C: the loop geometry of an
+elementwise plan, and the argument array of ``cuLaunchKernel``.
 
 Note [Kernel parameters]
 ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -17,8 +18,10 @@ several microseconds per launch, a sizeable part of a small op's time on a GPU.
 """
 
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
-from libc.stdint cimport uintptr_t
+from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.string cimport memcpy
+
+from strided._iter cimport ElementwisePlan
 
 cdef enum:
     ALIGN = 16  # no kernel parameter needs more (a complex128 or a 16-byte struct member)
@@ -48,3 +51,51 @@ def pack(tuple args):
         PyBuffer_Release(&view)
         pointers[i] = base + shift + starts[i]
     return buffer, <uintptr_t>pointers
+
+
+cdef inline Py_ssize_t _absval(Py_ssize_t x) noexcept:
+    return x if x >= 0 else -x
+
+
+def elementwise_geometry(ElementwisePlan plan, int max_dims):
+    """An elementwise plan's loop packed for a CUDA kernel: ``(geometry, numel, fits_int32,
+    contiguous)``.
+
+    ``geometry`` is the bytes of the ``Geometry<N>`` struct of strided/cuda/kernels/common.cuh
+    (N operands; per dim innermost first: sizes, then each operand's byte strides, addresses,
+    scalar values, ndim): the loop the iterator reordered and coalesced (Note [The loop plan] in
+    _iter.pyx), written here in C because doing it with NumPy in Python costs more than the
+    launch itself (Note [The CUDA launch] in _launch.py). ``fits_int32``: every element count and
+    byte offset fits 32-bit index math; ``contiguous``: one run at unit steps.
+    """
+    cdef int nd = plan.loop.ndim, nop = plan.loop.noperands, d, k
+    cdef Py_ssize_t item, extent, numel = plan.loop.numel
+    cdef bint fits = numel < 2147483648, contig = nd <= 1
+    cdef Py_ssize_t nbytes = 8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8
+    if nd > max_dims:
+        raise NotImplementedError(
+            f"{plan.name}: CUDA kernels take at most {max_dims} dims after coalescing; this "
+            f"loop has {nd}; make the tensors contiguous first")
+    buf = bytearray(nbytes)
+    cdef char* b = buf
+    cdef int64_t* q = <int64_t*>b
+    for d in range(nd):
+        q[d] = plan.loop.shape[d]
+    for k in range(nop):
+        item = plan.out_dtype.itemsize if k == 0 else (
+            1 if (k == 1 and plan.name == "where") else plan.dtype.itemsize)
+        extent = item
+        for d in range(nd):
+            q[max_dims + k * max_dims + d] = plan.loop.stride_bytes[d][k]
+            extent += (plan.loop.shape[d] - 1) * _absval(plan.loop.stride_bytes[d][k])
+        if extent >= 2147483648:
+            fits = False
+        if k > 0 and plan.loop.data[k] == <char*>&plan._scalars[k - 1]:
+            q[max_dims + nop * max_dims + k] = 0
+            memcpy(&q[max_dims + nop * max_dims + nop + 2 * k], plan.loop.data[k], item)
+        else:
+            q[max_dims + nop * max_dims + k] = <int64_t>plan.loop.data[k]
+            if nd == 1 and plan.loop.stride_bytes[0][k] != item:
+                contig = False
+    (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = nd
+    return bytes(buf), numel, fits, contig
