@@ -94,8 +94,9 @@ else:
     compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
     # Note [-march]: strided is built where it runs (pip install -e . compiles in place), so by
     # default the compiler may use every instruction of this CPU (AVX2, FMA, ...): the
-    # elementwise loops and vecmath.h vectorise to its full width. STRIDED_MARCH=x86-64 (or any
-    # -march value) builds for another target; STRIDED_MARCH=none adds no flag.
+    # elementwise loops and scalar_math.h's vectorisable layer vectorise to its full width.
+    # STRIDED_MARCH=x86-64 (or any -march value) builds for another target; STRIDED_MARCH=none
+    # adds no flag.
     march = os.environ.get("STRIDED_MARCH", "native")
     if march != "none" and not DEBUG:
         compile_args.append(f"-march={march}")

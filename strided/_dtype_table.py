@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["ROWS", "DTYPES", "KIND_NAMES", "REAL_OF", "DTYPE_NAMES", "Row"]
+__all__ = ["ROWS", "DTYPES", "KIND_NAMES", "REAL_OF", "DTYPE_NAMES", "MATH_SUFFIX", "Row"]
 
 Row = namedtuple("Row", ["code", "name", "kind", "itemsize", "c_type", "kernel", "cuda", "format"])
 Row.__doc__ = """One dtype.
@@ -69,6 +69,11 @@ DTYPE_NAMES = tuple(r.name for r in ROWS)
 
 # The real dtype's kernel type of each complex one (the type of its .real and abs()).
 REAL_OF = {"complex64": "float", "complex128": "double"}
+
+# The suffix that names a dtype's functions in strided/_cpu/scalar_math.h (strided_floordiv_i32,
+# strided_maximum_f64): its kind and bits (Note [One scalar-math source] there). bool reads as
+# uint8_t in the kernels, so it takes uint8's functions.
+MATH_SUFFIX = {r.name: ("u" if r.kind == "b" else r.kind) + str(8 * r.itemsize) for r in ROWS}
 
 # How error messages name a kind (the Array API's names, as ``isdtype`` takes them).
 KIND_NAMES = {

@@ -38,10 +38,10 @@ FE_INVALID on x86 where NumPy is silent), complex dtypes, and the GPU (which has
 flags). These give IEEE's answers (inf, nan) silently, as under ``errstate(all='ignore')``.
 
 Integers have no flags: an integer division by zero is found by the kernel itself (Note
-[Integer division by zero] in scalar_math.pxd) and reported here as a ``divide`` error, as NumPy
-does (a warning by default, FloatingPointError under ``errstate(divide='raise')``). On a GPU the
-kernel's flag is read when the host next waits for the device (Note [Flags from the GPU] in
-cuda/_elementwise.py), so the mode in force at that wait decides, not the one at the launch.
+[Integer division by zero] in _cpu/scalar_math.h) and reported here as a ``divide`` error, as
+NumPy does (a warning by default, FloatingPointError under ``errstate(divide='raise')``). On a
+GPU the kernel's flag is read when the host next waits for the device (Note [Flags from the GPU]
+in cuda/_elementwise.py), so the mode in force at that wait decides, not the one at the launch.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import pytest
 from devices import DEVICES, GPU, on
 from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values
 from opinfo_elementwise import EW_OPS, check, dtype_of, quiet, ranged, reference
+from test_elementwise_edge_cases import assert_same_bits, nextafter_cases
 
 import strided
 from strided.cuda import _backend
@@ -181,6 +182,16 @@ def test_integer_division_flags(device):
     with pytest.raises(ValueError, match="negative integer powers"):
         strided.pow(a, b, out=out)  # with out=, pow waits: out is untouched
     np.testing.assert_array_equal(out.cpu(), [0, 0, 0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nextafter_steps_through_the_subnormals(device, dtype):
+    # CUDA's own nextafterf steps from 0 straight to the smallest normal; the kernels use
+    # scalar_math.h's, which steps the bits as the C library does
+    x, y = nextafter_cases(dtype)
+    got = strided.nextafter(strided.asarray(x, device=device), strided.asarray(y, device=device))
+    assert_same_bits(got.cpu(), np.nextafter(x, y), f"nextafter on {device}")
 
 
 @pytest.mark.parametrize("device", DEVICES)

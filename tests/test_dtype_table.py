@@ -154,8 +154,6 @@ def test_no_module_spells_a_list_of_dtypes_out():
             continue
         if path.with_name(path.name + ".tp").exists():
             continue  # rendered from a template: its lists come from the rows
-        if path.name == "scalar_math.pxd" and not path.with_name("scalar_math.h").exists():
-            continue  # its integer types go with the Cython scalar math (issue 17, step 2)
         for name, members in _fused_lists(path.read_text()).items():
             if members and set(members) <= dtype_types:
                 hand_written.append(f"{path.relative_to(STRIDED)}: {name}")

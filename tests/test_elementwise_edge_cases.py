@@ -181,6 +181,37 @@ def test_maximum_and_minimum_propagate_nan_from_either_side(dtype):
         np.testing.assert_array_equal(np.asarray(got), getattr(np, name)(a, 0.0))
 
 
+def nextafter_cases(dtype):
+    """Every pair of the values where stepping a float's bits could go wrong: both zeros, the
+    smallest and largest subnormals, the smallest normal, 1, the largest finite, the
+    infinities, NaN (each sign). strided's nextafter steps the bits on the CPU and on CUDA alike
+    (Note [One scalar-math source] in strided/_cpu/scalar_math.h)."""
+    info = np.finfo(dtype)
+    tiny = info.smallest_subnormal
+    values = [0.0, tiny, info.smallest_normal - tiny, info.smallest_normal, 1.0, info.max]
+    values = [v for x in values for v in (x, -x)] + [np.inf, -np.inf, np.nan]
+    x = np.array([a for a in values for _ in values], dtype)
+    y = np.array([b for _ in values for b in values], dtype)
+    return x, y
+
+
+def assert_same_bits(got, want, where):
+    """Equal bit for bit (signed zeros and subnormals included); any NaN for a NaN."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, where
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan, err_msg=where)
+    bits = np.dtype(f"u{want.itemsize}")
+    np.testing.assert_array_equal(got[~nan].view(bits), want[~nan].view(bits), err_msg=where)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_nextafter_steps_through_subnormals_zeros_and_infinities(dtype):
+    x, y = nextafter_cases(dtype)
+    got = strided.nextafter(strided.asarray(x), strided.asarray(y))
+    assert_same_bits(got, np.nextafter(x, y), f"nextafter on {np.dtype(dtype)}")
+
+
 def test_copysign_and_signbit_see_the_sign_of_zero_and_nan():
     mag = np.array([1.0, 1.0, 2.0, 0.0, np.inf])
     sgn = np.array([-0.0, np.copysign(np.nan, -1), 0.0, -1.0, -np.nan])

@@ -1,9 +1,14 @@
 // One functor per elementwise op: the CUDA twin of the expression tables in
 // strided/_cpu/unary.pyx.tp and binary.pyx.tp, with the same meaning for every dtype (NumPy's).
 // A functor's operator() is a template over the computation type; ``if constexpr`` picks the
-// branch for bools, signed/unsigned integers, floats or complex at compile time.
+// branch for bools, signed/unsigned integers, floats or complex at compile time. The scalar
+// functions that NumPy defines differently from C (floor division, remainder, integer powers,
+// NaN-propagating maximum and minimum, shifts, logaddexp, nextafter) are not here: both the CPU
+// loops and these functors call them from strided/_cpu/scalar_math.h, by their overloaded C++
+// names (strided_floordiv(a, b, flag)). See Note [One scalar-math source] there.
 #pragma once
 #include "common.cuh"
+#include "../../_cpu/scalar_math.h"
 
 // ---- real math, one spelling for float and double -----------------------------------------
 #define STRIDED_REAL_FN(name)                                                          \
@@ -41,26 +46,6 @@ STRIDED_REAL_FN2(atan2)
 STRIDED_REAL_FN2(hypot)
 STRIDED_REAL_FN2(copysign)
 STRIDED_REAL_FN2(pow)
-STRIDED_REAL_FN2(fmod)
-
-// nextafter by stepping the bit pattern: CUDA's own nextafterf skips the subnormals (it steps
-// from 0 to FLT_MIN), where NumPy and the C library step to the smallest subnormal.
-__device__ __forceinline__ float m_nextafter(float x, float y) {
-    if (x != x || y != y) return x + y;
-    if (x == y) return y;
-    if (x == 0) return y > 0 ? __int_as_float(1) : __int_as_float((int)0x80000001u);
-    int i = __float_as_int(x);
-    i += ((x < y) == (x > 0)) ? 1 : -1;
-    return __int_as_float(i);
-}
-__device__ __forceinline__ double m_nextafter(double x, double y) {
-    if (x != x || y != y) return x + y;
-    if (x == y) return y;
-    if (x == 0) return y > 0 ? __longlong_as_double(1LL) : __longlong_as_double((long long)0x8000000000000001ull);
-    long long i = __double_as_longlong(x);
-    i += ((x < y) == (x > 0)) ? 1 : -1;
-    return __longlong_as_double(i);
-}
 
 template <typename T> __device__ __forceinline__ bool m_isnan(T x) { return x != x; }
 template <typename T> __device__ __forceinline__ bool m_isinf(T x) { return x == x && (x - x) != (x - x); }
@@ -263,27 +248,8 @@ STRIDED_UNARY(bitwise_invert) { return (T)(~x); } STRIDED_END
 // ---- binary ops ----------------------------------------------------------------------------
 // ``flag`` reports what NumPy reports: 1 an integer division by zero (a RuntimeWarning), 2 an
 // integer to a negative power (a ValueError). See Note [Integer division by zero] in
-// strided/_cpu/scalar_math.pxd; the host reads it back only for the ops that can set it.
+// strided/_cpu/scalar_math.h; the host reads it back only for the ops that can set it.
 #define STRIDED_BINARY(NAME) struct op_##NAME { template <typename T> __device__ __forceinline__ auto operator()(T a, T b, int* flag) const
-
-template <typename T> __device__ __forceinline__ T floordiv_f(T a, T b) {
-    if (b == 0) return a / b;
-    T mod = m_fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-    if (div != 0) return m_floor(div) + (div - m_floor(div) > (T)0.5 ? (T)1 : (T)0);
-    return (T)0 * (a / b);
-}
-template <typename T> __device__ __forceinline__ T remainder_f(T a, T b) {
-    if (b == 0) return m_fmod(a, b);
-    T mod = m_fmod(a, b);
-    if (mod != 0) {
-        if ((b < 0) != (mod < 0)) mod += b;
-    } else {
-        mod = m_copysign((T)0, b);
-    }
-    return mod;
-}
 
 STRIDED_BINARY(add) { return (T)(a + b); } STRIDED_END
 struct op_add_bool { template <typename T> __device__ __forceinline__ T operator()(T a, T b, int*) const { return (T)(a | b); } };
@@ -292,84 +258,31 @@ STRIDED_BINARY(subtract) { return (T)(a - b); } STRIDED_END
 STRIDED_BINARY(multiply) { return (T)(a * b); } STRIDED_END
 STRIDED_BINARY(divide) { return a / b; } STRIDED_END
 STRIDED_BINARY(floor_divide) {
-    if constexpr (is_float<T>::value) return floordiv_f(a, b);
-    else {
-        if (b == 0) { *flag = 1; return (T)0; }
-        if constexpr (is_signed_int<T>::value) {
-            if (b == (T)-1) return (T)(0 - (uint64_t)a);
-            T q = a / b;
-            if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
-            return q;
-        } else return (T)(a / b);
-    }
+    if constexpr (is_float<T>::value) return strided_floordiv(a, b);
+    else return strided_floordiv(a, b, flag);
 } STRIDED_END
 STRIDED_BINARY(remainder) {
-    if constexpr (is_float<T>::value) return remainder_f(a, b);
-    else {
-        if (b == 0) { *flag = 1; return (T)0; }
-        if constexpr (is_signed_int<T>::value) {
-            if (b == (T)-1) return (T)0;
-            T r = a % b;
-            if (r != 0 && ((r < 0) != (b < 0))) r += b;
-            return r;
-        } else return (T)(a % b);
-    }
+    if constexpr (is_float<T>::value) return strided_remainder(a, b);
+    else return strided_remainder(a, b, flag);
 } STRIDED_END
 STRIDED_BINARY(pow) {
     if constexpr (is_complex<T>::value) return c_pow(a, b);
     else if constexpr (is_float<T>::value) return m_pow(a, b);
-    else {
-        T result = 1;
-        if constexpr (is_signed_int<T>::value) {
-            if (b < 0) { *flag = 2; return (T)0; }
-        }
-        while (b) {
-            if (b & 1) result = (T)(result * a);
-            b >>= 1;
-            a = (T)(a * a);
-        }
-        return result;
-    }
+    else return strided_pow(a, b, flag);
 } STRIDED_END
-STRIDED_BINARY(maximum) {
-    if constexpr (is_float<T>::value) { if (a != a) return a; if (b != b) return b; }
-    return a >= b ? a : b;
-} STRIDED_END
-STRIDED_BINARY(minimum) {
-    if constexpr (is_float<T>::value) { if (a != a) return a; if (b != b) return b; }
-    return a <= b ? a : b;
-} STRIDED_END
+// bool has no overload of its own: it promotes to int32_t's, and the cast brings it back
+STRIDED_BINARY(maximum) { return (T)strided_maximum(a, b); } STRIDED_END
+STRIDED_BINARY(minimum) { return (T)strided_minimum(a, b); } STRIDED_END
 STRIDED_BINARY(atan2) { return m_atan2(a, b); } STRIDED_END
 STRIDED_BINARY(hypot) { return m_hypot(a, b); } STRIDED_END
 STRIDED_BINARY(copysign) { return m_copysign(a, b); } STRIDED_END
-STRIDED_BINARY(nextafter) { return m_nextafter(a, b); } STRIDED_END
-STRIDED_BINARY(logaddexp) {
-    if (a == b) return a + (T)0.6931471805599453;
-    if (a != a || b != b) return a + b;
-    T m = a > b ? a : b;
-    return m + m_log1p(m_exp(-m_fabs(a - b)));
-} STRIDED_END
+STRIDED_BINARY(nextafter) { return strided_nextafter(a, b); } STRIDED_END
+STRIDED_BINARY(logaddexp) { return strided_logaddexp(a, b); } STRIDED_END
 STRIDED_BINARY(bitwise_and) { return (T)(a & b); } STRIDED_END
 STRIDED_BINARY(bitwise_or) { return (T)(a | b); } STRIDED_END
 STRIDED_BINARY(bitwise_xor) { return (T)(a ^ b); } STRIDED_END
-STRIDED_BINARY(bitwise_left_shift) {
-    if constexpr (is_signed_int<T>::value) {
-        if (b < 0 || b >= (T)(sizeof(T) * 8)) return (T)0;
-        return (T)((uint64_t)a << b);
-    } else {
-        if (b >= (T)(sizeof(T) * 8)) return (T)0;
-        return (T)(a << b);
-    }
-} STRIDED_END
-STRIDED_BINARY(bitwise_right_shift) {
-    if constexpr (is_signed_int<T>::value) {
-        if (b < 0 || b >= (T)(sizeof(T) * 8)) return (T)(a < 0 ? -1 : 0);
-        return (T)(a >> b);
-    } else {
-        if (b >= (T)(sizeof(T) * 8)) return (T)0;
-        return (T)(a >> b);
-    }
-} STRIDED_END
+STRIDED_BINARY(bitwise_left_shift) { return strided_shl(a, b); } STRIDED_END
+STRIDED_BINARY(bitwise_right_shift) { return strided_shr(a, b); } STRIDED_END
 STRIDED_BINARY(equal) { return a == b; } STRIDED_END
 STRIDED_BINARY(not_equal) { return a != b; } STRIDED_END
 STRIDED_BINARY(less) { return a < b; } STRIDED_END

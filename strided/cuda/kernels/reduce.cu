@@ -4,6 +4,7 @@
 // Note [CUDA reductions] there. Results are deterministic: every combination happens in an
 // order fixed by the shape alone (no atomics), so a float sum is the same on every run.
 #include "common.cuh"
+#include "../../_cpu/scalar_math.h"
 
 #define STRIDED_REDUCE_BLOCK 256
 
@@ -88,26 +89,18 @@ struct red_prod<bool_t> {
     __device__ __forceinline__ static bool_t combine(bool_t a, bool_t b) { return a && b; }
 };
 template <typename T>
-struct red_max {  // NaN wins, as NumPy's maximum.reduce
+struct red_max {  // NaN wins, as NumPy's maximum.reduce: scalar_math.h's maximum, as on the CPU
     typedef T acc_t;
     __device__ __forceinline__ static T identity() { return limits<T>::lowest(); }
     __device__ __forceinline__ static T load(T v, int64_t) { return v; }
-    __device__ __forceinline__ static T combine(T a, T b) {
-        if (is_nan(a)) return a;
-        if (is_nan(b)) return b;
-        return a >= b ? a : b;
-    }
+    __device__ __forceinline__ static T combine(T a, T b) { return (T)strided_maximum(a, b); }
 };
 template <typename T>
 struct red_min {
     typedef T acc_t;
     __device__ __forceinline__ static T identity() { return limits<T>::highest(); }
     __device__ __forceinline__ static T load(T v, int64_t) { return v; }
-    __device__ __forceinline__ static T combine(T a, T b) {
-        if (is_nan(a)) return a;
-        if (is_nan(b)) return b;
-        return a <= b ? a : b;
-    }
+    __device__ __forceinline__ static T combine(T a, T b) { return (T)strided_minimum(a, b); }
 };
 struct red_any {
     typedef bool_t acc_t;

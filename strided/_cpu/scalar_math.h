@@ -1,0 +1,440 @@
+/* The scalar math of the elementwise kernels, written once for the CPU loops (the Cython
+ * modules, compiled as C) and the CUDA kernels (compiled by NVRTC for a GPU, and by g++ as C++
+ * in the CUDA emulator).
+ *
+ * Note [One scalar-math source]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * For most ops NumPy's meaning is C's spelling: ``a + b``, ``sqrtf(x)``. A few ops are not:
+ * C's integer division and remainder round toward zero (NumPy's toward -inf) and die on x / 0;
+ * C's fmax ignores a NaN (NumPy's maximum propagates it); a shift by the width or more is
+ * undefined in C (0 or -1 in NumPy); exp overflows inside the obvious logaddexp; CUDA's
+ * nextafterf skips the subnormals. Each of these is one small function here, and both devices
+ * call it: the generated CPU loops (_cpu/binary.pyx.tp, reduce.pyx.tp) and the CUDA functors
+ * (cuda/kernels/ops.cuh, reduce.cu). Written twice, once in Cython and once in CUDA C++, they
+ * had drifted apart; PyTorch keeps its scalar math the same way, as C10_HOST_DEVICE functions
+ * in headers that its CPU and CUDA kernels both include.
+ *
+ * One text, three compilers:
+ * - C (gcc, the Cython extensions): scalar_math.pxd (rendered from scalar_math.pxd.tp)
+ *   declares every function below in a ``cdef extern from "scalar_math.h"`` block, and an
+ *   expression row calls it by name. The functions are ``static inline``: after inlining, the
+ *   loop is the same as if the expression were written out in it, and vectorises the same.
+ * - CUDA C++ under NVRTC: ops.cuh includes this file after common.cuh, which gives it the
+ *   fixed-width integer types (NVRTC has no system headers; its math functions, expf and
+ *   friends, are built in). STRIDED_HD marks every function ``__host__ __device__``.
+ * - C++ under the emulator: g++ compiles the same kernel text after the emulator's shim.h,
+ *   which has included the C library's headers.
+ *
+ * C has no overloading, so each function is defined once per C type by a macro over the types
+ * (STRIDED_SIGNED_MATH and its siblings below), and its C name carries the type as a suffix:
+ * ``strided_floordiv_i32``, ``strided_maximum_f64`` (i8 ... i64, u8 ... u64, f32, f64; bool
+ * uses u8, as the CPU kernels read it as uint8_t; ``MATH_SUFFIX`` in strided/_dtype_table.py
+ * gives each dtype's, and ``{t}`` in an expression row of the templates becomes it). Under C++
+ * the same macro names the function without the suffix (STRIDED_FN), so the CUDA functors
+ * write ``strided_floordiv(a, b, flag)`` and overload resolution picks the type: one body, two
+ * spellings, no forwarding layer.
+ *
+ * The file lives in _cpu/ next to the other C headers of the CPU build (setup.py's include
+ * dirs reach it); the CUDA side reaches it by its relative path: ops.cuh includes
+ * "../../_cpu/scalar_math.h", which strided/cuda/_launch.py's source() pastes into the kernel
+ * text, as it does every quoted include (so CuPy's and the emulator's caches see a change
+ * here). pyproject.toml ships the _cpu headers as package data, so that an installed package
+ * finds it at run time.
+ *
+ * The second half of the file is the host's vectorisable layer (Note [Vectorisable math]):
+ * branch-free versions of exp, tanh and sigmoid that the C compiler turns into SIMD, and the
+ * complex helpers of the unary table. It is C only (C99 complex numbers); the GPU has fast
+ * exp and friends of its own, and ops.cuh's complex functions work on its cplx struct.
+ *
+ * A new scalar function: write it once in the macro of its kind, declare it in
+ * scalar_math.pxd.tp, and call it from its row of unary.pyx.tp or binary.pyx.tp and from its
+ * functor in ops.cuh. tests/test_elementwise.py checks the CPU against NumPy, and
+ * tests/test_cuda_opinfo.py the CUDA kernels (on the emulator where there is no GPU).
+ */
+#ifndef STRIDED_SCALAR_MATH_H
+#define STRIDED_SCALAR_MATH_H
+
+#ifndef __CUDACC_RTC__  /* NVRTC has no system headers: common.cuh has given the int types */
+#include <math.h>
+#include <stdint.h>
+#endif
+
+#ifndef STRIDED_HD
+#ifdef __CUDACC__  /* nvcc or NVRTC; C++ inline functions, so an unused one is no warning */
+#define STRIDED_HD __host__ __device__ __forceinline__
+#else
+#define STRIDED_HD static inline
+#endif
+#endif
+
+#ifdef __cplusplus
+#define STRIDED_FN(name, suffix) strided_##name              /* overloaded by argument type */
+#else
+#define STRIDED_FN(name, suffix) strided_##name##_##suffix   /* C: one name per type */
+#endif
+
+/* Note [Integer division by zero]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * C makes x / 0 and x % 0 undefined (on x86 the process dies of SIGFPE), and so is
+ * INT_MIN / -1. NumPy defines them: x // 0 == 0, x % 0 == 0, and INT_MIN // -1 == INT_MIN (it
+ * wraps), with a RuntimeWarning. strided gives the same values; the functions set *flag to 1,
+ * the kernels pass the flag in their context, and the caller turns it into the same
+ * RuntimeWarning (strided/_errstate.py). *flag = 2 is an integer to a negative power, which
+ * NumPy rejects with a ValueError. The CUDA kernels write the same flag to device memory, and
+ * the host reads it back only for the ops that can set it.
+ */
+
+/* ---- every integer type: T and its suffix S ---------------------------------------------- */
+#define STRIDED_INTEGER_MAXMIN(T, S)                                                           \
+STRIDED_HD T STRIDED_FN(maximum, S)(T a, T b) { return a >= b ? a : b; }                       \
+STRIDED_HD T STRIDED_FN(minimum, S)(T a, T b) { return a <= b ? a : b; }
+
+/* ---- signed integers: T, its suffix S, and the unsigned type of its width UT (suffix US) -- */
+#define STRIDED_SIGNED_MATH(T, S, UT, US)                                                      \
+STRIDED_HD T STRIDED_FN(floordiv, S)(T a, T b, int* flag) {                                    \
+    T q;                                                                                       \
+    if (b == 0) {                                                                              \
+        *flag = 1;                                                                             \
+        return 0;                                                                              \
+    }                                                                                          \
+    if (b == -1) return (T)(0 - (uint64_t)a);  /* wraps for the most negative value */        \
+    q = (T)(a / b);                            /* C truncates toward zero... */               \
+    if (a % b != 0 && ((a < 0) != (b < 0))) q -= 1;   /* ...NumPy floors */                   \
+    return q;                                                                                  \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(remainder, S)(T a, T b, int* flag) {                                   \
+    T r;                                                                                       \
+    if (b == 0) {                                                                              \
+        *flag = 1;                                                                             \
+        return 0;                                                                              \
+    }                                                                                          \
+    if (b == -1) return 0;                                                                     \
+    r = (T)(a % b);                            /* C: the sign of a; NumPy: the sign of b */   \
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;                                                \
+    return r;                                                                                  \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(pow, S)(T base, T exponent, int* flag) {                               \
+    if (exponent < 0) {                                                                        \
+        *flag = 2;                                                                             \
+        return 0;                                                                              \
+    }                                                                                          \
+    /* two's complement: the low bits of a product do not depend on the sign */               \
+    return (T)STRIDED_FN(pow, US)((UT)base, (UT)exponent, flag);                               \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(shl, S)(T a, T b) {                                                    \
+    /* NumPy: shifting by the width or more gives 0; so does a negative shift */              \
+    if (b < 0 || b >= (T)(sizeof(T) * 8)) return 0;                                           \
+    return (T)((uint64_t)a << b);                                                              \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(shr, S)(T a, T b) {                                                    \
+    /* arithmetic shift; past the width: 0 for a >= 0, -1 for a < 0 */                        \
+    if (b < 0 || b >= (T)(sizeof(T) * 8)) return (T)(a < 0 ? -1 : 0);                          \
+    return (T)(a >> b);                                                                        \
+}                                                                                              \
+STRIDED_INTEGER_MAXMIN(T, S)
+
+/* ---- unsigned integers ------------------------------------------------------------------ */
+#define STRIDED_UNSIGNED_MATH(T, S)                                                            \
+STRIDED_HD T STRIDED_FN(floordiv, S)(T a, T b, int* flag) {                                    \
+    if (b == 0) {                                                                              \
+        *flag = 1;                                                                             \
+        return 0;                                                                              \
+    }                                                                                          \
+    return (T)(a / b);                                                                         \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(remainder, S)(T a, T b, int* flag) {                                   \
+    if (b == 0) {                                                                              \
+        *flag = 1;                                                                             \
+        return 0;                                                                              \
+    }                                                                                          \
+    return (T)(a % b);                                                                         \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(pow, S)(T base, T exponent, int* flag) {                               \
+    /* base ** exponent by squaring, wrapping as NumPy does (in uint64_t: a uint16_t product  \
+     * would be promoted to int and could overflow it) */                                     \
+    T result = 1;                                                                              \
+    (void)flag;                                                                                \
+    while (exponent) {                                                                         \
+        if (exponent & 1) result = (T)((uint64_t)result * base);                               \
+        exponent >>= 1;                                                                        \
+        base = (T)((uint64_t)base * base);                                                     \
+    }                                                                                          \
+    return result;                                                                             \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(shl, S)(T a, T b) {                                                    \
+    if (b >= (T)(sizeof(T) * 8)) return 0;                                                     \
+    return (T)((uint64_t)a << b);                                                              \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(shr, S)(T a, T b) {                                                    \
+    if (b >= (T)(sizeof(T) * 8)) return 0;                                                     \
+    return (T)(a >> b);                                                                        \
+}                                                                                              \
+STRIDED_INTEGER_MAXMIN(T, S)
+
+/* log1p(exp(x)), logaddexp's correction term. float32's is computed in double on the host
+ * (glibc's log1pf takes 1.5 times as long as its log1p, and the result is as close or closer),
+ * and in float on a GPU, where double arithmetic is slow (1/64 of float's rate on many cards). */
+STRIDED_HD float STRIDED_FN(log1pexp, f32)(float x) {
+#ifdef __CUDA_ARCH__
+    return log1pf(expf(x));
+#else
+    return (float)log1p(exp((double)x));
+#endif
+}
+
+STRIDED_HD double STRIDED_FN(log1pexp, f64)(double x) {
+    return log1p(exp(x));
+}
+
+/* ---- real floats: T, its suffix S, F the suffix of its C math functions ("f" for float,
+ * nothing for double: fmod##F is fmodf or fmod), and UT the unsigned integer of its bits --- */
+#define STRIDED_FLOAT_MATH(T, S, F, UT)                                                        \
+STRIDED_HD T STRIDED_FN(floordiv, S)(T a, T b) {                                               \
+    /* NumPy: floor(a / b), computed through fmod so that it agrees with remainder */         \
+    T mod, div;                                                                                \
+    if (b == 0) return a / b;                                                                  \
+    mod = fmod##F(a, b);                                                                       \
+    div = (a - mod) / b;                                                                       \
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                                          \
+    if (div != 0) return floor##F(div) + (div - floor##F(div) > (T)0.5 ? (T)1 : (T)0);          \
+    return (T)0 * (a / b);                     /* a signed zero, as NumPy gives */            \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(remainder, S)(T a, T b) {                                              \
+    /* NumPy: the result has the sign of b */                                                 \
+    T mod;                                                                                     \
+    if (b == 0) return fmod##F(a, b);          /* NaN */                                      \
+    mod = fmod##F(a, b);                                                                       \
+    if (mod != 0) {                                                                            \
+        if ((b < 0) != (mod < 0)) mod += b;                                                    \
+    } else {                                                                                   \
+        mod = copysign##F((T)0, b);            /* 0 * b would be NaN for b = inf */           \
+    }                                                                                          \
+    return mod;                                                                                \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(maximum, S)(T a, T b) {                                                \
+    /* NumPy's maximum: NaN if either is NaN (C's fmax returns the other one) */              \
+    if (a != a) return a;                                                                      \
+    if (b != b) return b;                                                                      \
+    return a >= b ? a : b;                                                                     \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(minimum, S)(T a, T b) {                                                \
+    if (a != a) return a;                                                                      \
+    if (b != b) return b;                                                                      \
+    return a <= b ? a : b;                                                                     \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(logaddexp, S)(T a, T b) {                                              \
+    /* log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)) */                   \
+    T m;                                                                                       \
+    if (a == b) return a + (T)0.6931471805599453;   /* log(2); also right for +-inf */         \
+    if (a != a || b != b) return a + b;                                                        \
+    m = a > b ? a : b;                                                                         \
+    return m + STRIDED_FN(log1pexp, S)(-fabs##F(a - b));                                       \
+}                                                                                              \
+STRIDED_HD T STRIDED_FN(nextafter, S)(T x, T y) {                                              \
+    /* The next float after x toward y, by stepping x's bit pattern: the patterns of floats   \
+     * of one sign are ordered as the integers are, subnormals included. (C's nextafter does  \
+     * the same; CUDA's steps from 0 straight to the smallest normal.) */                     \
+    union { T f; UT u; } v;                                                                    \
+    if (x != x || y != y) return x + y;                                                        \
+    if (x == y) return y;                      /* nextafter(0.0, -0.0) is -0.0 */             \
+    if (x == 0) {                              /* the smallest subnormal, on y's side */       \
+        v.u = 1;                                                                               \
+        return y > 0 ? v.f : -v.f;                                                             \
+    }                                                                                          \
+    v.f = x;                                                                                   \
+    if ((x < y) == (x > 0)) v.u += 1;          /* away from zero */                           \
+    else v.u -= 1;                             /* toward zero */                              \
+    return v.f;                                                                                \
+}
+
+/* Unsigned first: the signed pow calls the unsigned one of its width. */
+STRIDED_UNSIGNED_MATH(uint8_t, u8)
+STRIDED_UNSIGNED_MATH(uint16_t, u16)
+STRIDED_UNSIGNED_MATH(uint32_t, u32)
+STRIDED_UNSIGNED_MATH(uint64_t, u64)
+STRIDED_SIGNED_MATH(int8_t, i8, uint8_t, u8)
+STRIDED_SIGNED_MATH(int16_t, i16, uint16_t, u16)
+STRIDED_SIGNED_MATH(int32_t, i32, uint32_t, u32)
+STRIDED_SIGNED_MATH(int64_t, i64, uint64_t, u64)
+STRIDED_FLOAT_MATH(float, f32, f, uint32_t)
+STRIDED_FLOAT_MATH(double, f64, , uint64_t)
+
+#ifndef __cplusplus
+/* ---- the host's vectorisable layer (C only) -------------------------------------------- */
+
+/* Note [Vectorisable math]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * A loop that calls the C library's expf() runs one element at a time: the call is opaque to the
+ * compiler. NumPy and PyTorch reach 4-16 elements per instruction with hand-written SIMD
+ * (SVML-style) versions. The functions here get most of that for free: each is a short, branch
+ * free sequence of multiplies, adds, conversions and selects, inlined into the generated loops
+ * (_cpu/unary.pyx.tp), which the C compiler then vectorises for whatever the build targets
+ * (setup.py's -march).
+ *
+ * The method is the classic one (Cephes, as in many SIMD libraries):
+ *   exp(x) = 2^n * exp(r),  n = round(x / ln 2),  r = x - n ln 2 in [-ln2/2, ln2/2],
+ * with ln 2 split in two constants so that r is exact, exp(r) from a short polynomial (float)
+ * or rational function (double), and 2^n built straight into the exponent bits, in two halves
+ * so that results near the bottom of the range (subnormals) come out right. Accuracy: within
+ * 2 ulp of the correctly rounded result over the whole range; inf, -inf and NaN as the C
+ * library gives them. tanh and sigmoid are built on exp.
+ */
+#include <complex.h>
+#include <string.h>
+
+static inline float strided_pow2if(int32_t n) {
+    /* 2^n for n in [-126, 127], straight into the exponent bits */
+    uint32_t bits = (uint32_t)(n + 127) << 23;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline float strided_expf(float x) {
+    /* Written so that GCC vectorises it: no library calls, no branches (only selects), and
+     * rounding by the 1.5 * 2^23 trick instead of a call to rintf. */
+    const float log2e = 1.44269504088896341f;
+    const float c1 = 0.693359375f, c2 = -2.12194440e-4f;   /* ln 2 = c1 + c2, c1 exact */
+    float xc = x > 88.8f ? 88.8f : x;                      /* NaN falls through */
+    xc = xc < -104.0f ? -104.0f : xc;
+    float t = xc * log2e;
+    float fn = (t + 12582912.0f) - 12582912.0f;            /* round to nearest */
+    int32_t n = (int32_t)fn;
+    float r = (xc - fn * c1) - fn * c2;
+    float z = r * r;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * z + r + 1.0f;
+    int32_t n1 = n >> 1;                                    /* 2^n in two halves */
+    float y = p * strided_pow2if(n1) * strided_pow2if(n - n1);
+    y = x > 88.72283905f ? INFINITY : y;
+    y = x < -103.972084f ? 0.0f : y;
+    y = x != x ? x : y;
+    return y;
+}
+
+static inline double strided_pow2i(int64_t n) {
+    /* 2^n for n in [-1022, 1023] */
+    uint64_t bits = (uint64_t)(n + 1023) << 52;
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+static inline double strided_exp(double x) {
+    const double log2e = 1.4426950408889634073599;
+    const double c1 = 6.93145751953125e-1, c2 = 1.42860682030941723212e-6;
+    double xc = x > 709.79 ? 709.79 : x;
+    xc = xc < -745.2 ? -745.2 : xc;
+    double t = xc * log2e;
+    double fn = (t + 6755399441055744.0) - 6755399441055744.0;   /* round: 1.5 * 2^52 */
+    int32_t n = (int32_t)fn;
+    double r = (xc - fn * c1) - fn * c2;
+    double rr = r * r;
+    /* Cephes exp: exp(r) = 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)) */
+    double p = ((1.26177193074810590878e-4 * rr + 3.02994407707441961300e-2) * rr
+                + 9.99999999999999999910e-1) * r;
+    double q = ((3.00198505138664455042e-6 * rr + 2.52448340349684104192e-3) * rr
+                + 2.27265548208155028766e-1) * rr + 2.00000000000000000009e0;
+    double e = 1.0 + 2.0 * (p / (q - p));
+    int32_t n1 = n >> 1;
+    double y = e * strided_pow2i(n1) * strided_pow2i(n - n1);
+    y = x > 709.782712893384 ? INFINITY : y;
+    y = x < -745.1332191019412 ? 0.0 : y;
+    y = x != x ? x : y;
+    return y;
+}
+
+static inline float strided_tanhf(float x) {
+    /* |x| < 0.625: an odd polynomial (Cephes tanhf); else 1 - 2 / (exp(2|x|) + 1) */
+    float ax = fabsf(x);
+    float z = x * x;
+    float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z
+                    + 1.33314422036e-1f) * z - 3.33332819422e-1f) * z * x + x;
+    float big = 1.0f - 2.0f / (strided_expf(2.0f * ax) + 1.0f);
+    float y = ax < 0.625f ? fabsf(small) : big;
+    y = copysignf(y, x);             /* tanh is odd: keeps the sign of x, -0.0 included */
+    y = x != x ? x : y;
+    return y;
+}
+
+static inline float strided_sigmoidf(float x) {
+    return 1.0f / (1.0f + strided_expf(-x));
+}
+
+static inline double strided_sigmoid(double x) {
+    return 1.0 / (1.0 + strided_exp(-x));
+}
+
+/* A complex number from its parts, without computing re + im*I (which turns an infinite or NaN
+ * imaginary part into a NaN real part). */
+static inline float _Complex strided_cmplxf(float re, float im) {
+    return __builtin_complex(re, im);
+}
+
+static inline double _Complex strided_cmplx(double re, double im) {
+    return __builtin_complex(re, im);
+}
+
+/* Complex functions whose obvious formulas lose accuracy or signs (Note [Vectorisable math] does
+ * not apply: these are scalar, for correctness). Each builds its result from real parts. */
+
+#define STRIDED_COMPLEX_HELPERS(T, SUF, CT)                                                     \
+static inline CT strided_clog2##SUF(CT z) {     /* log(z) * log2(e), part by part (NumPy) */  \
+    CT l = clog##SUF(z);                                                                        \
+    return __builtin_complex((T)(creal##SUF(l) * (T)1.4426950408889634),                        \
+                             (T)(cimag##SUF(l) * (T)1.4426950408889634));                       \
+}                                                                                               \
+static inline CT strided_clog10##SUF(CT z) {                                                   \
+    CT l = clog##SUF(z);                                                                        \
+    return __builtin_complex((T)(creal##SUF(l) * (T)0.4342944819032518),                        \
+                             (T)(cimag##SUF(l) * (T)0.4342944819032518));                       \
+}                                                                                               \
+static inline CT strided_clog1p##SUF(CT z) {                                                   \
+    /* log|1+z| = log1p(2x + x^2 + y^2) / 2 is accurate near 0; arg(1+z) = atan2(y, 1+x),    \
+     * which keeps the sign of a zero y */                                                      \
+    T x = creal##SUF(z), y = cimag##SUF(z);                                                     \
+    T ax = fabs##SUF(x), ay = fabs##SUF(y);                                                     \
+    if (ax > (T)1e10 || ay > (T)1e10 || x != x || y != y || isinf(x) || isinf(y)) {           \
+        return clog##SUF(__builtin_complex((T)(1 + x), y));                                     \
+    }                                                                                           \
+    return __builtin_complex((T)(0.5 * log1p##SUF(x * (2 + x) + y * y)),                        \
+                             atan2##SUF(y, (T)(1 + x)));                                        \
+}                                                                                               \
+static inline CT strided_cexpm1##SUF(CT z) {                                                   \
+    /* e^x (cos y + i sin y) - 1, with the real part as expm1(x) cos y - 2 sin^2(y/2) */       \
+    T x = creal##SUF(z), y = cimag##SUF(z);                                                     \
+    T s = sin##SUF(y / 2);                                                                      \
+    if (isinf(x) || x != x || y != y || isinf(y)) {                                             \
+        CT e = cexp##SUF(z);                                                                    \
+        return __builtin_complex((T)(creal##SUF(e) - 1), cimag##SUF(e));                        \
+    }                                                                                           \
+    return __builtin_complex((T)(expm1##SUF(x) * cos##SUF(y) - 2 * s * s),                      \
+                             (T)(exp##SUF(x) * sin##SUF(y)));                                   \
+}                                                                                               \
+static inline CT strided_csign##SUF(CT z) {                                                    \
+    /* z / |z|; an infinite part points the way (NumPy 2); 0 stays 0 */                        \
+    T x = creal##SUF(z), y = cimag##SUF(z);                                                     \
+    T m;                                                                                        \
+    if (isinf(x) || isinf(y)) {                                                                 \
+        T ux = isinf(x) ? copysign##SUF(1, x) : 0, uy = isinf(y) ? copysign##SUF(1, y) : 0;     \
+        m = sqrt##SUF(ux * ux + uy * uy);                                                       \
+        return __builtin_complex((T)(ux / m), (T)(uy / m));                                     \
+    }                                                                                           \
+    if (x == 0 && y == 0) {                                                                     \
+        return __builtin_complex((T)0, (T)0);                                                   \
+    }                                                                                           \
+    m = cabs##SUF(z);                                                                           \
+    return __builtin_complex((T)(x / m), (T)(y / m));                                           \
+}
+
+STRIDED_COMPLEX_HELPERS(float, f, float _Complex)
+STRIDED_COMPLEX_HELPERS(double, , double _Complex)
+
+#endif /* !__cplusplus: the vectorisable layer */
+
+#endif /* STRIDED_SCALAR_MATH_H */
