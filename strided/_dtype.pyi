@@ -20,6 +20,7 @@ class DType:
     def bits(self) -> int: ...
     @property
     def dtype(self) -> Any: ...  # the numpy.dtype (np.dtype(strided.float32))
+    def __getattr__(self, name: str) -> Any: ...  # the numpy.dtype's attribute
 
 bool_: DType
 int8: DType

@@ -130,6 +130,24 @@ cdef class DType:
         (and NumPy functions, scikit-learn and Dask accept strided dtypes)."""
         return self.numpy
 
+    # Note [DType as a numpy.dtype]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # Code written for NumPy reads more of a dtype than strided's own attributes: ``.type``
+    # (``issubclass(x.dtype.type, np.complexfloating)``), ``.char``, ``.str``, ``.fields``,
+    # ``.names``, ``.hasobject``, ``.byteorder``. Dask reads them on ``x.dtype``, which is its
+    # meta's dtype: a strided DType when the chunks are tensors (see Note [How Dask decides
+    # chunk types and meta] in dask.py). Every public attribute strided does not define is
+    # answered by the matching numpy.dtype, so a strided dtype reads as NumPy's wherever NumPy
+    # gives the name a meaning (Note [NumPy first]); strided's own names (``num``, ``kind``,
+    # ``itemsize``, ``name``) come first. Names with a leading underscore are not forwarded:
+    # Python and libraries probe those to learn what kind of object this is.
+
+    def __getattr__(self, name):
+        # Only called when normal lookup failed. See Note [DType as a numpy.dtype].
+        if name.startswith("_"):
+            raise AttributeError(f"'strided.DType' object has no attribute {name!r}")
+        return getattr(self.numpy, name)
+
     def __reduce__(self):
         # Pickling a dtype pickles its name; unpickling finds the one instance again.
         return (as_dtype, (self.name,))

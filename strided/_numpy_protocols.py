@@ -368,8 +368,16 @@ def _positional_count(fn):
     return sum(k in positional for k in kinds)
 
 
+# NumPy's text signature of arange, ``(start_or_stop, /, stop=None, step=1, *, dtype=None,
+# ...)``, hides that its C parser also takes ``dtype`` fourth by position, as its documentation
+# says: ``np.arange(0, 4, 1, np.int64, like=t)`` is how Dask makes an arange chunk.
+_POSITIONALS = {np.arange: ["start", "stop", "step", "dtype"]}
+
+
 def _numpy_positionals(func):
     """The names of the parameters NumPy's ``func`` takes by position."""
+    if func in _POSITIONALS:
+        return _POSITIONALS[func]
     try:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):

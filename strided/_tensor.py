@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy as _pycopy
 import math
 import operator
+import pickle
 
 import numpy as np
 
@@ -150,10 +151,17 @@ def _reduction_method(fn, numpy_positional, torch_positional, pairs=False):
     return method
 
 
-def _rebuild(data, shape, dtype_name, requires_grad):
-    """Unpickle: a fresh tensor from the bytes of a contiguous copy."""
+def _rebuild(data, shape, dtype_name, requires_grad, device=None):
+    """Unpickle: a fresh tensor from the bytes of a contiguous copy (on ``device``, if given)."""
     arr = np.frombuffer(data, dtype=as_dtype(dtype_name).numpy).reshape(shape)
-    t = _creation.asarray(arr, copy=True)
+    t = None
+    if device is None and arr.flags.writeable:
+        try:
+            t = _creation.from_numpy(arr)  # a buffer pickle handed over out of band: ours
+        except ValueError:
+            pass  # an address not aligned for the dtype (inside a message): copy it
+    if t is None:
+        t = _creation.asarray(arr, copy=True, device=device)
     if requires_grad:
         t.requires_grad = True
     return t
@@ -687,10 +695,23 @@ class Tensor(_core.TensorBase):
 
         return _dlpack.dlpack_device(self)
 
+    def __dask_tokenize__(self):
+        # Dask hashes every object that goes into a graph's names (``da.from_array(t)`` does
+        # first); meeting its first tensor also registers strided with Dask's dispatch tables.
+        # See Note [How Dask decides chunk types and meta] in strided/dask.py.
+        from strided import dask as _dask
+
+        return _dask._normalize_token(self)
+
     def __reduce_ex__(self, protocol):
-        # Pickled as the bytes of a contiguous copy: views are not preserved (as NumPy).
-        data = self.contiguous().numpy().tobytes()
-        return (_rebuild, (data, self.shape, self.dtype.name, self.requires_grad))
+        # Pickled as the bytes of a contiguous copy: views are not preserved (as NumPy). With
+        # protocol 5 (Dask's and multiprocessing's) the bytes may travel out of band, uncopied,
+        # as an ndarray's do; a CUDA tensor's bytes come to the host and go back to its device.
+        host = self if self.device.is_cpu else self.cpu()
+        arr = host.contiguous().numpy()
+        data = pickle.PickleBuffer(arr) if protocol >= 5 else arr.tobytes()
+        args = (data, self.shape, self.dtype.name, self.requires_grad)
+        return (_rebuild, args if self.device.is_cpu else (*args, str(self.device)))
 
     def __copy__(self):
         return self.clone()  # as NumPy: copy.copy of an array copies its data

@@ -236,6 +236,14 @@ def test_function_with_mixed_arguments():
     assert np.allclose(strided.asarray(A), A) is True or bool(np.allclose(strided.asarray(A), A))
 
 
+def test_creation_like_a_tensor():
+    like = strided.empty((0,))
+    got = np.arange(0, 4, 1, np.int32, like=like)  # dtype fourth by position, as Dask calls it
+    assert isinstance(got, strided.Tensor) and got.dtype == strided.int32
+    np.testing.assert_array_equal(np.asarray(got), np.arange(4))
+    _same(np.arange(5, like=like), np.arange(5))
+
+
 def test_function_writes_an_ndarray_out():
     t, n = strided.asarray(A), np.zeros(4)
     assert np.sum(t, axis=0, out=n) is n
