@@ -144,7 +144,8 @@ def openblas_options():
 
 def lapack_options():
     """OpenBLAS's options, and no fused multiply-adds for the small-matrix loops of Note [Small
-    matrices without LAPACK] (strided/_cpu/lapack.pyx): ``a - (a / p) * p`` is exactly 0 in
+    matrices without LAPACK] (strided/_cpu/small_lapack.pxd, compiled into strided._cpu.lapack):
+    ``a - (a / p) * p`` is exactly 0 in
     most cases when rounded twice, as LAPACK computes it, and never when fused, so an exactly
     singular matrix (two equal rows) would get a tiny pivot instead of LAPACK's zero."""
     options = openblas_options()
