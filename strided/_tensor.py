@@ -735,9 +735,9 @@ class Tensor(_core.TensorBase):
 
     def explain(self):
         """A text picture of this view: storage cells, offset, strides, contiguity."""
-        from strided import _format
+        from strided import _explain
 
-        return _format.explain(self)
+        return _explain.explain(self)
 
     # -- reductions: NumPy's positional order, PyTorch's keywords -----------------------------
     # See Note [Reduction methods: NumPy's positions, PyTorch's keywords] below the class.

@@ -28,6 +28,7 @@ MODULES = [
     "strided._dlpack",
     "strided._tensor",
     "strided._format",
+    "strided._explain",
     "strided._info",
     "strided._ops.creation",
     "strided._ops.views",
