@@ -1,7 +1,8 @@
 """strided: a tensor library that rebuilds PyTorch's internals in readable Cython and Python.
 
-Start reading at ``_core.pyx`` (Storage and TensorBase), then ``_views.pyx`` (views are
-arithmetic on strides), ``_iter.pyx`` (the loop plan) and ``_cpu/copy.pyx.tp`` (the first kernels).
+Start reading at ``_core.pyx`` (TensorBase, and a map of the files below it: Storage, Device,
+the allocator), then ``_views.pyx`` (views are arithmetic on strides), ``_iter.pyx`` (the loop
+plan) and ``_cpu/copy.pyx.tp`` (the first kernels).
 This file only re-exports.
 """
 
