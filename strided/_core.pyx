@@ -240,6 +240,16 @@ class _Size(int):
         return self._shape[dim]
 
 
+cdef object _autograd_activate = None  # set by strided.autograd: see ``on_requires_grad``
+
+
+def on_requires_grad(fn):
+    """Call ``fn()`` whenever a tensor is made to require grad (strided.autograd registers its
+    ``activate`` here: a higher layer registering with a lower one, DESIGN.md)."""
+    global _autograd_activate
+    _autograd_activate = fn
+
+
 cdef class TensorBase:
     """The compiled half of a tensor: storage, offset, sizes, strides, dtype (PyTorch's TensorImpl).
 
@@ -388,12 +398,30 @@ cdef class TensorBase:
 
     @property
     def requires_grad(self):
-        """Whether autograd records operations on this tensor (see strided.autograd)."""
+        """Whether autograd records operations on this tensor: set it on a leaf (a weight) to get
+        its ``.grad``; results of recorded ops require grad when any input does (see
+        strided.autograd). The one definition: ``requires_grad_()`` sets it too."""
         return self._requires_grad
 
     @requires_grad.setter
-    def requires_grad(self, bint value):
-        self._requires_grad = value
+    def requires_grad(self, value):
+        cdef bint flag = bool(value)
+        if flag == self._requires_grad:
+            return
+        if not flag and self.grad_fn is not None:
+            raise RuntimeError(
+                "requires_grad: only a leaf tensor's flag can be turned off; this tensor is the "
+                f"result of {self.grad_fn.name()}. Use y = x.detach() for a tensor without "
+                "history.")
+        if flag and self.dtype.kind != "f":
+            raise RuntimeError(
+                "requires_grad: only floating-point tensors can require gradients, got "
+                f"{self.dtype.name}" + (
+                    " (complex autograd is not implemented yet)" if self.dtype.kind == "c"
+                    else "; convert first with x.astype('float64')"))
+        if flag and _autograd_activate is not None:
+            _autograd_activate()  # Note [The Autograd hook]: autograd costs nothing until now
+        self._requires_grad = flag
 
     # -- the buffer protocol (PEP 3118): zero-copy to memoryview, NumPy, and friends -----------
 

@@ -30,6 +30,36 @@ import operator
 
 import numpy as np
 
+from strided import _dispatch
+
+# Note [Views through the Autograd key]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A view of a tensor that requires grad must be recorded (a ViewNode, autograd/recording.py),
+# whoever asks for it: a Tensor method, an _ops module that bound the function long ago, a
+# formula. So every view op below is a dispatcher op (registered for the CPU and CUDA keys at
+# the end of this file: a view is metadata, the same code on every device), and each function
+# starts with one test, ``_to_autograd(t)``. For a tensor that does not require grad (nearly
+# every call) that is one C comparison and the view is computed at once, without the
+# dispatcher; a program that never uses autograd pays nothing more. For one that does, with grad
+# mode on, the call goes through ``_dispatch.call``, whose Autograd key (autograd/recording.py's
+# view kernel) runs this same function with grad mode off, where the test is false, and records
+# the view. Views that other views are made of (select is a getitem, chunk a split) are computed
+# inside that one call, with grad mode off: one node per view the caller asked for.
+cdef object _grad_mode = None  # autograd's grad-mode state, once autograd is active
+
+
+def _set_grad_mode(state):
+    """Called once by strided.autograd when it activates (a higher layer registering with a
+    lower one, DESIGN.md): ``state.enabled`` is the grad mode of the calling thread."""
+    global _grad_mode
+    _grad_mode = state
+
+
+cdef inline bint _to_autograd(TensorBase t) except -1:
+    """Does this view call belong to the Autograd key? See Note [Views through the Autograd
+    key]."""
+    return t._requires_grad and _grad_mode is not None and _grad_mode.enabled
+
 
 cdef inline Py_ssize_t _dim(TensorBase t, object d, str argname="dim") except? -1:
     # ``type(d) is int`` first: the common case skips a Python-level operator.index call.
@@ -104,6 +134,8 @@ cpdef TensorBase getitem(TensorBase t, object index):
             return _advanced(t, given)
         else:
             raise _advanced_error(index)
+    if _to_autograd(t):  # a basic index: Note [Views through the Autograd key]
+        return _dispatch.call("getitem", t, given)
     if consumed > t._ndim:
         raise IndexError(
             f"too many indices for a tensor of shape {t.shape}: {consumed} were given")
@@ -161,6 +193,8 @@ cpdef TensorBase getitem(TensorBase t, object index):
 
 cpdef TensorBase permute(TensorBase t, object dims):
     """The dims of t in the order ``dims`` (a permutation of range(ndim))."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("permute", t, dims)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef bint seen[MAX_DIMS]
@@ -184,6 +218,8 @@ cpdef TensorBase permute(TensorBase t, object dims):
 
 cpdef TensorBase transpose(TensorBase t, object dim0, object dim1):
     """t with dims dim0 and dim1 swapped."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("transpose", t, dim0, dim1)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef Py_ssize_t a, b
@@ -204,6 +240,8 @@ cpdef TensorBase transpose(TensorBase t, object dim0, object dim1):
 
 cpdef TensorBase reverse_dims(TensorBase t):
     """``t.T`` as NumPy defines it: all dims reversed."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("reverse_dims", t)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int i, n = t._ndim
@@ -215,6 +253,8 @@ cpdef TensorBase reverse_dims(TensorBase t):
 
 def matrix_transpose(TensorBase t):
     """``t.mT``: the last two dims swapped (a stack of transposed matrices)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("matrix_transpose", t)
     if t._ndim < 2:
         raise ValueError(f"matrix_transpose needs at least 2 dims, got shape {t.shape}")
     return transpose(t, -2, -1)
@@ -222,6 +262,8 @@ def matrix_transpose(TensorBase t):
 
 def movedim(TensorBase t, source, destination):
     """Move dims ``source`` to positions ``destination`` (ints or sequences), others keep order."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("movedim", t, source, destination)
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):
@@ -318,6 +360,8 @@ cdef str compute_view_strides(TensorBase t, int nd, const Py_ssize_t* newshape,
 cpdef TensorBase view(TensorBase t, object shape):
     """``t.view(shape)``: the same memory seen with another shape. Never copies; raises if the
     strides cannot express it (see Note [view versus reshape])."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("view", t, shape)
     cdef int nd = 0
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
@@ -333,6 +377,8 @@ cpdef TensorBase view(TensorBase t, object shape):
 
 cpdef TensorBase try_view(TensorBase t, tuple shape):
     """The view ``reshape(shape)`` would return, or None if reshape has to copy."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("try_view", t, shape)
     cdef int nd = 0
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
@@ -344,6 +390,8 @@ cpdef TensorBase try_view(TensorBase t, tuple shape):
 
 def reshape_view(TensorBase t, shape):
     """(view, None) if ``shape`` can view t's memory, else (None, reason, resolved_shape)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("reshape_view", t, shape)
     cdef int nd = 0, i
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
@@ -373,6 +421,8 @@ def flatten_shape(TensorBase t, start_dim=0, end_dim=-1):
 
 def unflatten(TensorBase t, dim, sizes):
     """Split dim into ``sizes`` (one may be -1): always a view."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("unflatten", t, dim, sizes)
     d = _dim(t, dim)
     sizes = tuple(sizes)
     if not sizes:
@@ -386,6 +436,8 @@ def unflatten(TensorBase t, dim, sizes):
 
 def squeeze(TensorBase t, dim=None):
     """Remove size-1 dims (all of them, or those named by ``dim``, which must have size 1)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("squeeze", t, dim)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int i, out = 0
@@ -413,6 +465,8 @@ def squeeze(TensorBase t, dim=None):
 
 def unsqueeze(TensorBase t, dim):
     """Insert a size-1 dim at position ``dim`` (in the result's numbering)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("unsqueeze", t, dim)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int i, out = 0
@@ -433,6 +487,8 @@ def unsqueeze(TensorBase t, dim):
 
 def expand(TensorBase t, shape):
     """Broadcast t to ``shape`` with stride 0 in the stretched dims (-1 keeps a size)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("expand", t, shape)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int nd, i, j
@@ -489,6 +545,8 @@ def broadcast_shapes(*shapes):
 
 def broadcast_to(TensorBase t, shape):
     """NumPy's broadcast_to: ``expand`` that only stretches size-1 or missing dims."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("broadcast_to", t, shape)
     shape = tuple(shape)
     for s in shape:
         if operator.index(s) < 0:
@@ -516,6 +574,8 @@ cdef TensorBase _with_dim(TensorBase t, int d, Py_ssize_t size, Py_ssize_t strid
 
 def narrow(TensorBase t, dim, start, length):
     """Elements start..start+length-1 along ``dim`` (start may be negative)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("narrow", t, dim, start, length)
     if t._ndim == 0:
         raise IndexError("narrow: a 0-d tensor has no dims to narrow")
     d = _dim(t, dim)
@@ -533,6 +593,8 @@ def narrow(TensorBase t, dim, start, length):
 
 def select(TensorBase t, dim, index):
     """The slice at ``index`` along ``dim``, with that dim removed (``t[..., index, ...]``)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("select", t, dim, index)
     if t._ndim == 0:
         raise IndexError("select: a 0-d tensor has no dims to select from")
     d = _dim(t, dim)
@@ -542,6 +604,8 @@ def select(TensorBase t, dim, index):
 def split(TensorBase t, split_size_or_sections, dim=0):
     """PyTorch's split: pieces of size ``split_size`` (the last may be smaller), or of the
     sizes in a list, which must add up to the dim's size."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("split", t, split_size_or_sections, dim)
     d = _dim(t, dim)
     n = t._sizes[d]
     if isinstance(split_size_or_sections, int):
@@ -566,6 +630,8 @@ def split(TensorBase t, split_size_or_sections, dim=0):
 
 def chunk(TensorBase t, chunks, dim=0):
     """Split into ``chunks`` pieces of ceil(n / chunks) (fewer if the dim is short)."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("chunk", t, chunks, dim)
     chunks = operator.index(chunks)
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")
@@ -578,6 +644,8 @@ def chunk(TensorBase t, chunks, dim=0):
 
 def unbind(TensorBase t, dim=0):
     """All slices along ``dim``, that dim removed: ``tuple(t[i] for i in range(n))``."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("unbind", t, dim)
     d = _dim(t, dim)
     return tuple([select(t, d, i) for i in range(t._sizes[d])])
 
@@ -588,6 +656,8 @@ def unfold(TensorBase t, dimension, size, step):
     The window dim gets the old stride and the old dim's stride is multiplied by ``step``:
     im2col for free (the classic lesson on strides).
     """
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("unfold", t, dimension, size, step)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int i
@@ -623,6 +693,8 @@ def unfold(TensorBase t, dimension, size, step):
 
 def diagonal(TensorBase t, offset=0, dim1=0, dim2=1):
     """The diagonal of the (dim1, dim2) planes as a new last dim, with stride s1 + s2."""
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("diagonal", t, offset, dim1, dim2)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int i, out = 0
@@ -657,6 +729,8 @@ def flip(TensorBase t, dims=None):
 
     PyTorch copies here; strided can view, because its strides may be negative (DESIGN.md).
     """
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("flip", t, dims)
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef Py_ssize_t offset = t._offset
@@ -690,6 +764,8 @@ def as_strided(TensorBase t, size, stride, storage_offset=None):
     The most general view, and the most dangerous: the check here is what keeps every other
     kernel from reading or writing outside the storage.
     """
+    if _to_autograd(t):  # Note [Views through the Autograd key]
+        return _dispatch.call("as_strided", t, size, stride, storage_offset)
     cdef int nd = 0, i
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
@@ -766,3 +842,35 @@ def imag_view(TensorBase t):
 
 def is_contiguous(TensorBase t):
     return is_contiguous_c(t._ndim, t._sizes, t._strides)
+
+
+# The view ops as dispatcher ops (Note [Views through the Autograd key]): one kernel for the
+# CPU and CUDA keys, the function itself; strided.autograd adds the Autograd key's.
+VIEW_OPS = (
+    "getitem",
+    "permute",
+    "transpose",
+    "reverse_dims",
+    "matrix_transpose",
+    "movedim",
+    "view",
+    "try_view",
+    "reshape_view",
+    "unflatten",
+    "squeeze",
+    "unsqueeze",
+    "expand",
+    "broadcast_to",
+    "narrow",
+    "select",
+    "split",
+    "chunk",
+    "unbind",
+    "unfold",
+    "diagonal",
+    "flip",
+    "as_strided",
+)
+for _name in VIEW_OPS:
+    _dispatch.register(_name, "CPU", globals()[_name])
+    _dispatch.register(_name, "CUDA", globals()[_name])

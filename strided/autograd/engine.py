@@ -41,7 +41,7 @@ from strided import _core
 from strided._ops import creation as _cr
 from strided._ops import elementwise as E
 from strided._ops import reduction as R
-from strided.autograd.derivatives import sum_to
+from strided.autograd.formulas import sum_to
 from strided.autograd.grad_mode import state
 from strided.autograd.graph import AccumulateGrad, gradient_edge
 
@@ -304,9 +304,10 @@ def _accumulate(variable, g, create_graph, stored):
 
 
 def _copy_plain(g):
-    from strided.autograd.recording import _ORIGINALS
+    """A copy of ``g`` that is never recorded (the dispatcher below the Autograd key)."""
+    from strided.autograd.recording import unrecorded
 
-    return _ORIGINALS["contiguous_copy"](g)
+    return unrecorded("contiguous_copy", g)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):

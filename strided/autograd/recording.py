@@ -44,13 +44,18 @@ cases refuse or need more:
   base. Other views of ``base`` made *before* the write get a new history when next used, as
   in PyTorch (Note [Views after an in-place write] in graph.py).
 
-Note [Ops outside the dispatcher]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Views (``_views.pyx``) and the copy kernels (``_cpu/copy.pyx.tp``) are called directly, not through
-the dispatcher, because they are the cheapest ops there are. At activation, their module
-functions are wrapped (``_wrap_module``): the wrapper calls the original and, when its input
-requires grad, records a ``ViewNode`` (views) or a FormulaNode (clone, copy_, fill_). Compiled
-callers inside those modules call the originals directly and are not affected.
+Note [The view kernel]
+~~~~~~~~~~~~~~~~~~~~~~
+Views (``_views.pyx``) are dispatcher ops too, for the CPU and CUDA keys alike, and they reach
+the dispatcher only when their tensor requires grad (Note [Views through the Autograd key] in
+_views.pyx). Their Autograd kernel (``_view_kernel``) runs the view below this key, with grad
+mode off, and records a ``ViewNode``: the input's and the view's geometry over the same
+storage, and the formula that takes the view's gradient back to the input (``VIEW_TABLE``).
+The copies (``copy_``, ``fill_``, ``contiguous_copy`` in _ops/copying.py) are dispatcher ops
+with rows of the derivatives table, called through the dispatcher when this hook says they need
+it (Note [Copies through the dispatcher] there).
+Nothing here replaces another module's functions: whoever bound ``copy_`` or ``narrow``, and
+whenever, the call comes through the dispatcher to this key.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ from strided import _core, _dispatch, _dtype, _views
 from strided._ops import copying as _copying
 from strided._ops import elementwise as _e
 from strided.autograd import derivatives as _d
+from strided.autograd import formulas as _F
 from strided.autograd import graph as _graph
 from strided.autograd.grad_mode import state
 from strided.autograd.graph import (
@@ -75,7 +81,7 @@ from strided.autograd.graph import (
     user_site,
 )
 
-__all__ = ["activate", "below_autograd", "needs_autograd", "ViewNode", "CopySlices"]
+__all__ = ["activate", "below_autograd", "needs_autograd", "unrecorded", "ViewNode", "CopySlices"]
 
 _TensorBase = _core.TensorBase
 _int64 = _dtype.int64
@@ -265,6 +271,10 @@ def _inplace(name, entry, run, args, kwargs, out):
         saved_args[pos] = _copy_original(out)
     with below_autograd():
         result = run(*args, **kwargs)
+    if out._base is not None and pos is not None and not needs[pos]:
+        # CopySlices sends the written input's gradient on to the base's old history: the
+        # formula must give it even though the view itself needs none
+        needs = needs[:pos] + (True,) + needs[pos + 1 :]
     node = _make_node(name, entry, kwargs, edges, metas, needs, stored, saved_args)
     if out._base is not None:
         _rebase_view(node, out, pos)
@@ -306,7 +316,7 @@ class CopySlices(Node):
 
     def apply(self, grad_outputs):
         from strided._ops import creation as _cr
-        from strided.autograd.derivatives import sum_to
+        from strided.autograd.formulas import sum_to
 
         (g,) = grad_outputs
         if state.enabled:  # create_graph: this backward is itself recorded
@@ -327,11 +337,11 @@ class CopySlices(Node):
     def _apply_recorded(self, g):
         """``apply`` with differentiable ops only, for double backward: the same steps, with
         the storage cells as a 1-D tensor, ``index_add`` to lay a gradient over cells and
-        ``take`` to read cells back (the way _strided_backward in derivatives.py does)."""
+        ``take`` to read cells back (the way strided_backward in formulas.py does)."""
         from strided._ops import creation as _cr
         from strided._ops import indexing as _ix
         from strided._ops import views as _v
-        from strided.autograd.derivatives import sum_to
+        from strided.autograd.formulas import sum_to
 
         def cells_of(geometry):  # the storage cell of each element of a geometry, flattened
             shape, strides, offset = geometry
@@ -372,16 +382,15 @@ def _copy_original(t):
     """The value of ``t`` before an in-place write, for the formula: a copy *with* history when
     ``t`` has one, so that double backward sees how the saved value depends on the inputs."""
     if t._requires_grad and state.enabled:
-        return _copying.contiguous_copy(t)  # the wrapped copy: recorded (Note [Ops outside ...])
-    with below_autograd():
-        return _ORIGINALS["contiguous_copy"](t)
+        return _copying.contiguous_copy(t)  # recorded: Note [Copies through the dispatcher]
+    return unrecorded("contiguous_copy", t)
 
 
 def _rebase_view(node, view, pos):
     base = view._base
     copy_slices = CopySlices(base, view, node, pos)
     set_history(base, copy_slices, 0)
-    view_node = ViewNode("as_strided", _d._strided_backward, base, view)
+    view_node = ViewNode("as_strided", _d.VIEW_DEFAULT, base, view)
     view_node.next_functions = ((copy_slices, 0),)
     set_history(view, view_node, 0)
 
@@ -391,7 +400,7 @@ def _regenerate_view(view):
     in-place write] in graph.py."""
     base = view._base
     old = view.grad_fn
-    node = ViewNode("as_strided", _d._strided_backward, base, view)
+    node = ViewNode("as_strided", _d.VIEW_DEFAULT, base, view)
     node._site = old._site if old is not None else None
     set_history(view, node, 0)  # a view is output 0 of its node (split's pieces too)
     return node
@@ -400,7 +409,7 @@ def _regenerate_view(view):
 _graph.set_view_regenerator(_regenerate_view)
 
 
-# -- views and copies (Note [Ops outside the dispatcher]) ---------------------------------------
+# -- views (Note [The view kernel]) -------------------------------------------------------------
 
 
 class ViewNode(Node):
@@ -468,11 +477,11 @@ def _permutation(op, src, args):
 
 
 def _record_view(op, src, view, args, kwargs):
-    formula = _d.VIEW_TABLE.get(op, _d._strided_backward)
+    formula = _d.VIEW_TABLE.get(op, _d.VIEW_DEFAULT)
     node = ViewNode(op, formula, src, view)
-    if formula is _d._permute_back:
+    if formula is _F.permute_back:
         node.permutation = _permutation(op, src, args)
-    elif formula is _d._flip_back:
+    elif formula is _F.flip_back:
         dims = args[0] if args else kwargs.get("dims")
         node.flip_dims = (
             tuple(range(src.ndim))
@@ -486,80 +495,37 @@ def _record_view(op, src, view, args, kwargs):
     set_history(view, node, 0)
 
 
-def _view_wrapper(op, original):
-    def wrapper(t, *args, **kwargs):
-        result = original(t, *args, **kwargs)
-        if t._requires_grad and state.enabled and isinstance(t, _TensorBase):
-            if op == "getitem":
-                # an advanced index made a copy, recorded by the "index" Autograd kernel
-                if result.untyped_storage() is not t.untyped_storage() or result.grad_fn:
-                    return result
-            if op == "reshape_view":
-                if result[0] is not None:
-                    _record_view(op, t, result[0], args, kwargs)
-                return result
-            if isinstance(result, (tuple, list)):  # split, chunk, unbind: one node per piece
-                for piece in result:
-                    _record_view(op, t, piece, args, kwargs)
-            elif result is not None and result is not t:
-                _record_view(op, t, result, args, kwargs)
+def _view_kernel(op):
+    """The Autograd kernel of view op ``op``: see Note [The view kernel]."""
+    # the device kernel below this key; a partial, not a closure: no Python frame of its own
+    run = functools.partial(_dispatch.redispatch, op, "Autograd")
+
+    def kernel(t, *args, **kwargs):
+        prev = state.enabled
+        state.enabled = False  # below_autograd(), spelled out (see record_call)
+        try:
+            result = run(t, *args, **kwargs)
+        finally:
+            state.enabled = prev
+        if op == "reshape_view":  # (view, None, None), or (None, reason, shape): no view
+            if result[0] is not None:
+                _record_view(op, t, result[0], args, kwargs)
+            return result
+        if isinstance(result, (tuple, list)):  # split, chunk, unbind: one node per piece
+            for piece in result:
+                _record_view(op, t, piece, args, kwargs)
+        elif result is not None and result is not t:  # try_view gives None for a copy
+            _record_view(op, t, result, args, kwargs)
         return result
 
-    wrapper.__name__ = wrapper.__qualname__ = getattr(original, "__name__", op)
-    wrapper.__doc__ = getattr(original, "__doc__", None)
-    wrapper.__wrapped__ = original
-    return wrapper
+    kernel.__qualname__ = f"autograd[{op}]"
+    return kernel
 
 
-_VIEW_FUNCTIONS = (
-    "getitem",
-    "permute",
-    "transpose",
-    "reverse_dims",
-    "matrix_transpose",
-    "movedim",
-    "view",
-    "try_view",
-    "reshape_view",
-    "unflatten",
-    "squeeze",
-    "unsqueeze",
-    "expand",
-    "broadcast_to",
-    "narrow",
-    "select",
-    "split",
-    "chunk",
-    "unbind",
-    "unfold",
-    "diagonal",
-    "flip",
-    "as_strided",
-)
-
-_ORIGINALS = {}
-
-
-def _copy_wrapper(op, original):
-    entry = _d.TABLE[op]
-    inplace = op.endswith("_")
-
-    def wrapper(dst, *args, **kwargs):
-        if inplace:
-            if not isinstance(dst, _TensorBase):
-                return original(dst, *args, **kwargs)
-            call = (dst,) + args
-            if needs_autograd(op, call, kwargs):
-                return record_call(op, entry, original, call, kwargs, dst)
-            return original(dst, *args, **kwargs)
-        if state.enabled and dst._requires_grad:
-            return record_call(op, entry, original, (dst,) + args, kwargs, None)
-        return original(dst, *args, **kwargs)
-
-    wrapper.__name__ = wrapper.__qualname__ = op
-    wrapper.__doc__ = getattr(original, "__doc__", None)
-    wrapper.__wrapped__ = original
-    return wrapper
+def unrecorded(name, /, *args, **kwargs):
+    """Run dispatcher op ``name`` below the Autograd key: its device kernel, never recorded,
+    whatever the grad mode and whoever requires grad (the engine's own copies use it)."""
+    return _dispatch.redispatch(name, "Autograd", *args, **kwargs)
 
 
 def activate():
@@ -570,17 +536,11 @@ def activate():
     with _activation_lock:
         if _activated:
             return
+        views = frozenset(_views.VIEW_OPS)
         for name in list(_dispatch.registered_ops()):
-            _dispatch.register(name, "Autograd", _autograd_kernel(name))
-        for name in _VIEW_FUNCTIONS:
-            original = getattr(_views, name)
-            _ORIGINALS[name] = original
-            setattr(_views, name, _view_wrapper(name, original))
-        # the device-generic copies (strided/_ops/copying.py), which every copy outside a
-        # kernel goes through; a kernel's own CPU copies stay unrecorded, below this key
-        for name in ("contiguous_copy", "copy_", "fill_"):
-            original = getattr(_copying, name)
-            _ORIGINALS[name] = original
-            setattr(_copying, name, _copy_wrapper(name, original))
+            kernel = _view_kernel(name) if name in views else _autograd_kernel(name)
+            _dispatch.register(name, "Autograd", kernel)
+        _views._set_grad_mode(state)  # Note [Views through the Autograd key] in _views.pyx
+        _copying._set_autograd_check(needs_autograd)  # Note [Copies through the dispatcher]
         _dispatch.set_autograd_hook(needs_autograd)
         _activated = True

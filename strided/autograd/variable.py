@@ -1,9 +1,10 @@
-"""The autograd face of ``Tensor``: ``requires_grad``, ``grad_fn``, ``backward()`` and friends.
+"""The autograd face of ``Tensor``: ``is_leaf``, ``backward()``, hooks and friends.
 
 ``_tensor.py`` sits below autograd in the layers (DESIGN.md), so it cannot call up into this
 package; instead this module adds the autograd methods to ``Tensor`` when ``strided.autograd``
 is imported (which ``import strided`` does), as ``_install_elementwise_methods`` adds the
-elementwise ones. ``grad`` and ``grad_fn`` are plain slots of ``TensorBase``.
+elementwise ones. ``grad`` and ``grad_fn`` are plain slots of ``TensorBase``; ``requires_grad``
+is TensorBase's property (_core.pyx), defined there once, and ``Tensor.requires_grad_`` sets it.
 """
 
 from __future__ import annotations
@@ -16,42 +17,6 @@ from strided.autograd import engine, recording
 from strided.autograd.graph import RemovableHandle, meta
 
 __all__ = ["install"]
-
-
-def _get_requires_grad(self):
-    """Whether autograd records operations on this tensor: set it on a leaf (a weight) to get
-    its ``.grad``; results of recorded ops require grad when any input does."""
-    return self._requires_grad
-
-
-def _set_requires_grad(self, value):
-    value = bool(value)
-    if value == self._requires_grad:
-        return
-    if not value and self.grad_fn is not None:
-        raise RuntimeError(
-            "requires_grad: only a leaf tensor's flag can be turned off; this tensor is the "
-            f"result of {self.grad_fn.name()}. Use y = x.detach() for a tensor without history."
-        )
-    if value and self.dtype.kind != "f":
-        raise RuntimeError(
-            f"requires_grad: only floating-point tensors can require gradients, got "
-            f"{self.dtype.name}"
-            + (
-                " (complex autograd is not implemented yet)"
-                if self.dtype.kind == "c"
-                else "; convert first with x.astype('float64')"
-            )
-        )
-    if value:
-        recording.activate()  # Note [The Autograd hook]: autograd costs nothing until now
-    self._requires_grad = value
-
-
-def requires_grad_(self, requires_grad=True):
-    """Set ``requires_grad`` in place and return the tensor."""
-    _set_requires_grad(self, requires_grad)
-    return self
 
 
 def is_leaf(self):
@@ -135,11 +100,12 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
 
 
 def install():
-    Tensor.requires_grad = property(_get_requires_grad, _set_requires_grad)
+    # requires_grad itself is TensorBase's property (_core.pyx), with its checks; setting it
+    # turns autograd on (Note [The Autograd hook])
+    _core.on_requires_grad(recording.activate)
     Tensor.is_leaf = property(is_leaf)
     Tensor.retains_grad = property(retains_grad)
     for fn in (
-        requires_grad_,
         retain_grad,
         detach,
         detach_,

@@ -35,8 +35,8 @@ instead of a matmul; in its common case, windows that tile the input (stride = k
 the view is a plain reshape that splits H and W in two (``_tiles``), whose backward is a
 reshape too. No new backward formula is needed anywhere: autograd differentiates the
 view with the as_strided rule (each gradient element is *added* into the storage cell it was
-read from, so a cell that appears in nine windows gets nine contributions: ``_strided_backward``
-in ``strided/autograd/derivatives.py``), the reshape, the matmul and the
+read from, so a cell that appears in nine windows gets nine contributions: ``strided_backward``
+in ``strided/autograd/formulas.py``), the reshape, the matmul and the
 reduction with their own rows.
 
 Max pooling differs from PyTorch in one corner: when several elements of a window tie for the
@@ -252,7 +252,7 @@ def _tiles(x, k, stride, padding, dilation, fn):
     no dilation), as the view (N, C, H_out, kh, W_out, kw): the rows and columns that no
     window covers are sliced off, then H and W are each split in two, which strides can
     always express (a split never copies). Its backward is a reshape and a slice, where the
-    general window view's is a scatter through every window (``_strided_backward``). None
+    general window view's is a scatter through every window (``strided_backward``). None
     when the windows do not tile."""
     kh, kw = k
     if stride is not None and pair(stride, "stride", fn) != k:
