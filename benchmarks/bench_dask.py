@@ -11,8 +11,8 @@ too (``persist`` + ``wait``), so the time is the cluster's work and not the tran
 to this process. Prints one Markdown table: the median of ``--repeats`` runs per case and
 chunk type, the spread (max - min over the median), and the ratio NumPy / strided (above 1:
 strided chunks are faster). Workers have one thread each, as many as the machine's 2 cores;
-Dask's nanny sets OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 in each worker, so the
-libraries' own threads do not oversubscribe them.
+Dask's nanny sets OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 in each worker, and this script
+adds STRIDED_NUM_THREADS=1, so no library's own threads oversubscribe the cores.
 """
 
 from __future__ import annotations
@@ -30,13 +30,19 @@ def _timed(client, make, repeats):
     """(median seconds, spread) of persisting ``make()`` on the cluster, after a warm-up run."""
     from distributed import wait
 
+    def n_tasks():
+        return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
     def once():
+        before = n_tasks()
         t0 = time.perf_counter()
         z = make().persist()
         wait(z)
         dt = time.perf_counter() - t0
-        client.cancel(z)
-        del z
+        del z  # the graph's names are hashes of its inputs: wait until Dask forgot them all
+        deadline = time.monotonic() + 60
+        while n_tasks() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
         return dt
 
     once()
@@ -53,11 +59,16 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args()
 
+    import dask
     import dask.array as da
     import distributed
 
     import strided
 
+    # Dask's nanny sets OMP_NUM_THREADS=1 (and OpenBLAS's, MKL's) in each worker: one thread per
+    # worker, as many workers as cores. strided reads its own variable; without it each worker's
+    # kernels would start a thread per core and the two workers would fight over the cores.
+    dask.config.set({"distributed.nanny.pre-spawn-environ.STRIDED_NUM_THREADS": 1})
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
         dashboard_address=None, silence_logs=40,
@@ -80,7 +91,7 @@ def main():
             assert isinstance(b, strided.Tensor), name
             np.testing.assert_allclose(np.asarray(b), a, rtol=1e-9, atol=1e-9)
         print(
-            f"Dask {da.__name__ and __import__('dask').__version__}, 2-worker LocalCluster "
+            f"Dask {dask.__version__}, 2-worker LocalCluster "
             f"(1 thread each), {args.rows}x{args.cols} float64 in {args.nchunks} chunks of "
             f"{chunks}; {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
             f"median of {args.repeats}\n"
