@@ -51,7 +51,7 @@ Note [DLPack layout choices]
   ordinary CPU-addressable memory and is imported as a CPU tensor, as NumPy does.
 - A capsule that strided itself produced is imported onto the *same* Storage object, not a new
   one wrapping the same pointer, so both tensors share the version counter that autograd
-  checks (see Note [The version counter] in _core.pyx).
+  checks (see Note [The version counter] in _storage.pyx).
 """
 
 from enum import IntEnum
@@ -537,7 +537,7 @@ cdef TensorBase _import_dltensor(object capsule, const char* used_name, _DLPackO
         return make_tensor(base._storage, base._offset + (data - base._data()) // dtype.itemsize,
                            ndim, sizes, strides, dtype)
 
-    # GPU memory becomes a storage on "cuda:N" (Note [Device kinds] in _core.pyx)
+    # GPU memory becomes a storage on "cuda:N" (Note [Device kinds] in _device.pyx)
     device = as_device("cpu")
     if dl.device.device_type == kDLCUDA:
         device = as_device(f"cuda:{dl.device.device_id}")

@@ -130,7 +130,7 @@ def get_device_name(device=None):
 
 
 def _allocate(device, nbytes, zero):
-    """The allocator of CUDA storages (see Note [Device kinds] in _core.pyx)."""
+    """The allocator of CUDA storages (see Note [Device kinds] in _device.pyx)."""
     backend = backend_for(device)
     ptr, owner = backend.allocate(nbytes)
     if zero:
