@@ -12,8 +12,8 @@ def binary_plan(name: str, a: Any, b: Any, out: TensorBase | None = ...) -> Any:
 def where(cond: Any, a: Any, b: Any, out: TensorBase | None = ...) -> TensorBase: ...
 def where_plan(cond: Any, a: Any, b: Any, out: TensorBase | None = ...) -> Any: ...
 def set_front_end(
-    fast: list[bool],
-    untraced: list[bool],
+    possible: list[int],
+    forced: list[int],
     asarray: Callable[..., Any],
     call: Callable[..., Any],
 ) -> None: ...
