@@ -672,7 +672,8 @@ def test_plain_cpu_calls_skip_the_dispatcher_only_when_it_would_pick_the_cpu_ker
     finally:
         strided._dispatch.call = real
         _binary.set_front_end(
-            strided._dispatch.possible, strided._dispatch.forced, strided.asarray, real)  # fmt: skip
+            strided._dispatch.possible, strided._dispatch.forced, strided.asarray, real
+        )
 
 
 def test_trace_of_a_failing_call_still_raises_the_real_error():
