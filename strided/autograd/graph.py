@@ -26,7 +26,7 @@ Note [Saved tensors and the version counter]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A node keeps the forward tensors its formula needs (``mul`` keeps both factors, ``exp`` its
 result) as ``SavedTensor``: the tensor and the version of its storage at that moment
-(Note [The version counter] in _core.pyx). When backward unpacks it, a different version means
+(Note [The version counter] in _storage.pyx). When backward unpacks it, a different version means
 the values were overwritten in place meanwhile, and the gradient would be silently wrong; we
 raise instead, naming both culprits:
 
