@@ -46,7 +46,11 @@ def client():
 
     # the test functions below travel to the workers by value, not as an import of this file
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    with dask.config.set({"distributed.comm.timeouts.connect": "20s"}):
+    config = {
+        "distributed.comm.timeouts.connect": "20s",
+        "distributed.nanny.pre-spawn-environ.STRIDED_NUM_THREADS": 1,  # a thread per worker
+    }
+    with dask.config.set(config):
         cluster = distributed.LocalCluster(
             n_workers=2,
             threads_per_worker=1,
