@@ -6,7 +6,10 @@ One number, kept here, decides how many threads every parallel loop may use: the
 element ranges (``plan_run`` in _iter.pyx), the reductions, sorts and scans, the random
 generators and OpenBLAS's own pool (Note [Threads: ours and OpenBLAS's] in _cpu/blas.pyx). It
 defaults to the cores this process may run on (``os.sched_getaffinity``, which respects
-``taskset`` and container limits, unlike ``os.cpu_count``), or to ``STRIDED_NUM_THREADS``.
+``taskset`` and container limits, unlike ``os.cpu_count``), or to ``STRIDED_NUM_THREADS``, or,
+when that is unset, to ``OMP_NUM_THREADS``, the variable NumPy's BLAS and PyTorch read: a
+process started with OMP_NUM_THREADS=1 (as a Dask worker is, or a job on a shared machine) gets
+one thread from all three libraries, not one from two of them and every core from strided.
 Kernels read it with the C function ``num_threads()`` (cimported from _threads.pxd), which needs
 no GIL. Whether a loop is worth splitting at all is the loop plan's decision (``GRAIN_SIZE`` in
 _iter.pxd), not this module's.
@@ -69,4 +72,13 @@ def _openmp_info():
     return True, openmp.omp_get_max_threads()
 
 
-set_num_threads(int(os.environ.get("STRIDED_NUM_THREADS", 0)) or _default_threads())
+def _threads_from_environment():
+    """STRIDED_NUM_THREADS, else the first level of OMP_NUM_THREADS ("4" or "4,2"), else 0."""
+    for name in ("STRIDED_NUM_THREADS", "OMP_NUM_THREADS"):
+        text = os.environ.get(name, "").split(",")[0].strip()
+        if text.isdigit() and int(text) > 0:
+            return int(text)
+    return 0
+
+
+set_num_threads(_threads_from_environment() or _default_threads())

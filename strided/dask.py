@@ -73,11 +73,10 @@ block), and ``tensor + dask_array`` is too, because strided's operators return N
 for an array type they do not know (Note [NumPy's protocols], rule 4).
 
 Threads: a Dask worker runs one task per thread it has, and Dask's nanny starts each worker with
-OMP_NUM_THREADS=1 so that NumPy's BLAS does not add threads of its own. strided reads
-``STRIDED_NUM_THREADS`` instead (``strided.set_num_threads``): give workers one thread each as
-well (``dask.config.set({"distributed.nanny.pre-spawn-environ.STRIDED_NUM_THREADS": 1})``
-before the cluster starts, as benchmarks/bench_dask.py does), or two workers' kernels each start
-a thread per core and fight over them.
+OMP_NUM_THREADS=1 so that NumPy's BLAS does not add threads of its own. strided reads that
+variable too when ``STRIDED_NUM_THREADS`` is unset (Note [Thread settings] in _threads.pyx), so
+each worker's kernels run on one thread; without it, two workers' kernels would each start a
+thread per core and fight over them.
 
 A chunk sent between processes is pickled (protocol 5: its bytes travel out of band, as an
 ndarray's do) and keeps its dtype; a view arrives as a contiguous copy, as NumPy's do.

@@ -287,3 +287,32 @@ def test_cuda_tensors_bring_the_cuda_key():
 def test_key_bits_follow_the_priority_of_keys():
     bits = [_dispatch.KEY_BITS[k] for k in _dispatch.KEYS]
     assert bits == sorted(bits, reverse=True)  # Autograd above the devices
+
+
+# ---- thread settings (Note [Thread settings] in _threads.pyx) --------------------------------
+
+
+@pytest.mark.parametrize(
+    "environ, expected",
+    [
+        ({"STRIDED_NUM_THREADS": "2", "OMP_NUM_THREADS": "1"}, 2),  # strided's own wins
+        ({"OMP_NUM_THREADS": "1"}, 1),  # as NumPy's BLAS and PyTorch read it (Dask's workers)
+        ({"OMP_NUM_THREADS": "3,2"}, 3),  # nested levels: the first is the outer one
+        ({"OMP_NUM_THREADS": "many"}, None),  # not a count: the cores this process may use
+    ],
+)
+def test_thread_count_comes_from_the_environment(environ, expected):
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("STRIDED_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    env.update(environ)
+    code = "import os, strided; print(strided.get_num_threads(), len(os.sched_getaffinity(0)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    got, cores = int(out[0]), int(out[1])
+    assert got == (cores if expected is None else expected)
