@@ -989,6 +989,65 @@ class Tensor(_core.TensorBase):
         self.requires_grad = requires_grad
         return self
 
+    # ---- the autograd face ------------------------------------------------------------------
+    # ``requires_grad``, ``grad`` and ``grad_fn`` are TensorBase's (_core.pyx). The methods that
+    # need the graph call up into strided.autograd.variable when they run: autograd sits above
+    # this module in the layers (DESIGN.md), so it is imported at the call, as PyTorch's
+    # torch/_tensor.py calls torch.autograd, and nothing is added to this class from outside.
+
+    @property
+    def is_leaf(self):
+        """True for tensors no recorded op made: user-made tensors, and results of ops on tensors
+        that did not require grad. Only leaves get ``.grad`` filled by backward (see
+        retain_grad)."""
+        return self.grad_fn is None
+
+    @property
+    def retains_grad(self):
+        """Whether backward keeps this non-leaf tensor's gradient in ``.grad``."""
+        m = self._autograd_meta
+        return bool(m is not None and m.retains_grad)
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        from strided.autograd import variable
+
+        variable.retain_grad(self)
+
+    def detach(self):
+        """A new tensor over the same memory, with no history and not requiring grad (in-place
+        writes to either are seen by both, and by the version counter)."""
+        return _core._from_parts(
+            self.untyped_storage(), self.storage_offset(), self.shape, self.stride(), self.dtype
+        )
+
+    def detach_(self):
+        """Cut this tensor off its history, in place: it becomes a leaf that does not require
+        grad."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new
+        one."""
+        from strided.autograd import variable
+
+        return variable.register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after the gradient was added into this leaf's ``.grad``."""
+        from strided.autograd import variable
+
+        return variable.register_post_accumulate_grad_hook(self, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Add the gradient of this tensor with respect to each leaf into the leaf's ``.grad``
+        (see ``strided.autograd.backward``)."""
+        from strided.autograd import engine
+
+        engine.backward(self, gradient, retain_graph, create_graph, inputs)
+
 
 class TensorAccessor:
     """The Python twin of the kernels' accessor (see Note [TensorAccessor] in _accessor.pxd).
