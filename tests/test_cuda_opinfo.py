@@ -29,6 +29,8 @@ on the other layouts.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from devices import DEVICES, on
@@ -429,7 +431,7 @@ def test_every_row_runs_on_the_devices():
 @pytest.mark.parametrize("device", DEVICES)
 def test_reduction_results_are_laid_out_as_on_the_cpu(device, rng):
     # a channels-last activation, pooled and summed as nn does: the kept dims' memory order
-    # decides the result's strides on the CPU (Note [Reductions]) and on CUDA (_kept_order)
+    # decides the result's strides on the CPU (Note [Reductions]) and on CUDA (_kept_layout)
     a = rng.standard_normal((4, 6, 6, 8)).astype(np.float32)
     cases = [
         (lambda t: t.permute(0, 3, 1, 2), (2, 3), True),  # NHWC viewed as NCHW, keepdims
@@ -450,3 +452,46 @@ def test_reduction_results_are_laid_out_as_on_the_cpu(device, rng):
             wanted = [(st, n) for st, n in zip(want.stride(), want.shape, strict=True) if n > 1]
             assert placed == wanted, where  # a size-1 dim's stride says nothing
             np.testing.assert_allclose(got.cpu(), want, rtol=1e-5, atol=1e-5, err_msg=where)
+
+
+def _reduction_layouts(t):
+    """A 4-d tensor seen in the layouts a reduction's result strides depend on."""
+    yield "contiguous", t
+    yield "transposed", t.permute(3, 2, 1, 0)
+    yield "channels-last", t.permute(0, 3, 1, 2)
+    yield "stepped", t[::2, :, ::2]
+    yield "negative", t[::-1, :, ::-2]
+    yield "size-1", t[:, :1]
+    yield "expanded", t[:, :1].expand(4, 6, 5, 3)
+    yield "expanded transposed", t.permute(3, 2, 1, 0)[:, :, :1].expand(3, 5, 6, 4)
+    yield "expanded channels-last", t.permute(0, 3, 1, 2)[:1].expand(4, 3, 6, 5)
+    yield "empty", t[:, :0].permute(3, 1, 0, 2)
+    yield "0-d", t[1, 2, 3, 1]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_reduction_strides_are_the_cpus_for_every_layout(device, rng):
+    # the CUDA reduction takes its kept-dim order from the iterator (_kept_layout in
+    # strided/cuda/_reduce.py), the rule the CPU's result is laid out by (Note [Reductions]):
+    # every stride is the CPU's, a size-1 or empty dim's included
+    a = rng.standard_normal((4, 6, 5, 3)).astype(np.float32)
+    pairs = zip(
+        _reduction_layouts(strided.asarray(a)),
+        _reduction_layouts(strided.asarray(a, device=device)),
+        strict=True,
+    )
+    for (layout, x), (_, d) in pairs:
+        subsets = [None] + [
+            s for r in range(1, x.ndim + 1) for s in itertools.combinations(range(x.ndim), r)
+        ]
+        for axes, keep in itertools.product(subsets, (False, True)):
+            want = strided.sum(x, axis=axes, keepdims=keep)
+            got = strided.sum(d, axis=axes, keepdims=keep)
+            where = f"sum over {axes} of {layout} {x.shape} strides {x.stride()} on {device}"
+            assert (got.shape, got.stride()) == (want.shape, want.stride()), where
+            np.testing.assert_allclose(got.cpu(), want, rtol=1e-5, atol=1e-5, err_msg=where)
+            if axes is not None and len(axes) == 1 and x.numel() > 0:
+                want = strided.argmax(x, axis=axes[0], keepdims=keep)
+                got = strided.argmax(d, axis=axes[0], keepdims=keep)
+                assert (got.shape, got.stride()) == (want.shape, want.stride()), where
+                np.testing.assert_array_equal(got.cpu(), want, err_msg=where)

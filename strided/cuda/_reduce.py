@@ -23,9 +23,11 @@ partials many, since one thread walking thousands of partials waits for each loa
 Within a block, each thread keeps 8 running accumulators (8 loads in flight), and the block
 combines its threads with warp shuffles and one exchange through shared memory
 (``block_combine`` in kernels/reduce.cu).
-The kept dims are taken in the input's memory order (outermost first), so the result is laid
-out like the input, as on the CPU, and the thread-per-output kernel reads a channels-last
-input along its channels (``_kept_order``).
+The kept dims are taken in the input's memory order (outermost first) as the iterator orders
+them (``plan_reorder``, reached through ``_iter._plan_for``), and the result is laid out
+densely in that order, as the CPU's reduction lays out its result (``plan_dense_operand``):
+the same strides on both devices, and the thread-per-output kernel reads a channels-last input
+along its channels (``_kept_layout``).
 G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
 and nothing uses atomics: a float sum gives the same bits on every run (issue 7's "deterministic
 for a given shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the
@@ -39,7 +41,7 @@ import struct
 
 import numpy as np
 
-from strided import _core
+from strided import _core, _iter
 from strided._dtype import as_dtype
 from strided.cuda import _launch
 from strided.cuda._backend import backend_for
@@ -123,28 +125,35 @@ class _ReducePlan:
                  "partial_bytes", "fn2", "grid2", "M_G")  # fmt: skip
 
 
-def _kept_order(x, kept):
-    """The kept dims outermost first in the input's memory order (by decreasing |stride|; as
-    they are when a broadcast dim has no place in memory): the order of the output index
-    ``o``, so that the result is laid out like the input, as on the CPU (Note [Reductions] in
-    _cpu/reduce.pyx.tp), and neighbouring threads of the thread-per-output kernel read
-    neighbouring addresses of a channels-last input."""
+def _kept_layout(x, dims, keepdims):
+    """The kept dims outermost first in the input's memory order, and the result's strides.
+
+    The order is the iterator's (``_iter._plan_for``, which runs ``plan_reorder`` of Note [The
+    loop plan]) over the result's dims with the input's strides, and the strides lay the result
+    out densely in it, as ``plan_dense_operand`` does for the CPU's result (Note [Reductions] in
+    _cpu/reduce.pyx.tp): so a reduction's result has the same strides on both devices, for any
+    layout (a broadcast dim says nothing about memory order, and the sort moves past it). The
+    order is that of the output index ``o`` the kernels write at, so neighbouring threads of the
+    thread-per-output kernel read neighbouring addresses of a channels-last input. The strides
+    are None when they are row-major's (a plain ``_empty``).
+    """
     shape, strides = x.shape, x.stride()
-    if any(strides[d] == 0 and shape[d] > 1 for d in kept):
-        return kept
-    return sorted(kept, key=lambda d: -abs(strides[d]) if shape[d] > 1 else 0)
-
-
-def _out_strides(x, dims, keepdims, order):
-    """Strides of the result: dense over the kept dims taken in ``order`` (the index ``o`` the
-    kernels write at), 1 for the size-1 dims ``keepdims`` keeps; None when that is row-major."""
-    if order == sorted(order):
-        return None
-    step, strides = 1, {}
-    for d in reversed(order):
-        strides[d] = step
-        step *= x.shape[d]
-    return tuple(strides.get(d, 1) for d in range(x.ndim) if keepdims or d not in dims)
+    # the result's dims, as the CPU's kept plan holds them: a dim keepdims keeps is size 1 and
+    # never moves the input's pointer
+    dims_out = [d for d in range(x.ndim) if keepdims or d not in dims]
+    sizes = [1 if d in dims else shape[d] for d in dims_out]
+    steps = [0 if d in dims else strides[d] for d in dims_out]
+    order = _iter._plan_for(sizes, [(steps, x.itemsize)])["dim_order"]  # outermost first
+    out, step = [0] * len(dims_out), 1
+    for i in reversed(order):
+        out[i] = step
+        step *= sizes[i]
+    kept = [dims_out[i] for i in order if dims_out[i] not in dims]
+    row_major, step = [0] * len(dims_out), 1  # as _core._empty lays a result out
+    for i in reversed(range(len(dims_out))):
+        row_major[i] = step
+        step *= max(sizes[i], 1)
+    return kept, (None if out == row_major else tuple(out))
 
 
 def _plan(name, x, dims, keepdims):
@@ -164,8 +173,7 @@ def _plan(name, x, dims, keepdims):
     )
     plan.M = M = math.prod(shape[d] for d in kept)
     R = math.prod(shape[d] for d in dims)
-    kept = _kept_order(x, kept)
-    plan.out_strides = _out_strides(x, dims, keepdims, kept)
+    kept, plan.out_strides = _kept_layout(x, dims, keepdims)
     if M == 0:
         return plan
     odims = _launch.coalesce([shape[d] for d in kept], [strides[d] * item for d in kept])
@@ -235,7 +243,7 @@ def reduce(name, x, dims, keepdims, acc):
         _PLANS[key] = plan
     if plan.out_strides is None:
         y = _core._empty(plan.out_shape, plan.out_dtype, x.device)
-    else:  # laid out like the input: see _kept_order
+    else:  # laid out like the input: see _kept_layout
         storage = _core.Storage._new(plan.M * plan.out_dtype.itemsize, x.device)
         y = _core._from_parts(storage, 0, plan.out_shape, plan.out_strides, plan.out_dtype)
     if plan.M == 0:
