@@ -66,6 +66,7 @@ MODULES = [
     "strided._from_numpy",
     "strided._dlpack",
     "strided._threads",
+    "strided._loop_plan",
     "strided._iter",
     "strided._cpu.copy",
     "strided._cpu.mask",

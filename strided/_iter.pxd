@@ -1,38 +1,25 @@
-# The loop machinery every kernel runs on. See Note [The loop plan] in _iter.pyx.
+# The elementwise iterator, and (re-exported) the loop machinery every kernel runs on.
+#
+# The loop plan lives in _loop_plan.pxd (Note [The loop plan] in _loop_plan.pyx). Its names are
+# cimported here so that the kernels' ``from strided._iter cimport LoopPlan, plan_run`` lines stay
+# valid, as _core.pxd does for Device and Storage (Note [What _core re-exports] in _core.pyx):
+# each name is _loop_plan's own function, reached through Cython's cross-module table of C
+# functions as any cimported cdef function is, with no wrapper added between.
+from strided._loop_plan cimport (
+    GRAIN_SIZE,
+    MAX_OPERANDS,
+    LoopPlan,
+    loop1d_fn,
+    plan_coalesce,
+    plan_dense_operand,
+    plan_init,
+    plan_reorder,
+    plan_run,
+    plan_run_range,
+    plan_set_operand,
+)
 
 from strided._core cimport MAX_DIMS
-
-cdef enum:
-    MAX_OPERANDS = 4        # output(s) first, then inputs
-    GRAIN_SIZE = 32768      # below this many elements a loop runs on one thread
-
-# A 1-D inner loop: n elements, operand k starts at data[k] and steps stride_bytes[k] bytes.
-# ``ctx`` carries anything else the kernel needs (a scalar value, a dtype pair).
-ctypedef void (*loop1d_fn)(char** data, const Py_ssize_t* stride_bytes, Py_ssize_t n,
-                           void* ctx) noexcept nogil
-
-ctypedef struct LoopPlan:
-    int ndim                # after reordering and coalescing; dim 0 is the innermost
-    int noperands
-    Py_ssize_t numel
-    Py_ssize_t shape[MAX_DIMS]
-    # stride_bytes[d][k]: the byte step of operand k along dim d. Laid out so that the inner
-    # strides of all operands, stride_bytes[0], are one array the 1-D loop receives.
-    Py_ssize_t stride_bytes[MAX_DIMS][MAX_OPERANDS]
-    char* data[MAX_OPERANDS]
-    # perm[d]: which dim of the caller's shape became plan dim d (before coalescing)
-    int perm[MAX_DIMS]
-
-cdef int plan_init(LoopPlan* plan, int noperands, int ndim, const Py_ssize_t* shape) except -1
-cdef void plan_set_operand(LoopPlan* plan, int k, char* data, const Py_ssize_t* strides,
-                           Py_ssize_t itemsize) noexcept
-cdef void plan_reorder(LoopPlan* plan) noexcept
-cdef void plan_coalesce(LoopPlan* plan) noexcept
-cdef Py_ssize_t plan_dense_operand(LoopPlan* plan, int k, Py_ssize_t* strides,
-                                   Py_ssize_t itemsize) noexcept
-cdef void plan_run_range(const LoopPlan* plan, loop1d_fn loop, void* ctx,
-                         Py_ssize_t begin, Py_ssize_t end) noexcept nogil
-cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nogil
 
 
 # =============================================================================================

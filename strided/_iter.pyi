@@ -1,10 +1,10 @@
 # Type stub for the compiled module strided/_iter.pyx.
 from typing import Any
 
-def _plan_for(shape: Any, operands: Any) -> dict[str, Any]: ...
-def loop_dims(
-    shape: Any, strides: Any, reorder: bool = False
-) -> tuple[list[int], list[list[int]]]: ...
+# re-exported from the loop plan (strided/_loop_plan.pyx)
+from strided._loop_plan import _plan_for as _plan_for
+from strided._loop_plan import loop_dims as loop_dims
+
 def check_out(
     name: str,
     out: Any,

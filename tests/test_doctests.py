@@ -16,6 +16,7 @@ MODULES = [
     "strided._device",
     "strided._storage",
     "strided._core",
+    "strided._loop_plan",
     "strided._iter",
     "strided._threads",
     "strided._views",

@@ -46,7 +46,7 @@ temporary (``last_matmul_plan()`` reports it), which costs O(rows*cols) against 
 product: negligible for large matrices, and the only way, since BLAS has no per-element
 strides. An ``out=`` that is no BLAS matrix gets the result through a temporary likewise. The
 batch dims never need a copy: BLAS sees one matrix at a time, and the batch loop (a loop plan,
-Note [The loop plan] in _iter.pyx, with stride 0 on broadcast batch dims) moves the pointers.
+Note [The loop plan] in _loop_plan.pyx, with stride 0 on broadcast batch dims) moves the pointers.
 
 Integers and bool do not go through BLAS (it has no integer GEMM); they run ``matmul_loop``,
 which reads every operand through its strides, so it never copies for layout.

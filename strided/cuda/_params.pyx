@@ -64,7 +64,7 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
     ``geometry`` is the bytes of the ``Geometry<N>`` struct of strided/cuda/kernels/common.cuh
     (N operands; per dim innermost first: sizes, then each operand's byte strides, addresses,
     scalar values, ndim): the loop the iterator reordered and coalesced (Note [The loop plan] in
-    _iter.pyx), written here in C because doing it with NumPy in Python costs more than the
+    _loop_plan.pyx), written here in C because doing it with NumPy in Python costs more than the
     launch itself (Note [The CUDA launch] in _launch.py). ``fits_int32``: every element count and
     byte offset fits 32-bit index math; ``contiguous``: one run at unit steps.
     """
