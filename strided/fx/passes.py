@@ -1,0 +1,293 @@
+"""Graph passes: dead-code elimination, common-subexpression elimination, and decomposition
+into the primitive set (torch.fx passes and torch._decomp's table, reduced).
+
+Note [The primitive set]
+~~~~~~~~~~~~~~~~~~~~~~~~
+``PRIMITIVES`` is the one list of what a backend must implement: the elementwise ops of the
+CPU kernels' own tables (their C expressions are read from ``_cpu/unary.pyx.tp`` and
+``_cpu/binary.pyx.tp`` by the compiler, so eager and compiled code compute each element the
+same way), ``where``, and the reductions ``sum``, ``amax``, ``amin``, ``prod`` (over all axes
+or some, ``keepdims`` or not). ``decompose`` rewrites a graph into it:
+
+1. spellings are normalised: ``x + y`` (operator.add), ``x.add(y)`` and ``strided.add(x, y)``
+   all become ``call_function[strided.add]``; ``x.sum(axis=1)`` becomes ``strided.sum(x,
+   axis=1)``;
+2. composite ops are replaced by their row of ``DECOMPOSITIONS``, a Python function written
+   with primitives (``mean`` is ``sum / n``, ``softmax`` is ``exp(x - amax) / sum``), traced in
+   place: PyTorch's CompositeImplicitAutograd kernels play the same part;
+3. anything else (matmul, a custom op, a leaf module, indexing) stays as it was: the compiler
+   runs such a node eagerly.
+
+A pass that moves or drops nodes must know which nodes have effects: a write (``add_``,
+``out=``, ``x[i] = v``, a custom op whose schema writes) is never dropped, and common
+subexpressions are not merged across it (the second ``x * 2`` after ``x.add_(1)`` is another
+value).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import strided
+from strided.fx.graph import Graph, GraphModule, map_arg
+from strided.fx.proxy import Proxy, Tracer, _Patcher
+
+__all__ = [
+    "PRIMITIVES",
+    "DECOMPOSITIONS",
+    "dead_code_elimination",
+    "common_subexpression_elimination",
+    "decompose",
+    "is_impure",
+    "primitive_name",
+]
+
+UNARY_PRIMITIVES = (
+    "abs negative sqrt exp expm1 log log1p log2 log10 sin cos tan tanh sinh cosh asin acos atan "
+    "asinh acosh atanh erf sigmoid relu ceil floor trunc square reciprocal sign logical_not"
+).split()
+BINARY_PRIMITIVES = (
+    "add subtract multiply divide pow maximum minimum atan2 hypot copysign logaddexp equal "
+    "not_equal less less_equal greater greater_equal logical_and logical_or"
+).split()
+REDUCTION_PRIMITIVES = ("sum", "amax", "amin", "prod")
+PRIMITIVES = {
+    **dict.fromkeys(UNARY_PRIMITIVES, "unary"),
+    **dict.fromkeys(BINARY_PRIMITIVES, "binary"),
+    "where": "ternary",
+    **dict.fromkeys(REDUCTION_PRIMITIVES, "reduction"),
+}
+
+OPERATORS = {
+    operator.add: "add",
+    operator.sub: "subtract",
+    operator.mul: "multiply",
+    operator.truediv: "divide",
+    operator.pow: "pow",
+    operator.neg: "negative",
+    abs: "abs",
+    operator.lt: "less",
+    operator.le: "less_equal",
+    operator.gt: "greater",
+    operator.ge: "greater_equal",
+    operator.eq: "equal",
+    operator.ne: "not_equal",
+    operator.matmul: "matmul",
+}
+_REDUCTION_KWARGS = {"axis", "keepdims", "dim", "keepdim"}
+
+
+def _axis_kwargs(args, kwargs):
+    """(x, {axis, keepdims}) of a NumPy/PyTorch-spelled reduction, or None if it has more."""
+    if len(args) > 2 or set(kwargs) - _REDUCTION_KWARGS:
+        return None
+    axis = args[1] if len(args) == 2 else kwargs.get("axis", kwargs.get("dim"))
+    keep = kwargs.get("keepdims", kwargs.get("keepdim", False))
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return (args[0],), {"axis": axis, "keepdims": bool(keep)}
+
+
+def _mean(x, axis=None, keepdims=False):
+    s = strided.sum(x, axis=axis, keepdims=keepdims)
+    shape = x.node.meta["tensor_meta"].shape if "tensor_meta" in x.node.meta else None
+    if shape is None:
+        return None  # needs the input's shape: leave mean as it is
+    axes = range(len(shape)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    return strided.divide(s, math.prod(shape[a] for a in axes))
+
+
+def _softmax(x, axis):
+    e = strided.exp(strided.subtract(x, strided.amax(x, axis=axis, keepdims=True)))
+    return strided.divide(e, strided.sum(e, axis=axis, keepdims=True))
+
+
+def _log_softmax(x, axis):
+    shifted = strided.subtract(x, strided.amax(x, axis=axis, keepdims=True))
+    return strided.subtract(
+        shifted, strided.log(strided.sum(strided.exp(shifted), axis=axis, keepdims=True))
+    )
+
+
+def _gelu(x, approximate="none"):
+    if approximate == "tanh":
+        inner = strided.multiply(
+            math.sqrt(2 / math.pi),
+            strided.add(x, strided.multiply(0.044715, strided.multiply(x, strided.multiply(x, x)))),
+        )
+        return strided.multiply(strided.multiply(0.5, x), strided.add(1.0, strided.tanh(inner)))
+    return strided.multiply(
+        strided.multiply(0.5, x), strided.add(1.0, strided.erf(strided.multiply(x, 0.5**0.5)))
+    )
+
+
+def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-05):
+    shape = x.node.meta["tensor_meta"].shape if "tensor_meta" in x.node.meta else None
+    k = len(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else 1
+    if shape is None:
+        return None
+    axes = tuple(range(len(shape) - k, len(shape)))
+    n = math.prod(shape[a] for a in axes)
+    mu = strided.divide(strided.sum(x, axis=axes, keepdims=True), n)
+    d = strided.subtract(x, mu)
+    var = strided.divide(strided.sum(strided.multiply(d, d), axis=axes, keepdims=True), n)
+    y = strided.divide(d, strided.sqrt(strided.add(var, eps)))
+    if weight is not None:
+        y = strided.multiply(y, weight)
+    if bias is not None:
+        y = strided.add(y, bias)
+    return y
+
+
+# name -> (decomposition, how to read its arguments: "axis" for reductions spelled either way)
+DECOMPOSITIONS = {
+    "mean": (_mean, "axis"),
+    "softmax": (_softmax, None),
+    "log_softmax": (_log_softmax, None),
+    "gelu": (_gelu, None),
+    "layer_norm": (_layer_norm, None),
+    "silu": (lambda x: strided.multiply(x, strided.sigmoid(x)), None),
+}
+
+
+def _function_name(fn):
+    """The name under which ``fn`` is a public function of strided or strided.nn.functional."""
+    if fn in OPERATORS:
+        return OPERATORS[fn]
+    name = getattr(fn, "__name__", None)
+    if name is None:
+        return None
+    from strided.nn import functional as F
+
+    mine = [getattr(ns, name, None) for ns in (strided, F)]
+    if any(getattr(m, "__wrapped__", m) is fn for m in mine):  # unwrap: see _Patcher
+        return {"max": "amax", "min": "amin"}.get(name, name)
+    return None
+
+
+def primitive_name(node):
+    """The op a call node computes, as a strided function name (``x + 1`` -> "add"), or None."""
+    if node.op == "call_function":
+        return _function_name(node.target)
+    if node.op == "call_method" and not node.target.endswith("_"):
+        name = {"max": "amax", "min": "amin", "__add__": "add"}.get(node.target, node.target)
+        if name in PRIMITIVES or name in DECOMPOSITIONS:
+            return name
+    return None
+
+
+def is_impure(node):
+    """Whether the node has an effect besides its value (see Note [The primitive set])."""
+    if node.op in ("placeholder", "output"):
+        return True
+    if node.op == "call_method" and node.target.endswith("_"):
+        return True
+    if node.target is operator.setitem or node.kwargs.get("out") is not None:
+        return True
+    schema = getattr(node.target, "schema", None)
+    return schema is not None and schema.writes is not None
+
+
+def dead_code_elimination(graph):
+    """Drop the pure nodes whose value nobody reads; returns how many were dropped."""
+    dropped = 0
+    for node in reversed(list(graph.nodes)):
+        if not node.users and not is_impure(node):
+            graph.erase_node(node)
+            dropped += 1
+    return dropped
+
+
+def _key(node):
+    try:
+        key = (
+            node.op,
+            node.target,
+            repr(map_arg((node.args, node.kwargs), lambda n: ("%", n.name))),
+        )
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
+def common_subexpression_elimination(graph):
+    """Merge nodes that compute the same op on the same arguments; returns how many merged."""
+    seen, merged = {}, 0
+    for node in list(graph.nodes):
+        if is_impure(node):
+            if node.op not in ("placeholder", "output"):
+                seen.clear()  # a write: values computed before may differ after
+            continue
+        key = _key(node)
+        if key is None:
+            continue
+        if key in seen:
+            node.replace_all_uses_with(seen[key])
+            graph.erase_node(node)
+            merged += 1
+        else:
+            seen[key] = node
+    return merged
+
+
+def _normalised_call(node, name, args, kwargs):
+    """(args, kwargs) for strided.<name> from the node's own spelling."""
+    kind = PRIMITIVES.get(name)
+    if kind == "reduction" or DECOMPOSITIONS.get(name, (None, None))[1] == "axis":
+        return _axis_kwargs(args, kwargs)
+    if name in ("softmax", "log_softmax"):
+        if len(args) == 2 and not kwargs:
+            return (args[0],), {"axis": args[1]}
+        if len(args) == 1 and set(kwargs) <= {"dim", "axis"} and kwargs:
+            return (args[0],), {"axis": next(iter(kwargs.values()))}
+        return None
+    if kind in ("unary", "binary", "ternary") and not kwargs:
+        want = {"unary": 1, "binary": 2, "ternary": 3}[kind]
+        return (args, {}) if len(args) == want else None
+    if name in DECOMPOSITIONS:
+        return args, kwargs
+    return None
+
+
+def decompose(gm):
+    """A new GraphModule whose compute nodes are primitives (Note [The primitive set]) where
+    the old graph's ops have a primitive spelling or a decomposition; the rest unchanged."""
+    tracer = Tracer()
+    tracer.graph = Graph()
+    tracer.root = gm.root
+    tracer._tensor_paths = {}
+    env = {}
+    with _Patcher(tracer, None):
+        for node in gm.graph.nodes:
+            args = map_arg(node.args, lambda n: env[n])
+            kwargs = map_arg(node.kwargs, lambda n: env[n])
+            if node.op == "output":
+                tracer.graph.output(tracer.create_arg(args[0]))
+                break
+            if node.op == "placeholder":
+                value = Proxy(tracer.graph.placeholder(node.target), tracer)
+            else:
+                value = _lower(tracer, node, args, kwargs)
+            if isinstance(value, Proxy) and "tensor_meta" in node.meta:
+                value.node.meta["tensor_meta"] = node.meta["tensor_meta"]
+            env[node] = value
+    constants = {k: v for k, v in gm.__dict__.items() if k.startswith("_tensor_constant")}
+    return GraphModule(gm.root, tracer.graph, constants)
+
+
+def _lower(tracer, node, args, kwargs):
+    name = primitive_name(node)
+    if name is not None:
+        call = _normalised_call(node, name, args, kwargs)
+        if call is not None:
+            if name in DECOMPOSITIONS:
+                out = DECOMPOSITIONS[name][0](*call[0], **call[1])
+                if out is not None:
+                    return out
+            elif name in PRIMITIVES:
+                fn = getattr(strided, name)
+                fn = getattr(fn, "__wrapped__", fn)  # a trace is running: _Patcher wrapped it
+                return tracer.create_proxy("call_function", fn, *call)
+    return tracer.create_proxy(node.op, node.target, args, kwargs, name=node.name)
