@@ -380,3 +380,10 @@ __all__ = [
     *_ufunclike_names,
     *_arrayinfo_names,
 ]
+
+# tracing, custom operators and the compiler (issue 24): strided.fx, strided.library and
+# strided.compile, imported last because they build on everything above
+from strided import fx, library  # noqa: E402
+from strided._compile import compile  # noqa: E402, A004 - torch.compile's name
+
+__all__ += ["compile", "fx", "library"]

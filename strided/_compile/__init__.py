@@ -1,0 +1,385 @@
+"""``strided.compile(fn)``: capture a function's graph on its first call, fuse its elementwise
+chains and the reductions that consume them into C loops, and run those from then on
+(torch.compile: Dynamo's guards and cache, Inductor's fusion and C++ codegen, reduced).
+
+Note [What compile does on a call]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+1. **Guards.** The call's *guard key* is, per argument, a tensor's (dtype, shape, strides,
+   device, requires_grad), or a Python scalar's type and value (it is baked into the graph as a
+   constant, as Dynamo specialises ints). Guards on the exact strides subsume the "contiguous or
+   not" class: a transposed or sliced input is another key, so the strides in the generated C
+   are always right (Note [The loop nest] in codegen.py).
+2. **Cache.** A key seen before runs its compiled *plan*. A new key is captured: the function is
+   traced (strided.fx.symbolic_trace, the scalars as concrete arguments), run once eagerly node
+   by node on the real inputs (that run's result is this call's result, and it records every
+   node's shape and dtype), decomposed into primitives (fx/passes.py), split into fusion groups
+   (Note [Fusion groups]), turned into C, compiled by the system compiler and cached on disk
+   (Note [The kernel cache] in cc.py).
+3. **Run.** A plan is a list of steps: a fused kernel called through ctypes on the tensors'
+   data pointers (its outputs allocated here, contiguous), or one node run eagerly.
+
+Note [Graph breaks and fallbacks]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A compiled function never gives another answer than the eager one, so whatever compile cannot
+prove safe runs eagerly, and ``explain()`` says why:
+
+* a node the fusion groups cannot take (matmul, a custom op, an integer op) is a *graph break*
+  of one node: it runs eagerly between the fused kernels;
+* a function that cannot be traced (control flow on tensor values, ``len(x)``, a ``*args``
+  signature) runs eagerly for that guard key; so does one that writes (an in-place op, ``out=``,
+  ``x[i] = v``: fusing around a write could reorder it), and one whose bytecode touches Python
+  state (stores to globals, closure cells, attributes or subscripts, ``print``, a list's
+  ``append``): a trace would do that once, where eager does it every call;
+* a call where autograd must record (grad mode on and an input requires grad) runs eagerly, so
+  the gradient is the eager one. (Not done: AOTAutograd's joint forward/backward graph.)
+* tensors on a CUDA device run eagerly (their nodes stay in the graph; generating CUDA C through
+  the NVRTC path is not done yet);
+* no C compiler, or a compiler error in generated code: said once (a warning, with the source
+  for an error), then eager.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dis
+import functools
+import warnings
+
+import strided
+from strided import _core, fx
+from strided._compile import cc
+from strided._compile.codegen import generate_c, plan_steps
+from strided.fx.interpreter import Interpreter
+from strided.fx.passes import is_impure
+
+__all__ = ["compile", "CompiledFunction", "reset"]
+
+_warned = set()
+
+
+def _warn_once(key, message):
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def reset():
+    """Forget the warnings said once (tests)."""
+    _warned.clear()
+
+
+# -- guards --------------------------------------------------------------------------------------
+
+
+def _guard(a):
+    if isinstance(a, _core.TensorBase):
+        return (
+            "tensor",
+            a.dtype.name,
+            tuple(a.shape),
+            tuple(a.stride()),
+            str(a.device),
+            a._requires_grad,
+        )
+    if a is None or isinstance(a, (bool, int, float, str)):
+        return ("const", type(a).__name__, a)
+    if isinstance(a, (tuple, list)) and all(isinstance(x, (bool, int, float, str)) for x in a):
+        return ("const", type(a).__name__, tuple(a))
+    return None
+
+
+def describe_guard(g, name):
+    if g[0] == "tensor":
+        _, dtype, shape, strides, device, rg = g
+        return (
+            f"{name}: tensor dtype={dtype} shape={list(shape)} strides={list(strides)} "
+            f"device={device} requires_grad={rg}"
+        )
+    return f"{name}: {g[1]} == {g[2]!r}"
+
+
+# -- side effects in the bytecode ----------------------------------------------------------------
+
+_MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "update",
+    "setdefault",
+    "add",
+    "discard",
+    "write",
+    "popitem",
+}
+
+
+def _side_effects(fn):
+    """A reason why ``fn``'s bytecode touches Python state, or None (Note [Graph breaks and
+    fallbacks]). Conservative: it reads the code, not what it does."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    codes = [code]
+    while codes:
+        c = codes.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in (
+                "STORE_GLOBAL",
+                "DELETE_GLOBAL",
+                "STORE_DEREF",
+                "STORE_ATTR",
+                "DELETE_ATTR",
+                "STORE_SUBSCR",
+                "DELETE_SUBSCR",
+            ):
+                what = ins.argval if isinstance(ins.argval, str) else ins.opname
+                return f"line {ins.positions.lineno}: {ins.opname} {what}"
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == "print":
+                return f"line {ins.positions.lineno}: calls print"
+            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and ins.argval in _MUTATORS:
+                return f"line {ins.positions.lineno}: calls .{ins.argval}()"
+        codes.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+    return None
+
+
+# -- plans ---------------------------------------------------------------------------------------
+
+
+class _Capture(Interpreter):
+    """The first run of a specialisation: eager, node by node, recording shapes and strides."""
+
+    def placeholder(self, node, value):
+        return self._record(node, value)
+
+    def run_node(self, node):
+        return self._record(node, super().run_node(node))
+
+    def _record(self, node, value):
+        if isinstance(value, _core.TensorBase):
+            from strided.library import TensorMeta
+
+            node.meta["tensor_meta"] = TensorMeta.of(value)
+            node.meta["strides"] = tuple(value.stride())
+        return value
+
+
+class Plan:
+    """One specialisation: its guards, graph, steps, C source and library (or why eager)."""
+
+    def __init__(self, key, names):
+        self.key, self.names = key, names
+        self.gm = None
+        self.steps = []
+        self.source = ""
+        self.path = None
+        self.kernels = {}
+        self.eager_reason = None
+        self.from_disk = False
+
+    def explain(self):
+        lines = ["guards:"]
+        lines += ["  " + describe_guard(g, n) for g, n in zip(self.key, self.names, strict=True)]
+        if self.eager_reason:
+            lines.append(f"runs eagerly: {self.eager_reason}")
+        if self.gm is not None:
+            lines.append("graph (decomposed, with shapes):")
+            lines += ["  " + ln for ln in str(self.gm.graph).splitlines()]
+            lines.append("steps:")
+            for kind, what in self.steps:
+                if kind == "group":
+                    outs = ", ".join(n.name for n in what.outputs)
+                    ins = ", ".join(n.name for n in what.inputs)
+                    lines.append(
+                        f"  fused kernel_{what.index}: {what!r}; reads {ins}; writes {outs}"
+                    )
+                else:
+                    lines.append(f"  eager {what.format()}")
+        if self.source:
+            where = f" ({self.path}{', from the disk cache' if self.from_disk else ''})"
+            lines.append("generated C" + where + ":")
+            lines += ["  " + ln for ln in self.source.splitlines()]
+        return "\n".join(lines)
+
+
+_HEADER = """/* generated by strided.compile: see Note [The loop nest] in
+ * strided/_compile/codegen.py
+ */
+#include <math.h>
+#include <stdint.h>
+#include "scalar_math.h"
+"""
+
+
+def _build_plan(fn, args, names, key):
+    plan = Plan(key, names)
+    concrete = {n: a for n, a, g in zip(names, args, key, strict=True) if g[0] == "const"}
+    tensors = [a for a, g in zip(args, key, strict=True) if g[0] == "tensor"]
+    try:
+        gm = fx.symbolic_trace(fn, concrete_args=concrete)
+    except Exception as e:  # TraceError, or an op that refuses proxies
+        plan.eager_reason = f"cannot trace: {e}"
+        return plan, None
+    if any(is_impure(n) for n in gm.graph.nodes if n.op not in ("placeholder", "output")):
+        writes = [
+            n.format()
+            for n in gm.graph.nodes
+            if n.op not in ("placeholder", "output") and is_impure(n)
+        ]
+        plan.eager_reason = f"the function writes into a tensor ({writes[0]})"
+        plan.gm = gm
+        return plan, None
+    result = _Capture(gm).run(*tensors)  # this call's answer; records shapes
+    gm = fx.decompose(gm)
+    fx.dead_code_elimination(gm.graph)
+    fx.common_subexpression_elimination(gm.graph)
+    gm.recompile()
+    _Capture(gm).run(*tensors)  # the decomposed graph's shapes and strides
+    plan.gm = gm
+    if any(g[0] == "tensor" and not g[4].startswith("cpu") for g in key):
+        plan.eager_reason = "tensors on a CUDA device (CUDA code generation is not done yet)"
+        return plan, result
+    plan.steps = plan_steps(gm.graph)
+    groups = [g for kind, g in plan.steps if kind == "group"]
+    if not groups:
+        return plan, result
+    funcs = []
+    for g in groups:
+        funcs.append(generate_c(f"kernel_{g.index}", g, lambda n: n.meta["strides"]))
+    plan.source = _HEADER + "\n\n".join(funcs) + "\n"
+    lib, plan.path, plan.from_disk = cc.build(plan.source)
+    for g in groups:
+        f = getattr(lib, f"kernel_{g.index}")
+        f.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        f.restype = None
+        plan.kernels[g.index] = f
+    plan.lib = lib
+    return plan, result
+
+
+def _run_plan(plan, tensors):
+    gm = plan.gm
+    interp = Interpreter(gm)
+    env = interp.env
+    inputs = iter(tensors)
+    for n in gm.graph.nodes:
+        if n.op == "placeholder":
+            env[n] = next(inputs)
+    for kind, what in plan.steps:
+        if kind == "eager":
+            value = interp.run_node(what)
+            if isinstance(value, _core.TensorBase) and tuple(value.stride()) != what.meta.get(
+                "strides"
+            ):
+                return None  # an eager node laid its result out differently: run eagerly
+            env[what] = value
+            continue
+        outs = []
+        for n in what.outputs:
+            m = n.meta["tensor_meta"]
+            outs.append(strided.empty(m.shape, dtype=m.dtype))
+        ptrs = [env[n].data_ptr() for n in what.inputs] + [o.data_ptr() for o in outs]
+        plan.kernels[what.index]((ctypes.c_void_p * len(ptrs))(*ptrs))
+        for n, o in zip(what.outputs, outs, strict=True):
+            env[n] = o
+    out = gm.graph.nodes[-1]
+    return interp.load(out.args[0])
+
+
+class CompiledFunction:
+    """``strided.compile(fn)``: call it as ``fn``; ``explain()`` shows what was compiled."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        if not isinstance(fn, strided.nn.Module):
+            functools.update_wrapper(self, fn)
+        self.plans = {}
+        self.last = None
+        target = fn.forward if isinstance(fn, strided.nn.Module) else fn
+        self._effects = _side_effects(target)
+        try:
+            import inspect
+
+            sig = inspect.signature(target)
+            self._names = [p.name for p in sig.parameters.values()]
+        except (TypeError, ValueError):
+            self._names = None
+
+    def _eager(self, reason, args, kwargs):
+        if reason:
+            _warn_once(
+                (id(self), reason), f"strided.compile({self.__name__}): {reason}; running eagerly"
+            )
+        return self.fn(*args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        if self._effects is not None:
+            return self._eager(
+                f"it has side effects on Python state ({self._effects})", args, kwargs
+            )
+        if kwargs or self._names is None or len(args) != len(self._names):
+            return self.fn(*args, **kwargs)
+        if cc.compiler() is None:
+            return self._eager("no C compiler found (set CC or install gcc)", args, kwargs)
+        key = tuple(_guard(a) for a in args)
+        if None in key:
+            return self.fn(*args, **kwargs)
+        if strided.is_grad_enabled() and any(g[0] == "tensor" and g[5] for g in key):
+            return self.fn(*args, **kwargs)  # autograd records eagerly (Note [Graph breaks ...])
+        plan = self.plans.get(key)
+        if plan is None:
+            try:
+                plan, result = _build_plan(self.fn, args, self._names, key)
+            except cc.CompileError as e:
+                plan = Plan(key, self._names)
+                plan.eager_reason = "the generated C did not compile"
+                self.plans[key] = self.last = plan
+                return self._eager(str(e), args, kwargs)
+            self.plans[key] = self.last = plan
+            if result is not None:
+                return result
+            return self.fn(*args, **kwargs)
+        self.last = plan
+        if plan.eager_reason is not None or not plan.steps:
+            if plan.gm is not None and plan.eager_reason is None:
+                return plan.gm(*[a for a, g in zip(args, key, strict=True) if g[0] == "tensor"])
+            return self.fn(*args, **kwargs)
+        tensors = [a for a, g in zip(args, key, strict=True) if g[0] == "tensor"]
+        out = _run_plan(plan, tensors)
+        if out is None:
+            return self.fn(*args, **kwargs)
+        return out
+
+    def explain(self):
+        """The captured graph, guards, fusion groups and generated C of every specialisation
+        (the most recent first), as text."""
+        if not self.plans:
+            return (
+                f"strided.compile({self.__name__}): not called yet (capture is on the first call)"
+            )
+        parts = []
+        plans = [self.last] + [p for p in self.plans.values() if p is not self.last]
+        for i, p in enumerate(plans):
+            parts.append(f"=== specialisation {i + 1} of {len(plans)} ===\n{p.explain()}")
+        return "\n".join(parts)
+
+
+def compile(fn=None, **options):  # noqa: A001 - torch.compile's name
+    """Compile ``fn`` (a function or strided.nn.Module): see Note [What compile does on a call].
+
+    Examples
+    --------
+    >>> import strided
+    >>> f = strided.compile(lambda x, y: ((x * 2 + 1).exp() * y).sum())
+    >>> x = strided.ones(4)
+    >>> float(f(x, x)) == float(((x * 2 + 1).exp() * x).sum())
+    True
+    """
+    if options:
+        raise TypeError(f"compile: unknown options {sorted(options)}")
+    if fn is None:
+        return compile
+    return CompiledFunction(fn)

@@ -1,0 +1,96 @@
+"""Compiling generated C at run time with the system C compiler, cached on disk by content.
+
+Note [The kernel cache]
+~~~~~~~~~~~~~~~~~~~~~~~
+A module's C source, with the compiler's flags and its version line, is hashed (SHA-256); the
+shared library is ``<cache dir>/<hash>.so``. The same function compiled in another process, or
+again after a restart, finds it there and only loads it (``ctypes.CDLL``): no compiler runs.
+The directory is ``$STRIDED_COMPILE_CACHE``, else ``~/.cache/strided/compile``. A library is
+written under a temporary name and renamed, so two processes compiling the same source at once
+never load half a file. The flags are the Cython extensions' (setup.py): ``-O3 -march=native``
+(the code is compiled where it runs, as Inductor's), OpenMP, no errno from the math functions
+so that sqrt and friends vectorise.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+
+from strided._compile.codegen import _CPU_DIR
+
+__all__ = ["CompileError", "compiler", "build", "cache_dir", "FLAGS"]
+
+FLAGS = [
+    "-O3",
+    "-march=native",
+    "-fopenmp",
+    "-fno-strict-aliasing",
+    "-fno-math-errno",
+    "-shared",
+    "-fPIC",
+    "-std=gnu11",
+]
+_version = {}
+
+
+class CompileError(RuntimeError):
+    """The C compiler refused the generated source (the message holds its output and source)."""
+
+
+def compiler():
+    """The C compiler's path ($CC, else gcc, else cc), or None when there is none."""
+    for name in (os.environ.get("CC"), "gcc", "cc"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def cache_dir():
+    return os.environ.get("STRIDED_COMPILE_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "strided", "compile"
+    )
+
+
+def _compiler_version(cc):
+    if cc not in _version:
+        out = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False)
+        _version[cc] = (out.stdout.splitlines() or [""])[0]
+    return _version[cc]
+
+
+def build(source):
+    """(ctypes library, path, whether it came from the cache) for a C source."""
+    cc = compiler()
+    if cc is None:
+        raise CompileError("no C compiler found (set CC, or install gcc)")
+    key = hashlib.sha256("\0".join([source, *FLAGS, _compiler_version(cc)]).encode()).hexdigest()[
+        :32
+    ]
+    directory = cache_dir()
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, key + ".so")
+    cached = os.path.exists(path)
+    if not cached:
+        with tempfile.TemporaryDirectory(dir=directory) as tmp:
+            c_file = os.path.join(tmp, "kernel.c")
+            with open(c_file, "w") as f:
+                f.write(source)
+            tmp_so = os.path.join(tmp, "kernel.so")
+            result = subprocess.run(
+                [cc, *FLAGS, "-I", _CPU_DIR, c_file, "-o", tmp_so, "-lm"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if result.returncode != 0:
+                raise CompileError(
+                    f"{os.path.basename(cc)} failed on the generated source:\n{result.stderr}\n"
+                    f"--- source ---\n{source}"
+                )
+            os.replace(tmp_so, path)
+    return ctypes.CDLL(path), path, cached

@@ -1,0 +1,535 @@
+"""Fusion groups and their C: a decomposed graph with shapes becomes a list of steps, each a
+fused loop nest (C with OpenMP) or one node run eagerly (Inductor's scheduler and C++ codegen,
+reduced).
+
+Note [Fusion groups]
+~~~~~~~~~~~~~~~~~~~~
+The nodes are visited in graph order. A *pointwise* node (a unary, binary or ternary primitive,
+Note [The primitive set] in fx/passes.py) of a float32, float64 or bool result joins the open
+group of its producers when its shape is the group's loop shape; else it opens a group of its
+own. A *reduction* (sum, amax, amin, prod of a float) whose input is in an open group of its
+shape joins it as the group's last node: the reduction consumes the elementwise values in
+registers, so ``((x * 2 + 1).exp() * y).sum()`` is one loop that reads x and y once and writes
+one number. Every other node (matmul, a custom op, indexing, an op on another dtype) runs
+eagerly, as do pointwise nodes on a device other than the CPU.
+
+A group runs when it is *closed*: before the first node outside it that reads one of its
+values, and at once after a reduction joins it. So every value a group reads from outside was
+made by an earlier step, and every value of the group that a later step or the output reads is
+written to memory (the others live only in registers: the intermediates fusion saves).
+
+Note [The loop nest]
+~~~~~~~~~~~~~~~~~~~~
+A group's loop shape is its pointwise nodes' shape; each tensor it reads is seen broadcast to
+that shape (stride 0 in a broadcast dim), each tensor it writes is fresh and contiguous. The
+strides are compile-time constants (the guards pin every input's strides, and the eager nodes'
+outputs are checked against the strides they had when captured), so the C compiler sees
+``x[i0 * 1024 + i1]`` and vectorises the inner loop. Dims are coalesced first, as the iterator
+does (Note [The loop plan] in _loop_plan.pyx): adjacent dims merge when every operand steps
+through them as one; a contiguous group becomes one flat loop. The outer loops run in parallel
+(``omp parallel for collapse``) above a grain of 32k elements, the inner one is ``omp simd``.
+
+A reduction puts the reduced dims innermost: the kept dims are the parallel outer loops, each
+iteration reducing its slice into a scalar accumulator (double for float32, as NumPy's pairwise
+sum is close to a double one); a reduction over everything is split across threads and the
+partial results combined. amax/amin propagate NaN, as NumPy's do.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import os
+
+import strided
+from strided._dtype_table import MATH_SUFFIX
+from strided.fx.passes import PRIMITIVES
+
+__all__ = ["plan_steps", "generate_c", "Group", "expression_table"]
+
+C_TYPES = {"float32": "float", "float64": "double", "bool": "uint8_t"}
+GRAIN = 32768
+_CPU_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_cpu")
+
+
+# -- the elementwise expressions, read from the CPU kernels' own tables --------------------------
+
+
+def _read_table(filename, name):
+    with open(os.path.join(_CPU_DIR, filename)) as f:
+        text = f.read()
+    start = text.index(f"\n{name} = [") + len(name) + 4
+    end = text.index("\n]\n", start) + 2
+    return ast.literal_eval(text[start:end])
+
+
+class _ToC(ast.NodeVisitor):
+    """A kernel-table expression (Cython, Python syntax) as C."""
+
+    OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.BitAnd: "&"}
+    OPS.update({ast.BitOr: "|", ast.BitXor: "^"})
+    CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+    def visit_BinOp(self, n):
+        return f"({self.visit(n.left)} {self.OPS[type(n.op)]} {self.visit(n.right)})"
+
+    def visit_Compare(self, n):
+        return f"({self.visit(n.left)} {self.CMP[type(n.ops[0])]} {self.visit(n.comparators[0])})"
+
+    def visit_BoolOp(self, n):
+        op = " && " if isinstance(n.op, ast.And) else " || "
+        return "(" + op.join(self.visit(v) for v in n.values) + ")"
+
+    def visit_UnaryOp(self, n):
+        op = {ast.USub: "-", ast.Not: "!", ast.Invert: "~", ast.UAdd: "+"}[type(n.op)]
+        return f"({op}{self.visit(n.operand)})"
+
+    def visit_IfExp(self, n):
+        return f"({self.visit(n.test)} ? {self.visit(n.body)} : {self.visit(n.orelse)})"
+
+    def visit_Call(self, n):
+        return f"{n.func.id}({', '.join(self.visit(a) for a in n.args)})"
+
+    def visit_Name(self, n):
+        return n.id
+
+    def visit_Constant(self, n):
+        return repr(n.value)
+
+
+def _pick(table, dname, kind):
+    if dname in table:
+        return table[dname]
+    if kind in table:
+        return table[kind]
+    for key, expr in table.items():
+        if len(key) > 1 and key != "*" and kind in key and key not in C_TYPES:
+            return expr
+    return table.get("*")
+
+
+_TABLES = None
+
+
+def expression_table():
+    """{(op, dtype name): C expression in ``x`` (unary) or ``a``, ``b`` (binary)}, for the
+    float dtypes, from _cpu/unary.pyx.tp and _cpu/binary.pyx.tp (one table per concept)."""
+    global _TABLES
+    if _TABLES is None:
+        out = {}
+        for filename, name in (("unary.pyx.tp", "UNARY"), ("binary.pyx.tp", "BINARY")):
+            for op, kinds, _result, table in _read_table(filename, name):
+                if "f" not in kinds:
+                    continue
+                for dname in ("float32", "float64"):
+                    expr = _pick(table, dname, "f")
+                    if expr is None or "flag" in expr:
+                        continue
+                    single = dname == "float32"
+                    expr = expr.replace("{f}", "f" if single else "").replace(
+                        "{r}", "float" if single else "double"
+                    )
+                    expr = expr.replace("{t}", MATH_SUFFIX[dname])
+                    out[op, dname] = _ToC().visit(ast.parse(expr, mode="eval").body)
+        out["square", "float32"] = out["square", "float64"] = "(x * x)"
+        _TABLES = out
+    return _TABLES
+
+
+# -- grouping ------------------------------------------------------------------------------------
+
+
+def _meta(n):
+    return n.meta.get("tensor_meta")
+
+
+def _is_tensor_meta(m):
+    return m is not None and hasattr(m, "shape") and hasattr(m, "dtype")
+
+
+def _kind(node):
+    """'pointwise', 'reduction' or None (run eagerly) for a node of the decomposed graph."""
+    if node.op != "call_function":
+        return None
+    name = getattr(node.target, "__name__", None)
+    if getattr(strided, name or "", None) is not node.target:
+        return None
+    kind = PRIMITIVES.get(name)
+    m = _meta(node)
+    if kind is None or not _is_tensor_meta(m) or m.device != "cpu":
+        return None
+    tensors = [_meta(a) for a in node.all_input_nodes]
+    if not all(_is_tensor_meta(t) and t.device == "cpu" for t in tensors):
+        return None
+    if any(t.dtype.name not in C_TYPES for t in tensors):
+        return None
+    if kind == "reduction":
+        if m.dtype.name not in ("float32", "float64") or tensors[0].dtype != m.dtype:
+            return None
+        if node.kwargs.get("axis", None) is not None and not isinstance(
+            node.kwargs["axis"], (int, tuple)
+        ):
+            return None
+        return "reduction"
+    if m.dtype.name not in C_TYPES:
+        return None
+    for a in node.args:
+        if not (hasattr(a, "op") or isinstance(a, (int, float, bool))):
+            return None
+    if kind == "ternary":
+        return "pointwise"
+    dname = _compute_dtype(node)
+    if dname is None or (name, dname) not in expression_table():
+        return None
+    return "pointwise"
+
+
+def _compute_dtype(node):
+    """The dtype an elementwise op computes in: the promoted dtype of its tensor operands
+    (Python scalars are weak, NEP 50), float32 or float64, else None."""
+    dtypes = [_meta(a).dtype for a in node.all_input_nodes]
+    if not dtypes:
+        return None
+    d = dtypes[0]
+    for other in dtypes[1:]:
+        d = strided.promote_types(d, other)
+    if d.name == "bool" and any(isinstance(a, float) for a in node.args):
+        return None
+    return d.name if d.name in ("float32", "float64") else None
+
+
+class Group:
+    """One fused kernel: its nodes in order, the values it reads and those it writes."""
+
+    def __init__(self, index, shape):
+        self.index, self.shape = index, tuple(shape)
+        self.nodes = []
+        self.reduction = None
+        self.inputs = []  # nodes read from memory
+        self.outputs = []  # nodes written to memory
+        self.closed = False
+
+    def __repr__(self):
+        names = ", ".join(n.name for n in self.nodes)
+        return f"group {self.index} [{names}] over {list(self.shape)}"
+
+
+def plan_steps(graph):
+    """[("group", Group) | ("eager", node)] in run order (Note [Fusion groups])."""
+    steps, group_of, open_groups = [], {}, []
+
+    def close(g):
+        if g.closed:
+            return
+        g.closed = True
+        open_groups.remove(g)
+        steps.append(("group", g))
+
+    for node in graph.nodes:
+        if node.op in ("placeholder", "output"):
+            if node.op == "output":
+                for g in list(open_groups):
+                    close(g)
+            continue
+        kind = _kind(node)
+        producers = [group_of[p] for p in node.all_input_nodes if p in group_of]
+        open_producers = {g for g in producers if not g.closed}
+        target = None
+        if kind == "pointwise":
+            shape = _meta(node).shape
+            for g in open_producers:
+                if g.shape == shape and g.reduction is None:
+                    target = g
+        elif kind == "reduction":
+            src = node.all_input_nodes[0]
+            g = group_of.get(src)
+            if g is not None and not g.closed and g.shape == _meta(src).shape:
+                target = g
+        for g in open_producers - {target}:
+            close(g)
+        if kind is None:
+            steps.append(("eager", node))
+            continue
+        if target is None:
+            shape = (
+                _meta(node.all_input_nodes[0]).shape if kind == "reduction" else _meta(node).shape
+            )
+            target = Group(len([s for s in steps if s[0] == "group"]) + len(open_groups), shape)
+            open_groups.append(target)
+        target.nodes.append(node)
+        group_of[node] = target
+        if kind == "reduction":
+            target.reduction = node
+            close(target)
+    # what each group reads and writes
+    for _, g in (s for s in steps if s[0] == "group"):
+        members = set(g.nodes)
+        for n in g.nodes:
+            for p in n.all_input_nodes:
+                if p not in members and p not in g.inputs:
+                    g.inputs.append(p)
+        for n in g.nodes:
+            if n is g.reduction or any(u not in members for u in n.users):
+                g.outputs.append(n)
+    return steps
+
+
+# -- C -------------------------------------------------------------------------------------------
+
+
+def _broadcast_strides(meta, strides, shape):
+    """Element strides of a tensor seen broadcast to ``shape`` (0 in broadcast dims)."""
+    nd = len(shape)
+    own = list(meta.shape)
+    out = [0] * nd
+    for i in range(len(own)):
+        d = nd - len(own) + i
+        out[d] = 0 if own[i] == 1 and shape[d] != 1 else strides[i]
+    return out
+
+
+def _contiguous_strides(shape):
+    out, step = [], 1
+    for s in reversed(shape):
+        out.append(step)
+        step *= s
+    return list(reversed(out))
+
+
+def _coalesce(shape, operand_strides, keep_apart=()):
+    """Merge adjacent dims that every operand steps through as one (never across a dim index
+    in ``keep_apart``: the border between kept and reduced dims)."""
+    dims = list(range(len(shape)))
+    if not dims:
+        return [], [[] for _ in operand_strides]
+    new_shape = [shape[0]]
+    new_strides = [[s[0]] for s in operand_strides]
+    for d in dims[1:]:
+        mergeable = d not in keep_apart and all(
+            st[-1] == s[d] * shape[d] for st, s in zip(new_strides, operand_strides, strict=True)
+        )
+        if mergeable:
+            new_shape[-1] *= shape[d]
+            for st, s in zip(new_strides, operand_strides, strict=True):
+                st[-1] = s[d]
+        else:
+            new_shape.append(shape[d])
+            for st, s in zip(new_strides, operand_strides, strict=True):
+                st.append(s[d])
+    return new_shape, new_strides
+
+
+def _literal(v, ctype):
+    if isinstance(v, bool):
+        return f"(({ctype}){int(v)})"
+    if isinstance(v, float) and not math.isfinite(v):
+        inf = "INFINITY" if v > 0 else "-INFINITY"
+        return f"(({ctype}){'NAN' if v != v else inf})"
+    return f"(({ctype}){v!r})"
+
+
+def generate_c(name, group, strides_of):
+    """The C function ``name(char** p)`` of one group; ``strides_of(node)``: the element
+    strides of a value the group reads. p[k] is the k-th of group.inputs then group.outputs."""
+    shape = list(group.shape)
+    red = group.reduction
+    reduced = []
+    if red is not None:
+        axis = red.kwargs.get("axis")
+        nd = len(shape)
+        axes = range(nd) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+        reduced = sorted({a % nd for a in axes}) if nd else []
+    kept = [d for d in range(len(shape)) if d not in reduced]
+    order = kept + reduced  # reduced dims innermost
+    loop_shape = [shape[d] for d in order]
+    operands = []
+    for p in group.inputs:
+        st = _broadcast_strides(p.meta["tensor_meta"], strides_of(p), shape)
+        operands.append([st[d] for d in order])
+    pointwise_outputs = [n for n in group.outputs if n is not red]
+    full = _contiguous_strides(shape)
+    for _ in pointwise_outputs:
+        operands.append([full[d] for d in order])
+    if red is not None:
+        out_full = _contiguous_strides([shape[d] for d in kept])
+        out_st = [0] * len(order)
+        for i in range(len(kept)):
+            out_st[i] = out_full[i]
+        operands.append(out_st)
+    border = (len(kept),) if kept and reduced else ()
+    cshape, cstrides = _coalesce(loop_shape, operands, border)
+    if not cshape:  # a 0-d group: one iteration of a loop of one
+        cshape, cstrides = [1], [[0] for _ in operands]
+    if red is not None:  # how many of the coalesced dims are kept ones
+        n_kept = 0
+        acc = 1
+        total_kept = math.prod(shape[d] for d in kept)
+        for s in cshape:
+            if acc >= total_kept:
+                break
+            acc *= s
+            n_kept += 1
+    else:
+        n_kept = len(cshape)
+    nd = len(cshape)
+    idx = [f"i{d}" for d in range(nd)]
+
+    def offset(k):
+        terms = [f"{i}*{s}" for i, s in zip(idx, cstrides[k], strict=True) if s != 0]
+        return " + ".join(terms) or "0"
+
+    lines = [f"void {name}(char** p) {{"]
+    n_in = len(group.inputs)
+    for k, node in enumerate(group.inputs):
+        lines.append(
+            f"  const {C_TYPES[node.meta['tensor_meta'].dtype.name]}* in{k} = "
+            f"(const {C_TYPES[node.meta['tensor_meta'].dtype.name]}*)p[{k}];"
+        )
+    for j, node in enumerate(pointwise_outputs + ([red] if red is not None else [])):
+        ctype = C_TYPES[node.meta["tensor_meta"].dtype.name]
+        lines.append(f"  {ctype}* out{j} = ({ctype}*)p[{n_in + j}];")
+    # the body: one C statement per node, reading inputs through their offsets
+    body = []
+    value = {}
+    for k, node in enumerate(group.inputs):
+        value[node] = f"in{k}[{offset(k)}]"
+    for node in group.nodes:
+        if node is red:
+            break
+        m = node.meta["tensor_meta"]
+        ctype = C_TYPES[m.dtype.name]
+        fname = node.target.__name__
+        if PRIMITIVES[fname] == "ternary":
+            c, a, b = (_operand(x, value, ctype) for x in node.args)
+            expr = f"({c} ? {a} : {b})"
+        else:
+            dname = _compute_dtype(node)
+            ct = C_TYPES[dname]
+            vals = [_operand(x, value, ct, cast=True) for x in node.args]
+            expr = expression_table()[fname, dname]
+            if len(vals) == 1:
+                expr = _subst(expr, {"x": vals[0]})
+            else:
+                expr = _subst(expr, {"a": vals[0], "b": vals[1]})
+        body.append(f"const {ctype} v_{node.name} = ({ctype})({expr});")
+        value[node] = f"v_{node.name}"
+    for j, node in enumerate(pointwise_outputs):
+        body.append(f"out{j}[{offset(n_in + j)}] = {value[node]};")
+    total = math.prod(cshape) if cshape else 1
+    par = f"if({total} > {GRAIN})"
+    if red is None:
+        if nd == 0:
+            lines += ["  { " + " ".join(body) + " }", "}"]
+            return "\n".join(lines)
+        if nd == 1:
+            lines.append(f"  #pragma omp parallel for simd {par}")
+        else:
+            lines.append(f"  #pragma omp parallel for collapse({nd - 1}) {par}")
+        for d in range(nd):
+            if d == nd - 1 and nd > 1:
+                lines.append("  " * (d + 1) + "#pragma omp simd")
+            lines.append("  " * (d + 1) + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
+        lines += ["  " * (nd + 1) + b for b in body]
+        lines += ["  " * (d + 1) + "}" for d in reversed(range(nd))]
+        lines.append("}")
+        return "\n".join(lines)
+    return _reduction_c(
+        lines, red, value, body, cshape, n_kept, len(pointwise_outputs), n_in, offset, par
+    )
+
+
+def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, par):
+    rname = red.target.__name__
+    src = red.all_input_nodes[0]
+    m = red.meta["tensor_meta"]
+    otype = C_TYPES[m.dtype.name]
+    init = {"sum": "0.0", "prod": "1.0", "amax": "-INFINITY", "amin": "INFINITY"}[rname]
+    step = {
+        "sum": "acc += (double)({v});",
+        "prod": "acc *= (double)({v});",
+        "amax": "if ((double)({v}) > acc || ({v}) != ({v})) acc = (double)({v});",
+        "amin": "if ((double)({v}) < acc || ({v}) != ({v})) acc = (double)({v});",
+    }[rname]
+    combine = {
+        "sum": "acc += part;",
+        "prod": "acc *= part;",
+        "amax": "if (part > acc || part != part) acc = part;",
+        "amin": "if (part < acc || part != part) acc = part;",
+    }[rname]
+    simd = {"sum": "reduction(+:acc)", "prod": "reduction(*:acc)"}.get(rname)
+    nd = len(cshape)
+    if value.get(src) is None:
+        raise ValueError("reduction input has no value in its group")
+    inner = body + [step.format(v=value[src])]
+    out_index = offset(n_in + j_out)
+    if n_kept == 0 and simd is not None:  # everything reduced by +/*: OpenMP combines
+        lines.append(f"  double acc = {init};")
+        collapse = f" collapse({nd})" if nd > 1 else ""
+        lines.append(f"  #pragma omp parallel for simd{collapse} {simd} {par}")
+        for d in range(nd):
+            lines.append("  " + "  " * d + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
+        lines += ["  " + "  " * nd + b for b in inner]
+        lines += ["  " + "  " * d + "}" for d in reversed(range(nd))]
+        lines.append(f"  out{j_out}[0] = ({otype})acc;")
+        lines.append("}")
+        return "\n".join(lines)
+    if n_kept == 0:  # max/min of everything: per-thread partial results, combined
+        lines.append(f"  double acc = {init};")
+        lines.append(f"  #pragma omp parallel {par}")
+        lines.append("  {")
+        lines.append(f"    double part_acc = {init};")
+        lines.append("    #pragma omp for nowait" + (f" collapse({nd})" if nd > 1 else ""))
+        loops = []
+        for d in range(nd):
+            loops.append("    " + "  " * d + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
+        lines += loops
+        pad = "    " + "  " * nd
+        lines += [
+            pad + b.replace("acc", "part_acc") if b.startswith(("acc", "if ((double)")) else pad + b
+            for b in inner
+        ]
+        lines += ["    " + "  " * d + "}" for d in reversed(range(nd))]
+        lines.append("    #pragma omp critical")
+        lines.append("    { double part = part_acc; " + combine + " }")
+        lines.append("  }")
+        lines.append(f"  out{j_out}[0] = ({otype})acc;")
+        lines.append("}")
+        return "\n".join(lines)
+    # kept dims outside (parallel), reduced dims inside
+    lines.append(
+        f"  #pragma omp parallel for collapse({n_kept}) {par}"
+        if n_kept > 1
+        else f"  #pragma omp parallel for {par}"
+    )
+    for d in range(n_kept):
+        lines.append("  " * (d + 1) + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
+    pad = "  " * (n_kept + 1)
+    lines.append(pad + f"double acc = {init};")
+    for d in range(n_kept, nd):
+        if d == nd - 1 and simd is not None and not body_has_stores(body):
+            lines.append("  " * (d + 1) + f"#pragma omp simd {simd}")
+        lines.append("  " * (d + 1) + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
+    lines += ["  " * (nd + 1) + b for b in inner]
+    lines += ["  " * (d + 1) + "}" for d in reversed(range(n_kept, nd))]
+    lines.append(pad + f"out{j_out}[{out_index}] = ({otype})acc;")
+    lines += ["  " * (d + 1) + "}" for d in reversed(range(n_kept))]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def body_has_stores(body):
+    return any(b.startswith("out") for b in body)
+
+
+def _operand(x, value, ctype, cast=False):
+    if hasattr(x, "op"):
+        v = value[x]
+        return f"(({ctype}){v})" if cast else v
+    return _literal(x, ctype)
+
+
+def _subst(expr, names):
+    """Replace the whole-word names of an expression (x; a, b) by operand text."""
+    import re
+
+    return re.sub(r"\b(" + "|".join(names) + r")\b", lambda m: names[m.group(1)], expr)

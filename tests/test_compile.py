@@ -1,0 +1,328 @@
+"""strided.compile: guards and recompilation, fusion groups and generated C (gcc, OpenMP), the
+on-disk cache, graph breaks and eager fallbacks. A compiled function never gives another answer
+than the eager one: every case below is compared with eager.
+
+One kernel cache directory serves the whole test session (the ``cache`` fixture), so a kernel
+is compiled once however many tests use it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import strided
+from strided import _compile, library, nn
+from strided._compile import cc
+
+F = nn.functional
+pytestmark = pytest.mark.skipif(cc.compiler() is None, reason="no C compiler on this machine")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cache(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("strided-compile-cache"))
+    old = os.environ.get("STRIDED_COMPILE_CACHE")
+    os.environ["STRIDED_COMPILE_CACHE"] = path
+    yield path
+    if old is None:
+        del os.environ["STRIDED_COMPILE_CACHE"]
+    else:
+        os.environ["STRIDED_COMPILE_CACHE"] = old
+
+
+def _t(rng, shape, dtype="float64"):
+    return strided.tensor(rng.standard_normal(shape), dtype=dtype)
+
+
+def _same(got, want, dtype):
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=rtol)
+
+
+def _twice(fn, *args):
+    """The compiled function's first (capture) and second (compiled) results."""
+    cf = strided.compile(fn)
+    return cf, cf(*args), cf(*args)
+
+
+# every elementwise primitive the C generator takes, and the reductions, against eager
+UNARY = [
+    "abs",
+    "negative",
+    "sqrt",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "sin",
+    "cos",
+    "tanh",
+    "erf",
+    "sigmoid",
+    "relu",
+    "floor",
+    "ceil",
+    "square",
+    "reciprocal",
+    "sign",
+    "atan",
+]
+BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "maximum",
+    "minimum",
+    "pow",
+    "atan2",
+    "hypot",
+    "logaddexp",
+    "less",
+    "greater_equal",
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_elementwise_ops_fused_match_eager(dtype):
+    rng = np.random.default_rng(0)
+    x = strided.abs(_t(rng, (7, 33), dtype)) + 0.5
+    y = _t(rng, (33,), dtype)
+
+    def f(x, y):
+        outs = [getattr(strided, name)(x) for name in UNARY]
+        outs += [getattr(strided, name)(x, y) for name in BINARY]
+        return tuple(outs)
+
+    cf, first, second = _twice(f, x, y)
+    _same(first, f(x, y), dtype)
+    _same(second, f(x, y), dtype)
+    plan = cf.last
+    assert plan.eager_reason is None
+    fused = [n.target.__name__ for kind, g in plan.steps if kind == "group" for n in g.nodes]
+    assert set(UNARY + BINARY) <= set(fused)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "red",
+    [
+        lambda v: v.sum(),
+        lambda v: v.sum(axis=1),
+        lambda v: v.sum(axis=0, keepdims=True),
+        lambda v: strided.amax(v, axis=-1),
+        lambda v: v.min(axis=(0, 2)),
+        lambda v: v.mean(axis=2),
+        lambda v: strided.prod(v * 0.1 + 1, axis=1),
+    ],
+    ids=["sum", "sum1", "sum0keep", "amax", "min02", "mean2", "prod"],
+)
+def test_reductions_consuming_chains_match_eager(red, dtype):
+    rng = np.random.default_rng(1)
+    x, y = _t(rng, (4, 5, 6), dtype), _t(rng, (5, 6), dtype)
+
+    def f(x, y):
+        return red((x * 2 + 1).exp() * y)
+
+    cf, first, second = _twice(f, x, y)
+    _same(second, f(x, y), dtype)
+    groups = [g for kind, g in cf.last.steps if kind == "group"]
+    assert groups[0].reduction is not None and len(groups[0].nodes) >= 4  # fused, not alone
+
+
+def test_layouts_broadcasts_and_nan():
+    rng = np.random.default_rng(2)
+    base = _t(rng, (6, 8))
+    cases = {
+        "transposed": base.T,
+        "stepped": base[::2, 1::3],
+        "negative": strided.flip(base, axis=1),
+        "expanded": strided.broadcast_to(_t(rng, (1, 8)), (6, 8)),
+        "0-d": strided.tensor(1.5),
+    }
+    for x in cases.values():
+        f = lambda x: (strided.maximum(x, 0.1) * 3).sum(axis=0) + x.max()  # noqa: E731
+        _, first, second = _twice(f, x)
+        _same(second, f(x), "float64")
+    nan = strided.tensor([1.0, float("nan"), 2.0])
+    _, _, got = _twice(lambda x: (x * 2).max() + strided.amin(x + 1), nan)
+    assert np.isnan(float(got))
+
+
+def test_softmax_layer_norm_gelu_epilogue():
+    rng = np.random.default_rng(3)
+    x, w, b = _t(rng, (16, 8), "float32"), _t(rng, (8, 12), "float32"), _t(rng, (12,), "float32")
+
+    def f(x, w, b):
+        h = F.gelu(x @ w + b)
+        return F.softmax(h, dim=1), F.layer_norm(h, (12,)), F.log_softmax(h, 1)
+
+    cf, first, second = _twice(f, x, w, b)
+    _same(second, f(x, w, b), "float32")
+    kinds = [kind for kind, _ in cf.last.steps]
+    assert kinds[0] == "eager" and kinds.count("group") >= 3  # matmul runs eagerly
+
+
+def test_guards_recompile_on_dtype_shape_and_strides():
+    rng = np.random.default_rng(4)
+    f = strided.compile(lambda x: (x + 1).sum(axis=0))
+    x = _t(rng, (3, 4))
+    for arg in (x, x, x.astype("float32"), _t(rng, (5, 4)), x.T, x):
+        _same(f(arg), (arg + 1).sum(axis=0), arg.dtype.name)
+    assert len(f.plans) == 4
+    text = f.explain()
+    assert "shape=[4, 3] strides=[1, 4]" in text and "specialisation 1 of 4" in text
+
+
+def test_python_scalars_are_specialised():
+    f = strided.compile(lambda x, k: x * k + 1)
+    x = strided.arange(3.0)
+    assert f(x, 2.0).tolist() == [1.0, 3.0, 5.0]
+    assert f(x, 3.0).tolist() == [1.0, 4.0, 7.0]
+    assert f(x, 3.0).tolist() == [1.0, 4.0, 7.0]
+    assert len(f.plans) == 2 and "k: float == 3.0" in f.explain()
+
+
+def test_explain_shows_graph_guards_groups_and_source():
+    x = strided.ones(10)
+    cf, _, _ = _twice(lambda x, y: ((x * 2 + 1).exp() * y).sum(), x, x)
+    text = cf.explain()
+    for part in (
+        "guards:",
+        "x: tensor dtype=float64 shape=[10]",
+        "graph (decomposed",
+        "strided.exp",
+        "fused kernel_0",
+        "void kernel_0(char** p)",
+        "strided_exp(",
+        "#pragma omp",
+    ):
+        assert part in text, part
+    assert "not called yet" in strided.compile(lambda x: x).explain()
+
+
+def test_graph_breaks_run_eagerly_between_kernels():
+    op = library.define("compiletest::twice(Tensor x) -> Tensor")
+    library.impl("compiletest::twice", "CPU", lambda x: x * 2)
+    x = strided.arange(4.0)
+
+    def f(x):
+        return (op(x + 1) @ strided.ones(4)) * 3 - 1
+
+    cf, first, second = _twice(f, x)
+    _same(second, f(x), "float64")
+    eager = [what.target for kind, what in cf.last.steps if kind == "eager"]
+    assert op in eager
+    i = strided.arange(4)  # int64: not fused, still right
+    _, _, got = _twice(lambda i: (i * 2 + 1).sum(), i)
+    assert int(got) == 16
+
+
+def test_data_dependent_control_flow_falls_back():
+    def f(x):
+        if x.sum() > 0:
+            return x * 2
+        return x * 3
+
+    cf = strided.compile(f)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert cf(strided.ones(2)).tolist() == [2.0, 2.0]
+        assert cf(strided.ones(2)).tolist() == [2.0, 2.0]
+        assert cf(-strided.ones(2)).tolist() == [-3.0, -3.0]
+    assert "cannot trace" in cf.explain() and "test_compile.py" in cf.explain()
+    assert not w  # a trace failure is explained, not warned
+
+
+def test_side_effects_and_in_place_writes_run_eagerly():
+    seen = []
+
+    def f(x):
+        seen.append(1)
+        return x + 1
+
+    cf = strided.compile(f)
+    with pytest.warns(
+        RuntimeWarning, match=r"side effects on Python state \(line \d+: calls .append"
+    ):
+        cf(strided.ones(2))
+    cf(strided.ones(2))
+    assert len(seen) == 2
+
+    def g(x):
+        x.add_(1)
+        return x * 2
+
+    cg = strided.compile(g)
+    x = strided.zeros(2)
+    assert cg(x).tolist() == [2.0, 2.0] and cg(x).tolist() == [4.0, 4.0]
+    assert x.tolist() == [2.0, 2.0]
+    assert "writes into a tensor" in cg.explain()
+
+
+def test_autograd_falls_back_to_eager():
+    f = strided.compile(lambda x: (x.exp() * 2).sum())
+    x = strided.tensor([0.0, 1.0]).requires_grad_()
+    y = f(x)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([0.0, 1.0]))
+    with strided.no_grad():
+        assert float(f(x)) == pytest.approx(float(y))
+
+
+def test_cuda_tensors_run_eagerly():
+    f = strided.compile(lambda x: (x * 2 + 1).sum())
+    x = strided.arange(4.0, device="cuda-emulated")
+    assert float(f(x).cpu()) == 16.0 and float(f(x).cpu()) == 16.0
+    assert "CUDA device" in f.explain()
+
+
+def test_compiler_errors_and_missing_compiler_are_said_once(monkeypatch):
+    _compile.reset()
+    real = cc.build
+    monkeypatch.setattr(cc, "build", lambda src: real("#error planted by the test\n" + src))
+    f = strided.compile(lambda x: x * 5 + 1)
+    x = strided.ones(3)
+    with pytest.warns(RuntimeWarning, match="planted by the test"):
+        assert f(x).tolist() == [6.0, 6.0, 6.0]
+    assert f(x).tolist() == [6.0, 6.0, 6.0]  # eager, without a second warning
+    assert "did not compile" in f.explain()
+    monkeypatch.setattr(cc, "compiler", lambda: None)
+    g = strided.compile(lambda x: x - 1)
+    with pytest.warns(RuntimeWarning, match="no C compiler"):
+        assert g(x).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_modules_compile():
+    net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    x = strided.tensor(np.random.default_rng(5).standard_normal((3, 4)), dtype="float32")
+    with strided.no_grad():
+        cf = strided.compile(net)
+        _same(cf(x), net(x), "float32")
+        _same(cf(x), net(x), "float32")
+
+
+def test_disk_cache_serves_a_second_process(cache):
+    x = strided.ones(8)
+    f = lambda x: ((x * 3 + 2).tanh() * x).sum()  # noqa: E731
+    cf, _, _ = _twice(f, x)
+    code = (
+        "import strided, sys\n"
+        "f = strided.compile(lambda x: ((x * 3 + 2).tanh() * x).sum())\n"
+        "f(strided.ones(8)); print(f.last.from_disk, f.last.path)\n"
+    )
+    env = dict(os.environ, STRIDED_COMPILE_CACHE=cache)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    from_disk, path = out.stdout.split()
+    assert from_disk == "True" and path == cf.last.path
