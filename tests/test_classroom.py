@@ -174,3 +174,114 @@ def test_swapped_restores_the_library():
     with _engine.swapped("strided._explain.contiguous_strides", len):
         assert _explain.contiguous_strides is len
     assert _explain.contiguous_strides is original
+
+
+# -- assignment 2: the iterator and a kernel ---------------------------------------------------
+
+
+def test_iterator_student_in_plain_python(tmp_path):
+    """Loops written from the docstrings alone pass, and the speed ratio is reported."""
+    _student(
+        tmp_path,
+        "iterator",
+        """
+        import itertools
+
+
+        def coalesce_dims(shape, strides):
+            sizes, out = [], [[] for _ in strides]
+            for d in [d for d in range(len(shape)) if shape[d] != 1]:
+                if sizes and all(o[-1] == shape[d] * s[d] for o, s in zip(out, strides)):
+                    sizes[-1] *= shape[d]
+                    for o, s in zip(out, strides):
+                        o[-1] = s[d]
+                else:
+                    sizes.append(shape[d])
+                    for o, s in zip(out, strides):
+                        o.append(s[d])
+            return tuple(sizes), [tuple(o) for o in out]
+
+
+        def add_strided(shape, out, out_strides, out_offset, a, a_strides, a_offset, b,
+                        b_strides, b_offset):
+            for i in itertools.product(*[range(n) for n in shape]):
+                o = out_offset + sum(x * s for x, s in zip(i, out_strides))
+                p = a_offset + sum(x * s for x, s in zip(i, a_strides))
+                q = b_offset + sum(x * s for x, s in zip(i, b_strides))
+                out[o] = a[p] + b[q]
+
+
+        def reorder_dims(shape, strides):    # sorts by the first operand only: wrong
+            return tuple(sorted(range(len(shape)), key=lambda d: -abs(strides[0][d])))
+        """,
+    )
+    report = _grade(tmp_path, only=["coalesce_dims", "add_strided", "reorder_dims"])
+    got = {r["task"]: r for r in report["tasks"]}
+    assert got["coalesce_dims"]["status"] == "passed"
+    assert got["add_strided"]["status"] == "passed"
+    (note,) = got["add_strided"]["notes"]
+    assert note.startswith("speed (reported, not graded): your add_strided took")
+    assert got["reorder_dims"]["status"] == "failed"
+    assert (
+        "counter-example (the smallest Hypothesis found): reorder_dims("
+        in (got["reorder_dims"]["message"])
+    )
+
+
+def test_mutating_an_input_is_reported(tmp_path):
+    r = _one(
+        tmp_path,
+        "iterator",
+        "sum_strided",
+        """
+        def sum_strided(shape, a, strides, offset, dim):
+            a[:] = 0.0
+            return _A.task("sum_strided").reference(shape, a, strides, offset, dim)
+        """,
+    )
+    assert r["status"] == "failed"
+    assert "argument 2 was changed in place: np.array([" in r["message"]
+
+
+# -- assignment 3: autograd ----------------------------------------------------------------------
+
+
+def test_wrong_sign_in_a_derivative_row(tmp_path):
+    _student(
+        tmp_path,
+        "autograd",
+        """
+        def subtract_backward(grad, x, other):
+            return grad, grad      # the sign of other's gradient is wrong
+        """,
+    )
+    (r,) = _grade(tmp_path, only=["subtract_backward"])["tasks"]
+    assert r["status"] == "failed"
+    assert r["message"] == (
+        "counter-example (the smallest Hypothesis found): subtract_backward on subtract("
+        "np.array(0.0, dtype=float64), np.array(0.0, dtype=float64))\n"
+        "expected (array(1.), array(-1.)), your function returned (array(1.), array(1.))"
+    )
+
+
+def test_engine_order_counter_example_names_the_nodes(tmp_path):
+    r = _one(
+        tmp_path,
+        "autograd",
+        "topological_order",
+        """
+        def topological_order(root):      # breadth first: not a topological order
+            out, queue, seen = [], [root], {root}
+            while queue:
+                n = queue.pop(0)
+                out.append(n)
+                for e in n.next_functions:
+                    if e is not None and e[0] not in seen:
+                        seen.add(e[0])
+                        queue.append(e[0])
+            return out
+        """,
+    )
+    assert r["status"] == "failed"
+    assert "a = leaf; b = leaf; v0 = a * a; v1 = a * v0; loss = v1.sum()" in r["message"]
+    assert "puts AccumulateGrad(a) before MultiplyBackward(v0)" in r["message"]

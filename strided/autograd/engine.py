@@ -166,6 +166,17 @@ def _check_anomaly(node, grads):
                 raise anomaly_error(node, i, g)
 
 
+def count_dependencies(nodes):
+    """Step 1 of Note [How the engine runs a graph]: for each node of ``nodes``, how many edges
+    from nodes of ``nodes`` point at it (how many gradients it must wait for)."""
+    deps = dict.fromkeys(nodes, 0)
+    for node in nodes:
+        for e in node.next_functions:
+            if e is not None and e[0] in deps:
+                deps[e[0]] += 1
+    return deps
+
+
 def _execute(root_edges, root_grads, keep_graph, create_graph, targets=None, accumulate=True):
     """Run the graph (Note [How the engine runs a graph]). ``targets``: edges whose gradient is
     captured and returned (then leaves accumulate only if ``accumulate``)."""
@@ -174,11 +185,7 @@ def _execute(root_edges, root_grads, keep_graph, create_graph, targets=None, acc
     useful = _reachable(roots, target_nodes)
 
     # 1. dependencies, over the useful part of the graph
-    deps = dict.fromkeys(useful, 0)
-    for node in useful:
-        for e in node.next_functions:
-            if e is not None and e[0] in deps:
-                deps[e[0]] += 1
+    deps = count_dependencies(useful)
 
     buffers = {}
     for (node, nr), g in zip(root_edges, root_grads, strict=True):

@@ -77,20 +77,21 @@ def _kind(v):
     return type(v).__name__
 
 
-def call(fn, args):
-    """Run ``fn(*args)``: ("returned", value), ("raised", exception) or ("mutated", message).
+def call(fn, args, frozen=True):
+    """Run ``fn(*args)``: ("returned", value), ("raised", exception) or ("mutated", message);
+    ``frozen=False`` skips the check that the arguments are unchanged (for graph nodes, which
+    cannot be copied).
 
     NotImplementedError becomes NotStarted (see Note [Grading by counter-example])."""
-    before = copy.deepcopy(args)
+    # the function gets a copy, so the drawn example stays as it was (it is shown, and re-run)
+    work = copy.deepcopy(args) if frozen else args
     try:
-        value = fn(*copy.copy(args))
+        value = fn(*work)
     except NotImplementedError as e:
         raise NotStarted(str(e)) from None
-    except RecursionError as e:
+    except Exception as e:  # RecursionError included
         return ("raised", e)
-    except Exception as e:
-        return ("raised", e)
-    for i, (a, b) in enumerate(zip(args, before, strict=True)):
+    for i, (a, b) in enumerate(zip(work, args, strict=True)):
         if not same_value(a, b):
             return (
                 "mutated",

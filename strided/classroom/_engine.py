@@ -249,6 +249,31 @@ def _load_python(path):
     return module, None
 
 
+def _untouched(fn):
+    """True when ``fn`` (a function, or a class whose methods all are) is still the starter's
+    stub: a docstring and ``raise NotImplementedError(...)``. Graded "not started" without
+    running anything, which keeps grading a fresh starter file fast."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return False
+    if isinstance(tree, ast.ClassDef):
+        methods = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        return bool(methods) and all(_stub_body(m) for m in methods)
+    return isinstance(tree, ast.FunctionDef) and _stub_body(tree)
+
+
+def _stub_body(node):
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc
+    name = exc.func if isinstance(exc, ast.Call) else exc
+    return isinstance(name, ast.Name) and name.id == "NotImplementedError"
+
+
 def _signature_problem(t, fn):
     """Why the student's ``fn`` does not fit the starter's signature, or None."""
     if t.stub is not None and not t.signature:
@@ -317,6 +342,8 @@ def _run_task(a, t, module, load_error):
         problem = _signature_problem(t, student)
         if problem:
             return {**result, "status": "error", "message": problem}
+        if _untouched(student):
+            return {**result, "status": "not started", "message": "not implemented yet"}
     _expired.clear()
     signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, _limit(t))
