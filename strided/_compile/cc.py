@@ -9,7 +9,12 @@ The directory is ``$STRIDED_COMPILE_CACHE``, else ``~/.cache/strided/compile``. 
 written under a temporary name and renamed, so two processes compiling the same source at once
 never load half a file. The flags are the Cython extensions' (setup.py): ``-O3 -march=native``
 (the code is compiled where it runs, as Inductor's), OpenMP, no errno from the math functions
-so that sqrt and friends vectorise.
+so that sqrt and friends vectorise, and one more: ``-fno-trapping-math``. Without it GCC 12
+will not turn the selects of scalar_math.h's branch-free exp (Note [Vectorisable math]) into
+vector blends, since a comparison could raise a floating-point exception; with it the fused
+``exp`` chain runs about 4x faster (measured on 1e7 float32, one thread: 47 ms -> 12 ms). It
+changes no value, only whether the status flags are exact, and the generated kernels do not
+read them (so a compiled ``log(0)`` gives -inf without errstate's warning).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ FLAGS = [
     "-fopenmp",
     "-fno-strict-aliasing",
     "-fno-math-errno",
+    "-fno-trapping-math",
     "-shared",
     "-fPIC",
     "-std=gnu11",

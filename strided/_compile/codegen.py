@@ -375,7 +375,9 @@ def generate_c(name, group, strides_of):
     idx = [f"i{d}" for d in range(nd)]
 
     def offset(k):
-        terms = [f"{i}*{s}" for i, s in zip(idx, cstrides[k], strict=True) if s != 0]
+        terms = [
+            i if s == 1 else f"{i}*{s}" for i, s in zip(idx, cstrides[k], strict=True) if s != 0
+        ]
         return " + ".join(terms) or "0"
 
     lines = [f"void {name}(char** p) {{"]

@@ -1,0 +1,148 @@
+"""Compiler benchmark: fused chains through ``strided.compile`` against eager strided, NumPy and
+``torch.compile`` (PyTorch's Inductor, which also generates C++/OpenMP and needs the same C
+compiler).
+
+Run: ``python benchmarks/bench_compile.py [--threads N]`` or ``python -m strided.bench --suite
+compile``. Each workload has two rows: ``compiled`` (the strided column is
+``strided.compile(fn)``, the torch column ``torch.compile(fn)``) and ``eager`` (both libraries
+eagerly); the NumPy column is NumPy's eager code in both, so the two rows' ratios against it
+compare compiled with eager. Above 1 means strided is faster. The first call (capture + C
+compile) is reported separately by the suite runner; the kernel cache on disk (Note [The kernel
+cache] in strided/_compile/cc.py) makes it cheap in a second process.
+
+Workloads (float32): ``((x * 2 + 1).exp() * y).sum()`` on 1e7 elements; ``gelu(x @ w + b)``
+(the epilogue after a 4096x256 @ 256x1024 matmul, which runs eagerly in both); softmax over the
+rows of 4096x1024; layer norm over the rows of 4096x1024.
+
+``--quick`` (CI) leaves ``torch.compile`` out: its first call costs ~15 s per function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import numpy as np
+from _harness import run, torch
+
+import strided
+from strided.nn import functional as F
+
+_QUICK = "--quick" in sys.argv  # python -m strided.bench --quick: agreement only, no Inductor
+
+
+def _chain(x, y):
+    return ((x * 2 + 1).exp() * y).sum()
+
+
+def _erf_gelu_np(h):
+    from scipy.special import erf
+
+    return 0.5 * h * (1 + erf(h / math.sqrt(2)))
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    out = []
+
+    def case(name, s_fns, n_fn, t_fns, rtol):
+        for label, s_fn, t_fn in zip(("compiled", "eager"), s_fns, t_fns, strict=True):
+
+            def check(s_fn=s_fn, t_fn=t_fn):
+                got = np.asarray(s_fn())
+                np.testing.assert_allclose(got, n_fn(), rtol=rtol, atol=rtol)
+                if t_fn is not None:
+                    np.testing.assert_allclose(got, t_fn().numpy(), rtol=rtol, atol=rtol)
+
+            out.append((f"{name} ({label})", s_fn, n_fn, t_fn, check))
+
+    def torch_pair(fn, *args):
+        """(torch.compile(fn), fn) on the same memory, or Nones without PyTorch."""
+        if torch is None:
+            return None, None
+        targs = [torch.from_numpy(np.asarray(a)) for a in args]
+        compiled = None if _QUICK else torch.compile(fn)
+        return (None if compiled is None else lambda: compiled(*targs)), lambda: fn(*targs)
+
+    n = 10**7
+    x_np = rng.random(n, dtype=np.float32)
+    y_np = rng.random(n, dtype=np.float32)
+    x, y = strided.asarray(x_np), strided.asarray(y_np)
+    chain = _chain
+    c_chain = strided.compile(chain)
+    tc, te = torch_pair(lambda a, b: ((a * 2 + 1).exp() * b).sum(), x, y)
+    case(
+        "((x*2+1).exp()*y).sum() 1e7",
+        (lambda: c_chain(x, y), lambda: chain(x, y)),
+        lambda: (np.exp(x_np * 2 + 1) * y_np).sum(dtype=np.float64),
+        (tc, te),
+        1e-4,
+    )
+
+    a_np = rng.standard_normal((4096, 256), dtype=np.float32)
+    w_np = (rng.standard_normal((256, 1024), dtype=np.float32) / 16).astype(np.float32)
+    b_np = rng.standard_normal(1024, dtype=np.float32)
+    a, w, b = strided.asarray(a_np), strided.asarray(w_np), strided.asarray(b_np)
+
+    def epilogue(a, w, b):
+        return F.gelu(a @ w + b)
+
+    c_epi = strided.compile(epilogue)
+    tc, te = torch_pair(lambda a, w, b: torch.nn.functional.gelu(a @ w + b), a, w, b)
+    case(
+        "gelu(x @ w + b) 4096x1024",
+        (lambda: c_epi(a, w, b), lambda: epilogue(a, w, b)),
+        lambda: _erf_gelu_np(a_np @ w_np + b_np),
+        (tc, te),
+        1e-4,
+    )
+
+    h_np = rng.standard_normal((4096, 1024), dtype=np.float32)
+    h = strided.asarray(h_np)
+
+    def softmax(h):
+        return F.softmax(h, dim=1)
+
+    def np_softmax(h):
+        e = np.exp(h - h.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    c_sm = strided.compile(softmax)
+    tc, te = torch_pair(lambda t: torch.softmax(t, dim=1), h)
+    case(
+        "softmax rows 4096x1024",
+        (lambda: c_sm(h), lambda: softmax(h)),
+        lambda: np_softmax(h_np),
+        (tc, te),
+        1e-5,
+    )
+
+    def layer_norm(h):
+        return F.layer_norm(h, (1024,))
+
+    def np_layer_norm(h):
+        mu = h.mean(axis=1, keepdims=True)
+        return (h - mu) / np.sqrt(((h - mu) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+
+    c_ln = strided.compile(layer_norm)
+    tc, te = torch_pair(lambda t: torch.nn.functional.layer_norm(t, (1024,)), h)
+    case(
+        "layer norm rows 4096x1024",
+        (lambda: c_ln(h), lambda: layer_norm(h)),
+        lambda: np_layer_norm(h_np),
+        (tc, te),
+        1e-4,
+    )
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    run(cases(), threads=args.threads, title="strided.compile: fused chains")
+
+
+if __name__ == "__main__":
+    main()
