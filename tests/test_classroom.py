@@ -285,3 +285,26 @@ def test_engine_order_counter_example_names_the_nodes(tmp_path):
     assert r["status"] == "failed"
     assert "a = leaf; b = leaf; v0 = a * a; v1 = a * v0; loss = v1.sum()" in r["message"]
     assert "puts AccumulateGrad(a) before MultiplyBackward(v0)" in r["message"]
+
+
+# -- assignment 5: nn ----------------------------------------------------------------------------
+
+
+def test_naive_softmax_overflows_on_the_smallest_large_logit(tmp_path):
+    r = _one(
+        tmp_path,
+        "nn",
+        "cross_entropy",
+        """
+        def cross_entropy(logits, target):      # no max subtracted: exp overflows
+            e = strided.exp(logits)
+            p = e / strided.sum(e, axis=1, keepdims=True)
+            picked = strided.take_along_axis(p, strided.reshape(target, (-1, 1)), axis=1)
+            return strided.mean(-strided.log(picked))
+        """,
+    )
+    assert r["status"] == "failed"
+    assert r["message"] == (
+        "counter-example (the smallest Hypothesis found): cross_entropy(np.array([[710.0]], "
+        "dtype=float64), np.array([0], dtype=int64))\nexpected loss 0.0, your function returned nan"
+    )

@@ -57,7 +57,8 @@ class Task:
     ``check`` raises Failed with the message for the student, or returns a list of notes (speed
     reports) for a pass. ``signature`` and ``doc`` make the starter stub (``stub`` replaces it
     for a class or a CUDA kernel), ``solution`` is the body of the reference solution (default:
-    a call of ``reference``), ``replaces`` names strided's own function and, with ``swap``,
+    a call of ``reference``; "" for a task with nothing to write, which ``needs`` other tasks'
+    pieces), ``replaces`` names strided's own function and, with ``swap``,
     where the student's is put for the run."""
 
     name: str
@@ -71,6 +72,7 @@ class Task:
     time_limit: float = 20.0
     stub: str | None = None
     solution: str | None = None
+    needs: tuple = ()  # a task on several of the student's pieces: check(module, module)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,7 +163,7 @@ def starter_source(a):
         head = "\n".join("// " + line if line else "//" for line in _header(a).splitlines())
         return head + "\n\n" + "\n\n".join(textwrap.dedent(t.stub).strip() for t in a.tasks) + "\n"
     parts = [f'"""{_header(a)}\n"""\n', textwrap.dedent(a.imports).strip() + "\n"]
-    parts += [_python_stub(t) for t in a.tasks]
+    parts += [_python_stub(t) for t in a.tasks if t.stub != ""]
     return "\n\n".join(p for p in parts if p.strip()) + "\n"
 
 
@@ -183,6 +185,8 @@ def solution_source(a):
         textwrap.dedent(a.solution_extra).strip(),
     ]
     for t in a.tasks:
+        if t.solution == "":
+            continue
         if t.solution is not None:
             parts.append(textwrap.dedent(t.solution).strip())
         else:
@@ -242,6 +246,7 @@ def _load_python(path):
         return None, f"{path.name} does not compile: {e.msg} ({where})\n    {text}"
     spec = importlib.util.spec_from_file_location(f"student_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # inspect.getsource finds classes through sys.modules
     try:
         spec.loader.exec_module(module)
     except Exception as e:
@@ -333,8 +338,18 @@ def _run_task(a, t, module, load_error):
     result = {"task": t.name, "max_points": t.points, "points": 0, "notes": []}
     if load_error is not None:
         return {**result, "status": "error", "message": load_error}
-    if a.language == "cuda":
-        student = module  # the source text; the check compiles it
+    if a.language == "cuda" or t.needs:
+        student = module  # the source text (the check compiles it), or the whole module
+        if t.needs and module is not None:
+            missing = [n for n in t.needs if not hasattr(module, n)]
+            if missing:
+                return {**result, "status": "error", "message": f"your file has no {missing[0]}"}
+            if any(_untouched(getattr(module, n)) for n in t.needs):
+                return {
+                    **result,
+                    "status": "not started",
+                    "message": f"needs {', '.join(t.needs)} written first",
+                }
     else:
         student = getattr(module, t.name, None)
         if student is None:
