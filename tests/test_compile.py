@@ -326,3 +326,112 @@ def test_disk_cache_serves_a_second_process(cache):
     )
     from_disk, path = out.stdout.split()
     assert from_disk == "True" and path == cf.last.path
+
+
+# -- every OpInfo row through compile --------------------------------------------------------
+
+
+def _function_of(n, body):
+    """A function of n tensor parameters a0..a{n-1} (compile needs named parameters)."""
+    params = ", ".join(f"a{i}" for i in range(n))
+    ns = {}
+    exec(f"def f({params}):\n    return body({params})", {"body": body}, ns)  # noqa: S102
+    return ns["f"]
+
+
+def _by_name(fn):
+    """strided's public function of the same name as ``fn`` (the one a trace can see)."""
+    return getattr(strided, getattr(fn, "__name__", ""), fn)
+
+
+def _agree(got, want, dtype, where):
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape), where
+    rtol = {"float32": 2e-6, "float64": 1e-13}.get(dtype, 0)
+    g, w = np.asarray(got), np.asarray(want)
+    if g.dtype.kind == "f":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=0, equal_nan=True, err_msg=where)
+    else:
+        np.testing.assert_array_equal(g, w, err_msg=where)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_every_elementwise_opinfo_row_gives_the_eager_answer(dtype):
+    """Each row of tests/opinfo_elementwise.py, fed by an elementwise op (so that it fuses into
+    a chain), over the row's own value domains (inf, nan, -0.0 included): one compiled function
+    per dtype computes them all, and each output equals eager's."""
+    from opinfo_elementwise import EW_OPS, quiet
+
+    rng = np.random.default_rng(7)
+    want_dtype = getattr(strided, dtype)
+    rows = [op for op in EW_OPS if want_dtype in op.dtypes]
+    arrays, slots = [], []
+    for op in rows:
+        first = len(arrays)
+        for make in op.domains:
+            arrays.append(strided.asarray(make((3, 17), np.dtype(dtype), rng)))
+        slots.append((op, first, op.nargs))
+
+    def body(*xs):
+        # by name, from strided: the trace sees strided's functions, not a row's saved reference
+        # to one (Note [How a call becomes a node] in strided/fx/proxy.py)
+        return tuple(_by_name(op.op)(*[x * 1 for x in xs[i : i + n]]) for op, i, n in slots)
+
+    f = _function_of(len(arrays), body)
+    with quiet(), np.errstate(all="ignore"):
+        cf = strided.compile(f)
+        cf(*arrays)
+        got = cf(*arrays)
+        want = f(*arrays)
+    for (op, _, _), g, w in zip(slots, got, want, strict=True):
+        _agree(g, w, dtype, f"{op.name} {dtype}")
+    if dtype != "int32":
+        fused = {n.target.__name__ for k, g in cf.last.steps if k == "group" for n in g.nodes}
+        assert len(fused) > 30, sorted(fused)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_reduction_opinfo_row_gives_the_eager_answer(dtype):
+    """Each reduce/dim row of tests/opinfo_reduction.py over several axes and keepdims, fed by
+    an elementwise chain (so a reduction fuses with its producer when it can), against eager."""
+    from opinfo_reduction import RED_OPS
+
+    rng = np.random.default_rng(8)
+    x = strided.asarray(RED_OPS[0].values((4, 3, 5), np.dtype(dtype), rng))
+    calls = []
+    for row in RED_OPS:
+        if row.kind == "arg":
+            samples = [{"axis": None}, {"axis": 1, "keepdims": True}]
+        elif row.kind == "dim":
+            samples = [{"dim": 0}, {"dim": -1}]
+        else:
+            samples = [{"axis": a, "keepdims": k} for a in (None, 0, -1, (0, 2)) for k in (0, 1)]
+            samples = [{**s, "keepdims": bool(s["keepdims"])} for s in samples]
+        calls += [(row, {**kw, **row.kwargs}) for kw in samples]
+
+    def body(a0):
+        h = (a0 * 0.5 + 0.25).tanh() * 3
+        return tuple(_by_name(row.op)(h, **kw) for row, kw in calls)
+
+    f = _function_of(1, body)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        cf = strided.compile(f)
+        cf(x)
+        got = cf(x)
+        want = f(x)
+    rtol_dtype = dtype
+    for (row, kw), g, w in zip(calls, got, want, strict=True):
+        g = g if not isinstance(g, tuple) else g[0]
+        w = w if not isinstance(w, tuple) else w[0]
+        assert g.dtype == w.dtype and tuple(g.shape) == tuple(w.shape), (row.name, kw)
+        tol = 2e-5 if rtol_dtype == "float32" else 1e-12  # sums in another order
+        np.testing.assert_allclose(
+            np.asarray(g, dtype=np.float64),
+            np.asarray(w, dtype=np.float64),
+            rtol=tol,
+            atol=tol,
+            equal_nan=True,
+            err_msg=f"{row.name} {kw}",
+        )
+    groups = [g for k, g in cf.last.steps if k == "group" and g.reduction is not None]
+    assert len(groups) >= 20

@@ -322,8 +322,6 @@ class CompiledFunction:
             )
         if kwargs or self._names is None or len(args) != len(self._names):
             return self.fn(*args, **kwargs)
-        if cc.compiler() is None:
-            return self._eager("no C compiler found (set CC or install gcc)", args, kwargs)
         key = tuple(_guard(a) for a in args)
         if None in key:
             return self.fn(*args, **kwargs)
@@ -331,6 +329,8 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)  # autograd records eagerly (Note [Graph breaks ...])
         plan = self.plans.get(key)
         if plan is None:
+            if cc.compiler() is None:
+                return self._eager("no C compiler found (set CC or install gcc)", args, kwargs)
             try:
                 plan, result = _build_plan(self.fn, args, self._names, key)
             except cc.CompileError as e:

@@ -48,12 +48,18 @@ class CompileError(RuntimeError):
     """The C compiler refused the generated source (the message holds its output and source)."""
 
 
+_found = {}
+
+
 def compiler():
-    """The C compiler's path ($CC, else gcc, else cc), or None when there is none."""
-    for name in (os.environ.get("CC"), "gcc", "cc"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
+    """The C compiler's path ($CC, else gcc, else cc), or None when there is none (looked up
+    once per value of $CC: a PATH search costs more than a small compiled call)."""
+    cc = os.environ.get("CC")
+    if cc not in _found:
+        _found[cc] = next(
+            (shutil.which(n) for n in (cc, "gcc", "cc") if n and shutil.which(n)), None
+        )
+    return _found[cc]
 
 
 def cache_dir():

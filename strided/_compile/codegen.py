@@ -441,86 +441,63 @@ def generate_c(name, group, strides_of):
 
 
 def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, par):
+    """A reduction group's loops (Note [The loop nest]). Every reduction is an OpenMP
+    ``reduction`` clause, so the inner loop vectorises and a reduction over everything is split
+    across threads: sums and products in a double accumulator, max/min in the input's type with
+    a separate "saw a NaN" flag (OpenMP's max drops NaN; NumPy's propagates it)."""
     rname = red.target.__name__
     src = red.all_input_nodes[0]
-    m = red.meta["tensor_meta"]
-    otype = C_TYPES[m.dtype.name]
-    init = {"sum": "0.0", "prod": "1.0", "amax": "-INFINITY", "amin": "INFINITY"}[rname]
-    step = {
-        "sum": "acc += (double)({v});",
-        "prod": "acc *= (double)({v});",
-        "amax": "if ((double)({v}) > acc || ({v}) != ({v})) acc = (double)({v});",
-        "amin": "if ((double)({v}) < acc || ({v}) != ({v})) acc = (double)({v});",
-    }[rname]
-    combine = {
-        "sum": "acc += part;",
-        "prod": "acc *= part;",
-        "amax": "if (part > acc || part != part) acc = part;",
-        "amin": "if (part < acc || part != part) acc = part;",
-    }[rname]
-    simd = {"sum": "reduction(+:acc)", "prod": "reduction(*:acc)"}.get(rname)
+    otype = C_TYPES[red.meta["tensor_meta"].dtype.name]
+    itype = C_TYPES[src.meta["tensor_meta"].dtype.name]
+    v = value[src]
+    if rname in ("sum", "prod"):
+        atype, init = "double", "0.0" if rname == "sum" else "1.0"
+        op = "+" if rname == "sum" else "*"
+        step = [f"acc {op}= (double)({v});"]
+        clause = f"reduction({op}:acc)"
+    else:
+        atype, init = itype, "-INFINITY" if rname == "amax" else "INFINITY"
+        cmp = ">" if rname == "amax" else "<"
+        step = [f"acc = {v} {cmp} acc ? {v} : acc;", f"nan |= {v} != {v};"]
+        clause = f"reduction({'max' if rname == 'amax' else 'min'}:acc) reduction(|:nan)"
     nd = len(cshape)
-    if value.get(src) is None:
-        raise ValueError("reduction input has no value in its group")
-    inner = body + [step.format(v=value[src])]
-    out_index = offset(n_in + j_out)
-    if n_kept == 0 and simd is not None:  # everything reduced by +/*: OpenMP combines
-        lines.append(f"  double acc = {init};")
-        collapse = f" collapse({nd})" if nd > 1 else ""
-        lines.append(f"  #pragma omp parallel for simd{collapse} {simd} {par}")
-        for d in range(nd):
-            lines.append("  " + "  " * d + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
-        lines += ["  " + "  " * nd + b for b in inner]
-        lines += ["  " + "  " * d + "}" for d in reversed(range(nd))]
-        lines.append(f"  out{j_out}[0] = ({otype})acc;")
-        lines.append("}")
-        return "\n".join(lines)
-    if n_kept == 0:  # max/min of everything: per-thread partial results, combined
-        lines.append(f"  double acc = {init};")
-        lines.append(f"  #pragma omp parallel {par}")
-        lines.append("  {")
-        lines.append(f"    double part_acc = {init};")
-        lines.append("    #pragma omp for nowait" + (f" collapse({nd})" if nd > 1 else ""))
-        loops = []
-        for d in range(nd):
-            loops.append("    " + "  " * d + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
-        lines += loops
-        pad = "    " + "  " * nd
-        lines += [
-            pad + b.replace("acc", "part_acc") if b.startswith(("acc", "if ((double)")) else pad + b
-            for b in inner
+    inner = body + step
+    decl = [f"{atype} acc = {init};"] + (["int nan = 0;"] if rname in ("amax", "amin") else [])
+    result = "(nan ? NAN : acc)" if rname in ("amax", "amin") else "acc"
+
+    def loops(first, last, indent):
+        return [
+            "  " * (indent + d - first) + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{"
+            for d in range(first, last)
         ]
-        lines += ["    " + "  " * d + "}" for d in reversed(range(nd))]
-        lines.append("    #pragma omp critical")
-        lines.append("    { double part = part_acc; " + combine + " }")
-        lines.append("  }")
-        lines.append(f"  out{j_out}[0] = ({otype})acc;")
-        lines.append("}")
+
+    def closes(first, last, indent):
+        return ["  " * (indent + d - first) + "}" for d in reversed(range(first, last))]
+
+    if n_kept == 0:  # everything reduced: the threads split the loop, OpenMP combines
+        lines += ["  " + d for d in decl]
+        collapse = f" collapse({nd})" if nd > 1 else ""
+        lines.append(f"  #pragma omp parallel for simd{collapse} {clause} {par}")
+        lines += loops(0, nd, 1)
+        lines += ["  " * (nd + 1) + b for b in inner]
+        lines += closes(0, nd, 1)
+        lines += [f"  out{j_out}[0] = ({otype}){result};", "}"]
         return "\n".join(lines)
-    # kept dims outside (parallel), reduced dims inside
-    lines.append(
-        f"  #pragma omp parallel for collapse({n_kept}) {par}"
-        if n_kept > 1
-        else f"  #pragma omp parallel for {par}"
-    )
-    for d in range(n_kept):
-        lines.append("  " * (d + 1) + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
+    # kept dims outside (parallel), reduced dims inside, the innermost vectorised
+    collapse = f" collapse({n_kept})" if n_kept > 1 else ""
+    lines.append(f"  #pragma omp parallel for{collapse} {par}")
+    lines += loops(0, n_kept, 1)
     pad = "  " * (n_kept + 1)
-    lines.append(pad + f"double acc = {init};")
-    for d in range(n_kept, nd):
-        if d == nd - 1 and simd is not None and not body_has_stores(body):
-            lines.append("  " * (d + 1) + f"#pragma omp simd {simd}")
-        lines.append("  " * (d + 1) + f"for (long i{d} = 0; i{d} < {cshape[d]}L; i{d}++) {{")
+    lines += [pad + d for d in decl]
+    reduced = loops(n_kept, nd, n_kept + 1)
+    reduced.insert(len(reduced) - 1, "  " * nd + f"#pragma omp simd {clause}")
+    lines += reduced
     lines += ["  " * (nd + 1) + b for b in inner]
-    lines += ["  " * (d + 1) + "}" for d in reversed(range(n_kept, nd))]
-    lines.append(pad + f"out{j_out}[{out_index}] = ({otype})acc;")
-    lines += ["  " * (d + 1) + "}" for d in reversed(range(n_kept))]
+    lines += closes(n_kept, nd, n_kept + 1)
+    lines.append(pad + f"out{j_out}[{offset(n_in + j_out)}] = ({otype}){result};")
+    lines += closes(0, n_kept, 1)
     lines.append("}")
     return "\n".join(lines)
-
-
-def body_has_stores(body):
-    return any(b.startswith("out") for b in body)
 
 
 def _operand(x, value, ctype, cast=False):
