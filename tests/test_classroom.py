@@ -308,3 +308,62 @@ def test_naive_softmax_overflows_on_the_smallest_large_logit(tmp_path):
         "counter-example (the smallest Hypothesis found): cross_entropy(np.array([[710.0]], "
         "dtype=float64), np.array([0], dtype=int64))\nexpected loss 0.0, your function returned nan"
     )
+
+
+# -- assignment 4: GPU kernels on the CUDA emulator ----------------------------------------------
+
+_GPU_FIXED = {
+    "add": """
+        __global__ void add_kernel(const float* a, const float* b, float* out, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) out[i] = a[i] + b[i];
+        }
+        """,
+    "sum_no_barrier": """
+        __global__ void sum_kernel(const float* x, float* out, int n) {
+          __shared__ float buf[64];
+          int t = threadIdx.x;
+          int i = blockIdx.x * blockDim.x + t;
+          buf[t] = i < n ? x[i] : 0.0f;
+          __syncthreads();
+          for (int s = blockDim.x / 2; s > 0; s /= 2) {
+            if (t < s) buf[t] += buf[t + s];
+          }
+          if (t == 0) out[blockIdx.x] = buf[0];
+        }
+        """,
+    "add_unguarded": """
+        __global__ void add_kernel(const float* a, const float* b, float* out, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          out[i] = a[i] + b[i];
+        }
+        """,
+}
+
+
+def _cu(tmp_path, *parts):
+    classroom.start("gpu", tmp_path)
+    (tmp_path / "kernels.cu").write_text("\n".join(textwrap.dedent(p) for p in parts))
+
+
+def test_gpu_missing_barrier_and_out_of_bounds_write(tmp_path):
+    _cu(tmp_path, _GPU_FIXED["add_unguarded"], _GPU_FIXED["sum_no_barrier"])
+    got = {r["task"]: r for r in _grade(tmp_path)["tasks"]}
+    add, red, mm = got["add_kernel"], got["sum_kernel"], got["matmul_kernel"]
+    assert add["status"] == "failed"
+    assert "add_kernel on n=1 (1 block of 64 threads)" in add["message"]
+    assert "the emulator reported:" in add["message"]
+    assert "out-of-bounds write by add_kernel" in add["message"]
+    assert red["status"] == "failed"
+    assert "sum_kernel on n=4 (1 block of 64 threads)" in red["message"]
+    assert "a __syncthreads() is missing" in red["message"]
+    assert mm["status"] == "failed"
+    assert "kernels.cu has no kernel `__global__ void matmul_kernel(...)`" in mm["message"]
+
+
+def test_gpu_compile_error_is_shown(tmp_path):
+    _cu(tmp_path, _GPU_FIXED["add"].replace("out[i] =", "out[i] = undefined_name +"))
+    (r,) = _grade(tmp_path, only=["add_kernel"])["tasks"]
+    assert r["status"] == "failed"
+    assert "kernels.cu does not compile" in r["message"]
+    assert "undefined_name" in r["message"]
