@@ -369,3 +369,25 @@ def test_gpu_compile_error_is_shown(tmp_path):
     assert r["status"] == "failed"
     assert "kernels.cu does not compile" in r["message"]
     assert "undefined_name" in r["message"]
+
+
+@pytest.mark.parametrize("key", ["strides", "iterator", "autograd", "nn"])
+def test_starter_examples_hold_for_the_reference(key):
+    """The examples in each stub's docstring are doctests of strided's own function."""
+    import doctest
+
+    import strided
+
+    a = classroom.assignment(key)
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    ran = 0
+    for t in a.tasks:
+        if not t.doc or t.reference is None or ">>>" not in t.doc:
+            continue
+        test = parser.get_doctest(
+            textwrap.dedent(t.doc), {t.name: t.reference, "strided": strided}, t.name, None, 0
+        )
+        ran += len(test.examples)
+        runner.run(test)
+    assert ran > 0
+    assert runner.summarize(verbose=False).failed == 0

@@ -140,15 +140,15 @@ def _header(a):
         + textwrap.dedent(a.intro).strip()
         + "\n\nGrade your work with\n\n"
         "    python -m strided.classroom grade DIR\n\n"
-        "(DIR: the folder holding this file). Each task says which function of strided it "
-        "re-implements: read that function's source, it is the model answer."
+        "(DIR: the folder holding this file). Each task says which function of strided\n"
+        "it re-implements: read that function's source, it is the model answer."
     )
 
 
 def _python_stub(t):
     if t.stub is not None:
         return textwrap.dedent(t.stub).strip() + "\n"
-    doc = textwrap.indent(textwrap.dedent(t.doc).strip(), "    ")
+    doc = textwrap.indent(inspect.cleandoc(t.doc), "    ")
     where = f"\n\n    Re-implements ``{t.replaces}``.\n    " if t.replaces else "\n    "
     return (
         f"def {t.signature}:\n"

@@ -425,7 +425,7 @@ def _topological_reference(root):
 TASKS = _ROW_TASKS + (
     Task(
         "sum_to",
-        10,
+        15,
         "sum_to(g, shape)",
         """Sum the gradient ``g`` (a strided tensor) back to ``shape``, the shape of an input
         that was broadcast: sum over the leading dims broadcasting added and over the dims where

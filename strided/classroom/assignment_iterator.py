@@ -289,7 +289,7 @@ TASKS = (
     ),
     Task(
         "add_strided",
-        25,
+        30,
         "add_strided(shape, out, out_strides, out_offset, a, a_strides, a_offset, b, "
         "b_strides, b_offset)",
         """The elementwise kernel: ``out[i] = a[i] + b[i]`` for every multi-index ``i`` of
@@ -305,7 +305,7 @@ TASKS = (
     ),
     Task(
         "sum_strided",
-        25,
+        30,
         "sum_strided(shape, a, strides, offset, dim)",
         """The reduction kernel: the sum of a view over ``dim``, as a new NumPy array of
         ``shape`` without ``dim`` (``np.zeros(...)`` then accumulate). ``a`` is a flat float64
