@@ -30,8 +30,11 @@ prove safe runs eagerly, and ``explain()`` says why:
   ``x[i] = v``: fusing around a write could reorder it), and one whose bytecode touches Python
   state (stores to globals, closure cells, attributes or subscripts, ``print``, a list's
   ``append``): a trace would do that once, where eager does it every call;
-* a call where autograd must record (grad mode on and an input requires grad) runs eagerly, so
-  the gradient is the eager one. (Not done: AOTAutograd's joint forward/backward graph.)
+* a call where autograd must record (grad mode on, an input requires grad) compiles the
+  backward too, traced from the derivatives table (Note [The joint graph] in joint.py); when a
+  formula does not trace, or a parameter or captured tensor requires grad (an nn.Module being
+  trained), it runs eagerly and eager autograd records it. The guard key holds grad mode, so
+  ``no_grad()`` calls get their own forward-only plan;
 * tensors on a CUDA device run eagerly (their nodes stay in the graph; generating CUDA C through
   the NVRTC path is not done yet);
 * no C compiler, or a compiler error in generated code: said once (a warning, with the source
@@ -49,7 +52,7 @@ import strided
 from strided import _core, fx
 from strided._compile import cc
 from strided._compile.codegen import generate_c, plan_steps
-from strided.fx.interpreter import Interpreter
+from strided.fx.interpreter import Interpreter, _fetch
 from strided.fx.passes import is_impure
 
 __all__ = ["compile", "CompiledFunction", "reset"]
@@ -166,37 +169,110 @@ class _Capture(Interpreter):
         return value
 
 
+class Lowered:
+    """One graph ready to run: its steps (Note [Fusion groups]), its kernels' C, and the
+    kernels themselves once the library is loaded. ``prefix`` names its kernels."""
+
+    def __init__(self, gm, prefix):
+        self.gm, self.prefix = gm, prefix
+        self.steps = plan_steps(gm.graph)
+        self.groups = [g for kind, g in self.steps if kind == "group"]
+        self.kernels = {}
+        self.c = [
+            generate_c(f"{prefix}{g.index}", g, lambda n: n.meta["strides"]) for g in self.groups
+        ]
+
+    def bind(self, lib):
+        for g in self.groups:
+            f = getattr(lib, f"{self.prefix}{g.index}")
+            f.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+            f.restype = None
+            self.kernels[g.index] = f
+
+    def run(self, tensors):
+        """The graph's output from its fused kernels and eager steps, or None when a tensor's
+        strides differ from the captured ones (the caller then runs the graph eagerly)."""
+        gm = self.gm
+        interp = Interpreter(gm)
+        env = interp.env
+        inputs = iter(tensors)
+        for n in gm.graph.nodes:
+            if n.op == "placeholder":
+                v = env[n] = next(inputs)
+                if isinstance(v, _core.TensorBase) and tuple(v.stride()) != n.meta.get("strides"):
+                    return None  # a gradient laid out otherwise than at capture
+        for kind, what in self.steps:
+            if kind == "eager":
+                value = interp.run_node(what)
+                if isinstance(value, _core.TensorBase) and tuple(value.stride()) != what.meta.get(
+                    "strides"
+                ):
+                    return None  # an eager node laid its result out differently
+                env[what] = value
+                continue
+            outs = []
+            for n in what.outputs:
+                m = n.meta["tensor_meta"]
+                outs.append(strided.empty(m.shape, dtype=m.dtype))
+            ptrs = [env[n].data_ptr() for n in what.inputs] + [o.data_ptr() for o in outs]
+            self.kernels[what.index]((ctypes.c_void_p * len(ptrs))(*ptrs))
+            for n, o in zip(what.outputs, outs, strict=True):
+                env[n] = o
+        return interp.load(gm.graph.nodes[-1].args[0])
+
+    def __call__(self, tensors):
+        out = self.run(tensors) if self.groups else None
+        return self.gm(*tensors) if out is None else out
+
+    def explain(self, title):
+        lines = [f"{title} (decomposed, with shapes):"]
+        lines += ["  " + ln for ln in str(self.gm.graph).splitlines()]
+        lines.append(f"{title} steps:")
+        for kind, what in self.steps:
+            if kind == "group":
+                outs = ", ".join(n.name for n in what.outputs)
+                ins = ", ".join(n.name for n in what.inputs)
+                lines.append(
+                    f"  fused {self.prefix}{what.index}: {what!r}; reads {ins}; writes {outs}"
+                )
+            else:
+                lines.append(f"  eager {what.format()}")
+        return lines
+
+
 class Plan:
-    """One specialisation: its guards, graph, steps, C source and library (or why eager)."""
+    """One specialisation: its guards, its lowered graph(s), C source and library (or why it
+    runs eagerly)."""
 
     def __init__(self, key, names):
         self.key, self.names = key, names
         self.gm = None
-        self.steps = []
+        self.forward = None
+        self.backward = None  # the joint graph's backward (Note [The joint graph])
+        self.joint_reason = None
         self.source = ""
         self.path = None
-        self.kernels = {}
         self.eager_reason = None
         self.from_disk = False
+
+    @property
+    def steps(self):
+        return self.forward.steps if self.forward is not None else []
 
     def explain(self):
         lines = ["guards:"]
         lines += ["  " + describe_guard(g, n) for g, n in zip(self.key, self.names, strict=True)]
         if self.eager_reason:
             lines.append(f"runs eagerly: {self.eager_reason}")
-        if self.gm is not None:
-            lines.append("graph (decomposed, with shapes):")
+        if self.joint_reason:
+            lines.append(f"backward by eager autograd: {self.joint_reason}")
+        if self.forward is not None:
+            lines += self.forward.explain("graph")
+        elif self.gm is not None:
+            lines.append("graph:")
             lines += ["  " + ln for ln in str(self.gm.graph).splitlines()]
-            lines.append("steps:")
-            for kind, what in self.steps:
-                if kind == "group":
-                    outs = ", ".join(n.name for n in what.outputs)
-                    ins = ", ".join(n.name for n in what.inputs)
-                    lines.append(
-                        f"  fused kernel_{what.index}: {what!r}; reads {ins}; writes {outs}"
-                    )
-                else:
-                    lines.append(f"  eager {what.format()}")
+        if self.backward is not None:
+            lines += self.backward.explain("backward graph")
         if self.source:
             where = f" ({self.path}{', from the disk cache' if self.from_disk else ''})"
             lines.append("generated C" + where + ":")
@@ -213,7 +289,16 @@ _HEADER = """/* generated by strided.compile: see Note [The loop nest] in
 """
 
 
-def _build_plan(fn, args, names, key):
+def _clean(gm):
+    fx.dead_code_elimination(gm.graph)
+    fx.common_subexpression_elimination(gm.graph)
+    gm.recompile()
+    return gm
+
+
+def _build_plan(fn, args, names, key, grad_on, joint):
+    """Capture one specialisation (Note [What compile does on a call]); ``joint``: inputs
+    require grad, so trace the backward too (Note [The joint graph])."""
     plan = Plan(key, names)
     concrete = {n: a for n, a, g in zip(names, args, key, strict=True) if g[0] == "const"}
     tensors = [a for a, g in zip(args, key, strict=True) if g[0] == "tensor"]
@@ -222,70 +307,127 @@ def _build_plan(fn, args, names, key):
     except Exception as e:  # TraceError, or an op that refuses proxies
         plan.eager_reason = f"cannot trace: {e}"
         return plan, None
-    if any(is_impure(n) for n in gm.graph.nodes if n.op not in ("placeholder", "output")):
-        writes = [
-            n.format()
-            for n in gm.graph.nodes
-            if n.op not in ("placeholder", "output") and is_impure(n)
-        ]
+    writes = [
+        n.format() for n in gm.graph.nodes if n.op not in ("placeholder", "output") and is_impure(n)
+    ]
+    if writes:
         plan.eager_reason = f"the function writes into a tensor ({writes[0]})"
         plan.gm = gm
         return plan, None
-    result = _Capture(gm).run(*tensors)  # this call's answer; records shapes
-    gm = fx.decompose(gm)
-    fx.dead_code_elimination(gm.graph)
-    fx.common_subexpression_elimination(gm.graph)
-    gm.recompile()
-    _Capture(gm).run(*tensors)  # the decomposed graph's shapes and strides
+    if grad_on and any(
+        getattr(_fetch(gm, n.target), "_requires_grad", False)
+        for n in gm.graph.nodes
+        if n.op == "get_attr"
+    ):
+        plan.eager_reason = "a parameter or captured tensor requires grad (eager autograd)"
+        plan.gm = gm
+        return plan, None
+    with strided.no_grad():
+        result = _Capture(gm).run(*tensors)  # this call's answer (when not joint); shapes
+        gm = _clean(fx.decompose(gm))
+        env = _Capture(gm)
+        env.run(*tensors)  # the decomposed graph's shapes and strides
     plan.gm = gm
     if any(g[0] == "tensor" and not g[4].startswith("cpu") for g in key):
         plan.eager_reason = "tensors on a CUDA device (CUDA code generation is not done yet)"
         return plan, result
-    plan.steps = plan_steps(gm.graph)
-    groups = [g for kind, g in plan.steps if kind == "group"]
-    if not groups:
-        return plan, result
-    funcs = []
-    for g in groups:
-        funcs.append(generate_c(f"kernel_{g.index}", g, lambda n: n.meta["strides"]))
-    plan.source = _HEADER + "\n\n".join(funcs) + "\n"
-    lib, plan.path, plan.from_disk = cc.build(plan.source)
-    for g in groups:
-        f = getattr(lib, f"kernel_{g.index}")
-        f.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-        f.restype = None
-        plan.kernels[g.index] = f
-    plan.lib = lib
-    return plan, result
+    if joint:
+        _add_backward(plan, gm, env, names, key)
+        if plan.backward is None:
+            return plan, None
+    plan.forward = Lowered(gm, "kernel_")
+    parts = plan.forward.c + (plan.backward.c if plan.backward is not None else [])
+    if parts:
+        plan.source = _HEADER + "\n\n".join(parts) + "\n"
+        lib, plan.path, plan.from_disk = cc.build(plan.source)
+        plan.forward.bind(lib)
+        if plan.backward is not None:
+            plan.backward.bind(lib)
+        plan.lib = lib
+    return plan, (None if joint else result)
 
 
-def _run_plan(plan, tensors):
-    gm = plan.gm
-    interp = Interpreter(gm)
-    env = interp.env
-    inputs = iter(tensors)
-    for n in gm.graph.nodes:
-        if n.op == "placeholder":
-            env[n] = next(inputs)
-    for kind, what in plan.steps:
-        if kind == "eager":
-            value = interp.run_node(what)
-            if isinstance(value, _core.TensorBase) and tuple(value.stride()) != what.meta.get(
-                "strides"
-            ):
-                return None  # an eager node laid its result out differently: run eagerly
-            env[what] = value
+def _add_backward(plan, gm, env, names, key):
+    """Trace the backward graph; the forward graph then also returns what it saves."""
+    from strided._compile.joint import JointError, backward_graph
+
+    requires = {n: g[5] for n, g in zip(names, key, strict=True) if g[0] == "tensor"}
+    try:
+        bgm, saved = backward_graph(gm, requires)
+    except JointError as e:
+        plan.joint_reason = str(e)
+        return
+    out_node = gm.graph.nodes[-1]
+    out = out_node.args[0]
+    out_node._set_args(((out, *saved),), {})
+    gm.recompile()
+    with strided.no_grad():
+        grad = strided.ones(out.meta["tensor_meta"].shape, dtype=out.meta["tensor_meta"].dtype)
+        values = [env.env[n] for n in saved]
+        bgm = _clean(bgm)
+        _Capture(bgm).run(grad, *values)
+    _drop_identity_sum_to(bgm)
+    plan.backward = Lowered(bgm, "backward_")
+
+
+def _drop_identity_sum_to(gm):
+    """Remove the ``sum_to(g, shape)`` nodes whose ``g`` already has that shape (the shapes
+    are fixed by the guards), so the elementwise nodes around them fuse."""
+    from strided._compile.codegen import _contiguous_strides
+    from strided.autograd.formulas import sum_to
+    from strided.library import TensorMeta
+
+    for n in list(gm.graph.nodes):
+        if n.op != "call_function" or n.target is not sum_to:
             continue
-        outs = []
-        for n in what.outputs:
-            m = n.meta["tensor_meta"]
-            outs.append(strided.empty(m.shape, dtype=m.dtype))
-        ptrs = [env[n].data_ptr() for n in what.inputs] + [o.data_ptr() for o in outs]
-        plan.kernels[what.index]((ctypes.c_void_p * len(ptrs))(*ptrs))
-        for n, o in zip(what.outputs, outs, strict=True):
-            env[n] = o
-    out = gm.graph.nodes[-1]
-    return interp.load(out.args[0])
+        g, shape = n.args
+        gm_, want = g.meta["tensor_meta"], n.meta["tensor_meta"]
+        if gm_ == want:
+            n.replace_all_uses_with(g)
+        else:  # the engine's sum over broadcast dims, as a reduction that can fuse
+            lead = len(gm_.shape) - len(shape)
+            dims = tuple(range(lead)) + tuple(
+                lead + i for i, k in enumerate(shape) if k == 1 and gm_.shape[lead + i] != 1
+            )
+            kept = tuple(1 if d in dims else k for d, k in enumerate(gm_.shape))
+            s = gm.graph.create_node(
+                "call_function", strided.sum, (g,), {"axis": dims, "keepdims": True}, before=n
+            )
+            s.meta.update(
+                tensor_meta=TensorMeta(kept, want.dtype), strides=tuple(_contiguous_strides(kept))
+            )
+            r = gm.graph.create_node("call_function", strided.reshape, (s, tuple(shape)), before=n)
+            r.meta.update(n.meta)
+            n.replace_all_uses_with(r)
+        gm.graph.erase_node(n)
+    gm.recompile()
+
+
+class _JointFunction:
+    """The autograd Function of a joint plan (made on first use: autograd imports late)."""
+
+    cls = None
+
+    @classmethod
+    def get(cls):
+        if cls.cls is None:
+            from strided.autograd.function import Function
+
+            class CompiledBackward(Function):
+                @staticmethod
+                def forward(ctx, plan, *tensors):
+                    out, *saved = plan.forward(tensors)
+                    ctx.plan = plan
+                    ctx.save_for_backward(*saved)
+                    return out
+
+                @staticmethod
+                def backward(ctx, grad):
+                    grads = ctx.plan.backward((grad, *ctx.saved_tensors))
+                    return (None, *grads)
+
+            cls.cls = CompiledBackward
+        return cls.cls
 
 
 class CompiledFunction:
@@ -325,33 +467,34 @@ class CompiledFunction:
         key = tuple(_guard(a) for a in args)
         if None in key:
             return self.fn(*args, **kwargs)
-        if strided.is_grad_enabled() and any(g[0] == "tensor" and g[5] for g in key):
-            return self.fn(*args, **kwargs)  # autograd records eagerly (Note [Graph breaks ...])
+        grad_on = strided.is_grad_enabled()
+        joint = grad_on and any(g[0] == "tensor" and g[5] for g in key)
+        key = (*key, grad_on)
         plan = self.plans.get(key)
         if plan is None:
             if cc.compiler() is None:
                 return self._eager("no C compiler found (set CC or install gcc)", args, kwargs)
             try:
-                plan, result = _build_plan(self.fn, args, self._names, key)
+                plan, result = _build_plan(self.fn, args, self._names, key[:-1], grad_on, joint)
             except cc.CompileError as e:
-                plan = Plan(key, self._names)
+                plan = Plan(key[:-1], self._names)
                 plan.eager_reason = "the generated C did not compile"
                 self.plans[key] = self.last = plan
                 return self._eager(str(e), args, kwargs)
             self.plans[key] = self.last = plan
             if result is not None:
                 return result
-            return self.fn(*args, **kwargs)
+            return self._run(plan, args, kwargs)
         self.last = plan
-        if plan.eager_reason is not None or not plan.steps:
-            if plan.gm is not None and plan.eager_reason is None:
-                return plan.gm(*[a for a, g in zip(args, key, strict=True) if g[0] == "tensor"])
-            return self.fn(*args, **kwargs)
-        tensors = [a for a, g in zip(args, key, strict=True) if g[0] == "tensor"]
-        out = _run_plan(plan, tensors)
-        if out is None:
-            return self.fn(*args, **kwargs)
-        return out
+        return self._run(plan, args, kwargs)
+
+    def _run(self, plan, args, kwargs):
+        if plan.eager_reason is not None or plan.forward is None:
+            return self.fn(*args, **kwargs)  # eager, and eager autograd
+        tensors = [a for a, g in zip(args, plan.key, strict=True) if g[0] == "tensor"]
+        if plan.backward is not None:
+            return _JointFunction.get().apply(plan, *tensors)
+        return plan.forward(tensors)
 
     def explain(self):
         """The captured graph, guards, fusion groups and generated C of every specialisation

@@ -301,9 +301,13 @@ class _Patcher:
     def _namespaces(self):
         import strided
         from strided import linalg
+        from strided._ops import elementwise, reduction, shape, views
+        from strided._ops import linalg as linalg_ops
         from strided.nn import functional
 
-        return [strided, functional, linalg]
+        # the public namespaces, and the modules strided's own Python (the derivative
+        # formulas, nn.functional) calls its ops through
+        return [strided, functional, linalg, elementwise, reduction, views, shape, linalg_ops]
 
     def __enter__(self):
         from strided.nn.module import Module
