@@ -31,10 +31,11 @@ prove safe runs eagerly, and ``explain()`` says why:
   state (stores to globals, closure cells, attributes or subscripts, ``print``, a list's
   ``append``): a trace would do that once, where eager does it every call;
 * a call where autograd must record (grad mode on, an input requires grad) compiles the
-  backward too, traced from the derivatives table (Note [The joint graph] in joint.py); when a
-  formula does not trace, or a parameter or captured tensor requires grad (an nn.Module being
-  trained), it runs eagerly and eager autograd records it. The guard key holds grad mode, so
-  ``no_grad()`` calls get their own forward-only plan;
+  backward too, traced from the derivatives table (Note [The joint graph] in joint.py); a
+  compiled nn.Module's parameters that require grad become inputs of the joint graph (and are
+  guarded like inputs). When a formula does not trace, or a tensor captured from elsewhere
+  requires grad, the call runs eagerly and eager autograd records it. The guard key holds grad
+  mode, so ``no_grad()`` calls get their own forward-only plan;
 * tensors on a CUDA device run eagerly (their nodes stay in the graph; generating CUDA C through
   the NVRTC path is not done yet);
 * no C compiler, or a compiler error in generated code: said once (a warning, with the source
@@ -169,6 +170,15 @@ class _Capture(Interpreter):
         return value
 
 
+class _Tracer(fx.Tracer):
+    """The compiler's tracer looks into strided.nn's layers too: their parameters become
+    get_attr nodes (so the joint graph can differentiate them) and their functional calls
+    (F.linear) decompose into primitives."""
+
+    def is_leaf_module(self, module, qualname):
+        return False
+
+
 class Lowered:
     """One graph ready to run: its steps (Note [Fusion groups]), its kernels' C, and the
     kernels themselves once the library is loaded. ``prefix`` names its kernels."""
@@ -250,6 +260,7 @@ class Plan:
         self.forward = None
         self.backward = None  # the joint graph's backward (Note [The joint graph])
         self.joint_reason = None
+        self.lifted = []  # parameter paths made inputs (Note [The joint graph])
         self.source = ""
         self.path = None
         self.eager_reason = None
@@ -296,14 +307,15 @@ def _clean(gm):
     return gm
 
 
-def _build_plan(fn, args, names, key, grad_on, joint):
+def _build_plan(fn, args, names, key, grad_on, joint, params):
     """Capture one specialisation (Note [What compile does on a call]); ``joint``: inputs
     require grad, so trace the backward too (Note [The joint graph])."""
     plan = Plan(key, names)
     concrete = {n: a for n, a, g in zip(names, args, key, strict=True) if g[0] == "const"}
     tensors = [a for a, g in zip(args, key, strict=True) if g[0] == "tensor"]
     try:
-        gm = fx.symbolic_trace(fn, concrete_args=concrete)
+        tracer = _Tracer()
+        gm = fx.GraphModule(fn, tracer.trace(fn, concrete), tracer.constants)
     except Exception as e:  # TraceError, or an op that refuses proxies
         plan.eager_reason = f"cannot trace: {e}"
         return plan, None
@@ -314,14 +326,19 @@ def _build_plan(fn, args, names, key, grad_on, joint):
         plan.eager_reason = f"the function writes into a tensor ({writes[0]})"
         plan.gm = gm
         return plan, None
-    if grad_on and any(
-        getattr(_fetch(gm, n.target), "_requires_grad", False)
+    trained = [
+        n
         for n in gm.graph.nodes
-        if n.op == "get_attr"
-    ):
-        plan.eager_reason = "a parameter or captured tensor requires grad (eager autograd)"
-        plan.gm = gm
-        return plan, None
+        if n.op == "get_attr" and getattr(_fetch(gm, n.target), "_requires_grad", False)
+    ]
+    if grad_on and trained:
+        if not all(n.target in params for n in trained):
+            plan.eager_reason = "a captured tensor requires grad (eager autograd)"
+            plan.gm = gm
+            return plan, None
+        plan.lifted = _lift(gm, trained)
+        tensors = tensors + [params[t] for t in plan.lifted]
+        joint = True
     with strided.no_grad():
         result = _Capture(gm).run(*tensors)  # this call's answer (when not joint); shapes
         gm = _clean(fx.decompose(gm))
@@ -347,11 +364,32 @@ def _build_plan(fn, args, names, key, grad_on, joint):
     return plan, (None if joint else result)
 
 
+def _lift(gm, nodes):
+    """Turn the ``get_attr`` nodes of parameters into inputs (placeholders after the others),
+    so the joint graph gives them gradients (AOTAutograd lifts parameters the same way);
+    returns their paths, in input order."""
+    first = next(n for n in gm.graph.nodes if n.op != "placeholder")
+    paths = []
+    for n in nodes:
+        if n.target in paths:  # the same parameter read twice
+            continue
+        p = gm.graph.create_node("placeholder", n.target, name=n.target, before=first)
+        for m in nodes:
+            if m.target == n.target:
+                m.replace_all_uses_with(p)
+        paths.append(n.target)
+    for n in nodes:
+        gm.graph.erase_node(n)
+    gm.recompile()
+    return paths
+
+
 def _add_backward(plan, gm, env, names, key):
     """Trace the backward graph; the forward graph then also returns what it saves."""
     from strided._compile.joint import JointError, backward_graph
 
     requires = {n: g[5] for n, g in zip(names, key, strict=True) if g[0] == "tensor"}
+    requires.update(dict.fromkeys(plan.lifted, True))
     try:
         bgm, saved = backward_graph(gm, requires)
     except JointError as e:
@@ -450,6 +488,12 @@ class CompiledFunction:
         except (TypeError, ValueError):
             self._names = None
 
+    def _params(self):
+        """{path: parameter} of a compiled module (none for a function)."""
+        if not isinstance(self.fn, strided.nn.Module):
+            return {}
+        return dict(self.fn.named_parameters())
+
     def _eager(self, reason, args, kwargs):
         if reason:
             _warn_once(
@@ -469,15 +513,20 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         grad_on = strided.is_grad_enabled()
         joint = grad_on and any(g[0] == "tensor" and g[5] for g in key)
+        params = self._params()
+        if params:  # a module's parameters are guarded like inputs
+            key = (*key, *(_guard(p) for p in params.values()))
         key = (*key, grad_on)
         plan = self.plans.get(key)
         if plan is None:
             if cc.compiler() is None:
                 return self._eager("no C compiler found (set CC or install gcc)", args, kwargs)
             try:
-                plan, result = _build_plan(self.fn, args, self._names, key[:-1], grad_on, joint)
+                plan, result = _build_plan(
+                    self.fn, args, self._names, key[: len(args)], grad_on, joint, params
+                )
             except cc.CompileError as e:
-                plan = Plan(key[:-1], self._names)
+                plan = Plan(key[: len(args)], self._names)
                 plan.eager_reason = "the generated C did not compile"
                 self.plans[key] = self.last = plan
                 return self._eager(str(e), args, kwargs)
@@ -492,6 +541,9 @@ class CompiledFunction:
         if plan.eager_reason is not None or plan.forward is None:
             return self.fn(*args, **kwargs)  # eager, and eager autograd
         tensors = [a for a, g in zip(args, plan.key, strict=True) if g[0] == "tensor"]
+        if plan.lifted:
+            params = self._params()
+            tensors += [params[p] for p in plan.lifted]
         if plan.backward is not None:
             return _JointFunction.get().apply(plan, *tensors)
         return plan.forward(tensors)

@@ -79,6 +79,37 @@ class _TracedNode:
 _SAME_SIGNATURE = {operator.matmul: "matmul", strided.matmul: "matmul"}
 
 
+class _ViewNode:
+    """What a view's formula reads (derivatives.VIEW_TABLE, ViewNode in recording.py)."""
+
+    def __init__(self, name, src, args):
+        from strided.autograd import recording
+
+        shape = src.meta["tensor_meta"].shape
+        self.in_geometry = (tuple(shape),)
+        self.permutation = recording._permutation(name, _Shape(shape), args)
+
+
+class _Shape:
+    def __init__(self, shape):
+        self.shape, self.ndim = tuple(shape), len(shape)
+
+
+def _view_formula(node):
+    """A view node's formula (view -> input gradient) from VIEW_TABLE, or None."""
+    from strided.autograd import derivatives, formulas
+
+    name = getattr(node.target, "__name__", None)
+    public = getattr(strided, name or "", None)
+    if getattr(public, "__wrapped__", public) is not node.target or node.kwargs:
+        return None
+    formula = derivatives.VIEW_TABLE.get(name)
+    if formula not in (formulas.permute_back, formulas.reshape_back, formulas.expand_back):
+        return None
+    view = _ViewNode(name, node.args[0], node.args[1:])
+    return lambda g: formula(view, g)
+
+
 def _row_call(node):
     """(row name, kernel-signature args) of a node of the decomposed graph, or None."""
     if node.target in _SAME_SIGNATURE and not node.kwargs:
@@ -136,11 +167,24 @@ def backward_graph(gm, requires):
         return saved_proxy[n]
 
     grads = {out: grad_out}
+
+    def accumulate(a, ga):
+        """Add ``ga`` into forward value ``a``'s gradient, summed to its shape (the engine's
+        rule: Note [Gradients take their input's shape] in engine.py)."""
+        meta = a.meta["tensor_meta"]
+        ga = tracer.create_proxy("call_function", F.sum_to, (ga, tuple(meta.shape)), {})
+        grads[a] = _MetaProxy(strided.add(grads[a], ga) if a in grads else ga, meta)
+
     with _Patcher(tracer, None):
         for node in reversed(fwd.nodes):
             if node not in grads or node.op != "call_function":
                 continue
             g = grads.pop(node)
+            view = _view_formula(node)
+            if view is not None:  # a view: its gradient is a view of the gradient
+                if node.args[0] in needs:
+                    accumulate(node.args[0], view(g))
+                continue
             call = _row_call(node)
             entry = derivatives.TABLE.get(call[0]) if call is not None else None
             if entry is None:
@@ -160,12 +204,8 @@ def backward_graph(gm, requires):
             except Exception as e:  # a formula that branches on data, or a missing op
                 raise JointError(f"the formula of {name} does not trace: {e}") from e
             for a, ga, need in zip(args, input_grads, arg_needs, strict=False):
-                if not need or ga is None:
-                    continue
-                shape = a.meta["tensor_meta"].shape
-                ga = tracer.create_proxy("call_function", F.sum_to, (ga, tuple(shape)), {})
-                total = strided.add(grads[a], ga) if a in grads else ga
-                grads[a] = _MetaProxy(total, a.meta["tensor_meta"])
+                if need and ga is not None:
+                    accumulate(a, ga)
     results = []
     for n in fwd.nodes:
         if n.op == "placeholder":

@@ -260,9 +260,9 @@ class Graph:
                 body.append(f"return {arg_text(n.args[0])}")
                 continue
             if n.op == "get_attr":
-                rhs = f"self.{n.target}"
+                rhs = _attr_path(n.target)
             elif n.op == "call_module":
-                rhs = f"self.{n.target}({call_args(n.args, n.kwargs)})"
+                rhs = f"{_attr_path(n.target)}({call_args(n.args, n.kwargs)})"
             elif n.op == "call_method":
                 rhs = f"{arg_text(n.args[0])}.{n.target}({call_args(n.args[1:], n.kwargs)})"
             elif n.target in INFIX and len(n.args) == 2 and not n.kwargs:
@@ -278,6 +278,14 @@ class Graph:
             body.append(f"{n.name} = {rhs}")
         src = f"def forward(self, {', '.join(params)}):\n" + "".join(f"    {b}\n" for b in body)
         return src.replace("(self, )", "(self)"), globals_
+
+
+def _attr_path(path):
+    """``self.fc.weight``; a part that is no identifier (Sequential's "0") through getattr."""
+    expr = "self"
+    for part in path.split("."):
+        expr = f"{expr}.{part}" if part.isidentifier() else f"getattr({expr}, {part!r})"
+    return expr
 
 
 class GraphModule:

@@ -140,6 +140,22 @@ def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-05):
     return y
 
 
+def _linear(x, weight, bias=None):
+    out = strided.matmul(x, strided.matrix_transpose(weight))
+    return out if bias is None else strided.add(out, bias)
+
+
+def _mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's argument name
+    if reduction not in ("mean", "sum"):
+        return None
+    d = strided.subtract(input, target)
+    s = strided.sum(strided.multiply(d, d), axis=None, keepdims=False)
+    if reduction == "sum":
+        return s
+    shape = input.node.meta["tensor_meta"].shape if "tensor_meta" in input.node.meta else None
+    return None if shape is None else strided.divide(s, math.prod(shape))
+
+
 # name -> (decomposition, how to read its arguments: "axis" for reductions spelled either way)
 DECOMPOSITIONS = {
     "mean": (_mean, "axis"),
@@ -148,6 +164,8 @@ DECOMPOSITIONS = {
     "gelu": (_gelu, None),
     "layer_norm": (_layer_norm, None),
     "silu": (lambda x: strided.multiply(x, strided.sigmoid(x)), None),
+    "linear": (_linear, None),
+    "mse_loss": (_mse_loss, None),
 }
 
 
