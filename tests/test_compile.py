@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from devices import DEVICES
 
 import strided
 from strided import _compile, library, nn
@@ -360,11 +361,33 @@ def test_training_a_compiled_module_matches_eager():
     assert model.last.backward is not None and model.last.lifted, model.last.joint_reason
 
 
-def test_cuda_tensors_run_eagerly():
-    f = strided.compile(lambda x: (x * 2 + 1).sum())
-    x = strided.arange(4.0, device="cuda-emulated")
-    assert float(f(x).cpu()) == 16.0 and float(f(x).cpu()) == 16.0
-    assert "CUDA device" in f.explain()
+@pytest.mark.parametrize("device", DEVICES)
+def test_cuda_pointwise_groups_compile_through_the_nvrtc_path(device):
+    """On a CUDA device the pointwise groups become CUDA C++ kernels calling ops.cuh's
+    functors (run by the emulator where there is no GPU); reductions run eagerly."""
+    rng = np.random.default_rng(10)
+    x = _t(rng, (5, 7)).to(device)
+    y = _t(rng, (7,), "float32").to(device)
+
+    def f(x, y):
+        return (strided.maximum(x * 2 + 1, 0.5).exp() * y).sum(axis=0), (x < y).sum()
+
+    cf, first, second = _twice(f, x, y)
+    for g, w in zip(second, f(x, y), strict=True):
+        assert g.device == w.device
+        _same(g.cpu(), w.cpu(), "float64")
+    text = cf.explain()
+    assert "generated CUDA C++" in text and "op_exp{}(" in text and "__global__" in text
+    groups = [g for kind, g in cf.last.steps if kind == "group"]
+    assert groups and all(g.reduction is None for g in groups)
+    h = lambda a, b: ((a * 2).tanh() * b).sum()  # noqa: E731 - the joint graph on the device
+    ch = strided.compile(h)
+    for _ in range(2):
+        got, (gx, _) = _grads(ch, [x, y], [True, False])
+        want, (wx, _) = _grads(h, [x, y], [True, False])
+        _same(got.cpu(), want.cpu(), "float64")
+        _same(gx.cpu(), wx.cpu(), "float64")
+    assert ch.last.backward is not None and ch.last.backward.cuda is not None
 
 
 def test_compiler_errors_and_missing_compiler_are_said_once(monkeypatch):

@@ -36,8 +36,8 @@ prove safe runs eagerly, and ``explain()`` says why:
   guarded like inputs). When a formula does not trace, or a tensor captured from elsewhere
   requires grad, the call runs eagerly and eager autograd records it. The guard key holds grad
   mode, so ``no_grad()`` calls get their own forward-only plan;
-* tensors on a CUDA device run eagerly (their nodes stay in the graph; generating CUDA C through
-  the NVRTC path is not done yet);
+* on a CUDA device the pointwise groups become CUDA C++ kernels (Note [Fused CUDA kernels] in
+  cuda.py) and the reductions run eagerly; tensors on several devices run eagerly;
 * no C compiler, or a compiler error in generated code: said once (a warning, with the source
   for an error), then eager.
 """
@@ -180,24 +180,42 @@ class _Tracer(fx.Tracer):
 
 
 class Lowered:
-    """One graph ready to run: its steps (Note [Fusion groups]), its kernels' C, and the
-    kernels themselves once the library is loaded. ``prefix`` names its kernels."""
+    """One graph ready to run on one device: its steps (Note [Fusion groups]), its kernels'
+    source (C for the CPU, CUDA C++ for a CUDA device), and the kernels once built. ``prefix``
+    names its kernels."""
 
-    def __init__(self, gm, prefix):
-        self.gm, self.prefix = gm, prefix
-        self.steps = plan_steps(gm.graph)
+    def __init__(self, gm, prefix, device="cpu"):
+        self.gm, self.prefix, self.device = gm, prefix, device
+        self.steps = plan_steps(gm.graph, device)
         self.groups = [g for kind, g in self.steps if kind == "group"]
         self.kernels = {}
-        self.c = [
-            generate_c(f"{prefix}{g.index}", g, lambda n: n.meta["strides"]) for g in self.groups
-        ]
+        self.c, self.cuda = [], None
+        strides = lambda n: n.meta["strides"]  # noqa: E731
+        if device == "cpu":
+            self.c = [generate_c(f"{prefix}{g.index}", g, strides) for g in self.groups]
+        elif self.groups:
+            from strided._compile.cuda import CudaKernels, generate_cuda
+
+            self.cuda = CudaKernels(
+                [
+                    (
+                        f"strided_fused_{prefix}{g.index}",
+                        *generate_cuda(f"strided_fused_{prefix}{g.index}", g, strides),
+                    )
+                    for g in self.groups
+                ]
+            )
 
     def bind(self, lib):
-        for g in self.groups:
+        """Take the kernels from the loaded C library (CPU) or compile the CUDA module."""
+        for i, g in enumerate(self.groups):
+            if self.cuda is not None:
+                self.kernels[g.index] = self.cuda.kernel(i, strided.device(self.device))
+                continue
             f = getattr(lib, f"{self.prefix}{g.index}")
             f.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
             f.restype = None
-            self.kernels[g.index] = f
+            self.kernels[g.index] = lambda ptrs, f=f: f((ctypes.c_void_p * len(ptrs))(*ptrs))
 
     def run(self, tensors):
         """The graph's output from its fused kernels and eager steps, or None when a tensor's
@@ -223,9 +241,9 @@ class Lowered:
             outs = []
             for n in what.outputs:
                 m = n.meta["tensor_meta"]
-                outs.append(strided.empty(m.shape, dtype=m.dtype))
+                outs.append(strided.empty(m.shape, dtype=m.dtype, device=m.device))
             ptrs = [env[n].data_ptr() for n in what.inputs] + [o.data_ptr() for o in outs]
-            self.kernels[what.index]((ctypes.c_void_p * len(ptrs))(*ptrs))
+            self.kernels[what.index](ptrs)
             for n, o in zip(what.outputs, outs, strict=True):
                 env[n] = o
         return interp.load(gm.graph.nodes[-1].args[0])
@@ -284,7 +302,10 @@ class Plan:
             lines += ["  " + ln for ln in str(self.gm.graph).splitlines()]
         if self.backward is not None:
             lines += self.backward.explain("backward graph")
-        if self.source:
+        if self.source and self.path is None:
+            lines.append("generated CUDA C++ (compiled by NVRTC, or g++ for cuda-emulated):")
+            lines += ["  " + ln for ln in self.source.splitlines()]
+        elif self.source:
             where = f" ({self.path}{', from the disk cache' if self.from_disk else ''})"
             lines.append("generated C" + where + ":")
             lines += ["  " + ln for ln in self.source.splitlines()]
@@ -345,22 +366,28 @@ def _build_plan(fn, args, names, key, grad_on, joint, params):
         env = _Capture(gm)
         env.run(*tensors)  # the decomposed graph's shapes and strides
     plan.gm = gm
-    if any(g[0] == "tensor" and not g[4].startswith("cpu") for g in key):
-        plan.eager_reason = "tensors on a CUDA device (CUDA code generation is not done yet)"
+    devices = {g[4] for g in key if g[0] == "tensor"} | {str(t.device) for t in tensors}
+    if len(devices) > 1:
+        plan.eager_reason = f"tensors on several devices ({sorted(devices)})"
         return plan, result
+    device = devices.pop() if devices else "cpu"
     if joint:
-        _add_backward(plan, gm, env, names, key)
+        _add_backward(plan, gm, env, names, key, device)
         if plan.backward is None:
             return plan, None
-    plan.forward = Lowered(gm, "kernel_")
-    parts = plan.forward.c + (plan.backward.c if plan.backward is not None else [])
+    plan.forward = Lowered(gm, "kernel_", device)
+    lowered = [plan.forward] + ([plan.backward] if plan.backward is not None else [])
+    parts = [c for low in lowered for c in low.c]
+    lib = None
     if parts:
         plan.source = _HEADER + "\n\n".join(parts) + "\n"
         lib, plan.path, plan.from_disk = cc.build(plan.source)
-        plan.forward.bind(lib)
-        if plan.backward is not None:
-            plan.backward.bind(lib)
         plan.lib = lib
+    cuda = [low.cuda.generated for low in lowered if low.cuda is not None]
+    if cuda:
+        plan.source = "// CUDA C++, after kernels/ops.cuh\n" + "\n\n".join(cuda) + "\n"
+    for low in lowered:
+        low.bind(lib)
     return plan, (None if joint else result)
 
 
@@ -384,7 +411,7 @@ def _lift(gm, nodes):
     return paths
 
 
-def _add_backward(plan, gm, env, names, key):
+def _add_backward(plan, gm, env, names, key, device):
     """Trace the backward graph; the forward graph then also returns what it saves."""
     from strided._compile.joint import JointError, backward_graph
 
@@ -400,12 +427,13 @@ def _add_backward(plan, gm, env, names, key):
     out_node._set_args(((out, *saved),), {})
     gm.recompile()
     with strided.no_grad():
-        grad = strided.ones(out.meta["tensor_meta"].shape, dtype=out.meta["tensor_meta"].dtype)
+        m = out.meta["tensor_meta"]
+        grad = strided.ones(m.shape, dtype=m.dtype, device=m.device)
         values = [env.env[n] for n in saved]
         bgm = _clean(bgm)
         _Capture(bgm).run(grad, *values)
     _drop_identity_sum_to(bgm)
-    plan.backward = Lowered(bgm, "backward_")
+    plan.backward = Lowered(bgm, "backward_", device)
 
 
 def _drop_identity_sum_to(gm):

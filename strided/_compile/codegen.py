@@ -147,8 +147,10 @@ def _is_tensor_meta(m):
     return m is not None and hasattr(m, "shape") and hasattr(m, "dtype")
 
 
-def _kind(node):
-    """'pointwise', 'reduction' or None (run eagerly) for a node of the decomposed graph."""
+def _kind(node, device="cpu"):
+    """'pointwise', 'reduction' or None (run eagerly) for a node of the decomposed graph whose
+    tensors are on ``device`` (on a CUDA device only pointwise nodes fuse: Note [Fused CUDA
+    kernels] in cuda.py)."""
     if node.op != "call_function":
         return None
     name = getattr(node.target, "__name__", None)
@@ -156,11 +158,15 @@ def _kind(node):
         return None
     kind = PRIMITIVES.get(name)
     m = _meta(node)
-    if kind is None or not _is_tensor_meta(m) or m.device != "cpu":
+    if kind is None or not _is_tensor_meta(m) or m.device != device:
+        return None
+    if device != "cpu" and kind == "reduction":
         return None
     tensors = [_meta(a) for a in node.all_input_nodes]
-    if not all(_is_tensor_meta(t) and t.device == "cpu" for t in tensors):
+    if not all(_is_tensor_meta(t) and t.device == device for t in tensors):
         return None
+    if 0 in m.shape or any(0 in t.shape for t in tensors):
+        return None  # empty: nothing to loop over, eager gives the empty result
     if any(t.dtype.name not in C_TYPES for t in tensors):
         return None
     if kind == "reduction":
@@ -214,7 +220,7 @@ class Group:
         return f"group {self.index} [{names}] over {list(self.shape)}"
 
 
-def plan_steps(graph):
+def plan_steps(graph, device="cpu"):
     """[("group", Group) | ("eager", node)] in run order (Note [Fusion groups])."""
     steps, group_of, open_groups = [], {}, []
 
@@ -231,7 +237,7 @@ def plan_steps(graph):
                 for g in list(open_groups):
                     close(g)
             continue
-        kind = _kind(node)
+        kind = _kind(node, device)
         producers = [group_of[p] for p in node.all_input_nodes if p in group_of]
         open_producers = {g for g in producers if not g.closed}
         target = None
