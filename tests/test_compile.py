@@ -539,3 +539,34 @@ def test_every_reduction_opinfo_row_gives_the_eager_answer(dtype):
         )
     groups = [g for k, g in cf.last.steps if k == "group" and g.reduction is not None]
     assert len(groups) >= 20
+
+
+@pytest.mark.skipif(
+    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
+    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
+    reason="NVRTC is not installed (pip install 'strided[cuda]')",
+)
+def test_fused_cuda_source_compiles_with_nvrtc_for_sm80_and_sm90():
+    """The generated CUDA C++ (here a forward and a joint backward made on cuda-emulated) is
+    what NVRTC compiles on a GPU: compile it for the project's GPUs, without one."""
+    from cupy.cuda import nvrtc
+
+    from strided.cuda import _launch
+
+    x = strided.ones((3, 4), device="cuda-emulated").requires_grad_()
+    cf = strided.compile(lambda x: (strided.sigmoid(x * 3) * x + 1).tanh().sum())
+    cf(x).backward()
+    modules = [low.cuda for low in (cf.last.forward, cf.last.backward)]
+    assert all(m is not None for m in modules)
+    for module in modules:
+        for arch in ("sm_80", "sm_90"):
+            prog = nvrtc.createProgram(module.source, "fused.cu", [], [])
+            try:
+                for name, _, _ in module.functions:
+                    nvrtc.addNameExpression(prog, name)
+                try:
+                    nvrtc.compileProgram(prog, [*_launch.NVRTC_OPTIONS, f"-arch={arch}"])
+                except Exception as e:
+                    pytest.fail(f"{arch}: {e}\n{nvrtc.getProgramLog(prog)}")
+            finally:
+                nvrtc.destroyProgram(prog)
