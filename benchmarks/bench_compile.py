@@ -12,7 +12,8 @@ cache] in strided/_compile/cc.py) makes it cheap in a second process.
 
 Workloads (float32): ``((x * 2 + 1).exp() * y).sum()`` on 1e7 elements; ``gelu(x @ w + b)``
 (the epilogue after a 4096x256 @ 256x1024 matmul, which runs eagerly in both); softmax over the
-rows of 4096x1024; layer norm over the rows of 4096x1024.
+rows of 4096x1024; layer norm over the rows of 4096x1024; one SGD training step of the MLP of
+bench_autograd.py, forward and backward compiled (the joint graph).
 
 ``--quick`` (CI) leaves ``torch.compile`` out: its first call costs ~15 s per function.
 """
@@ -134,7 +135,97 @@ def cases():
         (tc, te),
         1e-4,
     )
+    out += _training_cases()
     return out
+
+
+def _training_cases():
+    """One SGD step of bench_autograd.py's MLP (784-256-10, batch 64, float32), its loss
+    written in an nn.Module so that strided.compile lifts the weights into the joint graph
+    (Note [The joint graph]); torch.compile compiles the same module. The NumPy column is
+    bench_autograd's hand-written step (backward by hand)."""
+    from bench_autograd import BATCH, LR, _init, numpy_step
+
+    from strided import nn
+
+    class Step(nn.Module):
+        def __init__(self, params):
+            super().__init__()
+            self.w1, self.b1, self.w2, self.b2 = (nn.Parameter(strided.tensor(p)) for p in params)
+
+        def forward(self, x, onehot):
+            h = strided.relu(x @ self.w1 + self.b1)
+            logp = F.log_softmax(h @ self.w2 + self.b2, dim=1)
+            return -(logp * onehot).sum() / BATCH
+
+    def step(model, params, x, onehot):
+        loss = model(x, onehot)
+        loss.backward()
+        with strided.no_grad():
+            for p in params:
+                p -= LR * p.grad
+                p.grad = None
+        return loss
+
+    def make(compiled, seed=0):
+        x_np, onehot_np, params_np = _init(seed)
+        module = Step(params_np)
+        model = strided.compile(module) if compiled else module
+        params = list(module.parameters())
+        x, onehot = strided.asarray(x_np), strided.asarray(onehot_np)
+        return lambda: step(model, params, x, onehot)
+
+    def torch_make(compiled):
+        if torch is None or (compiled and _QUICK):
+            return None
+        x_np, onehot_np, params_np = _init(0)
+
+        class TStep(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ps = torch.nn.ParameterList(
+                    torch.nn.Parameter(torch.tensor(p)) for p in params_np
+                )
+
+            def forward(self, x, onehot):
+                w1, b1, w2, b2 = self.ps
+                h = torch.relu(x @ w1 + b1)
+                logp = torch.log_softmax(h @ w2 + b2, dim=1)
+                return -(logp * onehot).sum() / BATCH
+
+        module = TStep()
+        model = torch.compile(module) if compiled else module
+        x, onehot = torch.from_numpy(x_np), torch.from_numpy(onehot_np)
+
+        def t_step():
+            loss = model(x, onehot)
+            loss.backward()
+            with torch.no_grad():
+                for p in module.parameters():
+                    p -= LR * p.grad
+                    p.grad = None
+            return loss
+
+        return t_step
+
+    def check(compiled):
+        def run():  # one step from the same start: the same loss as NumPy's
+            xs, oh, ps = _init(1)
+            loss = float(make(compiled, seed=1)())
+            np.testing.assert_allclose(
+                loss, float(numpy_step(xs, oh, [p.copy() for p in ps])), rtol=1e-5
+            )
+
+        return run
+
+    x_np, onehot_np, params_np = _init(0)
+    n_params = [p.copy() for p in params_np]
+    n_fn = lambda: numpy_step(x_np, onehot_np, n_params)  # noqa: E731
+    name = "MLP 784-256-10 train step, batch 64"
+    return [
+        (f"{name} (compiled)", make(True), n_fn, torch_make(True), check(True)),
+        (f"{name} (eager)", make(False), n_fn, torch_make(False), check(False)),
+    ]
 
 
 def main():
