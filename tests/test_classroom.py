@@ -17,8 +17,10 @@ from strided.classroom import _engine
 KEYS = [a.key for a in classroom.assignments()]
 
 
-def _grade(path, **kw):
-    return classroom.grade(path, time_limit=kw.pop("time_limit", 60), **kw)
+def _grade(path, isolate=False, **kw):
+    """Grade in this process (fast) unless ``isolate``: the worker process, its time limits and
+    crash recovery are tested by the tests that pass isolate=True."""
+    return classroom.grade(path, time_limit=kw.pop("time_limit", 60), isolate=isolate, **kw)
 
 
 def _status(report):
@@ -121,7 +123,7 @@ def test_bad_submissions_are_reported_not_crashes(tmp_path):
         """,
     )
     tasks = ["is_contiguous", "broadcast_shapes", "view_strides", "permute", "slice_view"]
-    report = _grade(tmp_path, time_limit=3, only=tasks)
+    report = _grade(tmp_path, time_limit=3, only=tasks, isolate=True)
     got = {r["task"]: r for r in report["tasks"]}
     assert got["is_contiguous"]["status"] == "time limit"
     assert "time limit of 3 s" in got["is_contiguous"]["message"]
@@ -136,7 +138,7 @@ def test_bad_submissions_are_reported_not_crashes(tmp_path):
     assert got["permute"]["status"] == "passed"
 
     path.write_text(path.read_text() + "\ndef oops(:\n")
-    report = _grade(tmp_path, only=["permute", "view_strides"])
+    report = _grade(tmp_path, only=["permute", "view_strides"], isolate=True)
     assert report["points"] == 0
     assert all("does not compile: " in r["message"] for r in report["tasks"])
 
@@ -350,7 +352,7 @@ def _cu(tmp_path, *parts):
 
 def test_gpu_missing_barrier_and_out_of_bounds_write(tmp_path):
     _cu(tmp_path, _GPU_FIXED["add_unguarded"], _GPU_FIXED["sum_no_barrier"])
-    got = {r["task"]: r for r in _grade(tmp_path)["tasks"]}
+    got = {r["task"]: r for r in _grade(tmp_path, isolate=True)["tasks"]}
     add, red, mm = got["add_kernel"], got["sum_kernel"], got["matmul_kernel"]
     assert add["status"] == "failed"
     assert "add_kernel on n=1 (1 block of 64 threads)" in add["message"]

@@ -126,7 +126,7 @@ def _values(lo=-2.0, hi=2.0):
 
 
 def _array(shape, elements=None):
-    return hnp.arrays(np.float64, shape, elements=elements or _values())
+    return hnp.arrays(np.float64, shape, elements=_values() if elements is None else elements)
 
 
 _small_shapes = st.lists(st.integers(1, 3), max_size=2).map(tuple)

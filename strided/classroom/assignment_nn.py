@@ -249,7 +249,7 @@ def _check_sgd(SGD, module):
 # Train the digits MLP on the student's pieces
 # ---------------------------------------------------------------------------------------------
 
-EPOCHS, LR, MOMENTUM, BATCH, TARGET = 6, 0.05, 0.9, 64, 0.95
+EPOCHS, LR, MOMENTUM, BATCH, TARGET = 8, 0.05, 0.9, 64, 0.95
 
 
 def train_digits(Linear, cross_entropy, SGD, epochs=EPOCHS):
