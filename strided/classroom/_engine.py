@@ -513,6 +513,14 @@ def grade(directory, *, key=None, only=None, time_limit=None, isolate=True):
                     cmd, stdout=log_file, stderr=subprocess.STDOUT, cwd=tmp, env=env
                 )
                 first = _watch(a, proc, results, log, by_index)
+        for i in wanted:  # a worker that stopped between tasks (it could not start at all)
+            if i not in by_index:
+                tail = "\n".join(log.read_text(errors="replace").splitlines()[-12:])
+                by_index[i] = _crash(
+                    a.tasks[i],
+                    "the grader's worker stopped before this task (loading your file?)",
+                    tail,
+                )
     tasks = [by_index[i] for i in wanted]
     return {
         "assignment": a.key,
