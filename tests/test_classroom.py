@@ -336,6 +336,14 @@ _GPU_FIXED = {
           if (t == 0) out[blockIdx.x] = buf[0];
         }
         """,
+    "matmul_hangs": """
+        __global__ void matmul_kernel(const float* A, const float* B, float* C, int M, int N,
+                                      int K) {
+          volatile int spin = 0;
+          while (spin == 0) {
+          }
+        }
+        """,
     "add_unguarded": """
         __global__ void add_kernel(const float* a, const float* b, float* out, int n) {
           int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -350,9 +358,10 @@ def _cu(tmp_path, *parts):
     (tmp_path / "kernels.cu").write_text("\n".join(textwrap.dedent(p) for p in parts))
 
 
-def test_gpu_missing_barrier_and_out_of_bounds_write(tmp_path):
-    _cu(tmp_path, _GPU_FIXED["add_unguarded"], _GPU_FIXED["sum_no_barrier"])
-    got = {r["task"]: r for r in _grade(tmp_path, isolate=True)["tasks"]}
+def test_gpu_missing_barrier_out_of_bounds_write_and_a_hang(tmp_path):
+    parts = ("add_unguarded", "sum_no_barrier", "matmul_hangs")
+    _cu(tmp_path, *[_GPU_FIXED[p] for p in parts])
+    got = {r["task"]: r for r in _grade(tmp_path, isolate=True, time_limit=3)["tasks"]}
     add, red, mm = got["add_kernel"], got["sum_kernel"], got["matmul_kernel"]
     assert add["status"] == "failed"
     assert "add_kernel on n=1 (1 block of 64 threads)" in add["message"]
@@ -361,8 +370,16 @@ def test_gpu_missing_barrier_and_out_of_bounds_write(tmp_path):
     assert red["status"] == "failed"
     assert "sum_kernel on n=4 (1 block of 64 threads)" in red["message"]
     assert "a __syncthreads() is missing" in red["message"]
-    assert mm["status"] == "failed"
-    assert "kernels.cu has no kernel `__global__ void matmul_kernel(...)`" in mm["message"]
+    # a loop inside compiled code ignores the worker's alarm: the grader kills the worker
+    assert mm["status"] == "time limit"
+    assert "ran past the time limit of 3 s" in mm["message"]
+
+
+def test_gpu_missing_kernel(tmp_path):
+    _cu(tmp_path, _GPU_FIXED["add"])
+    (r,) = _grade(tmp_path, only=["sum_kernel"])["tasks"]
+    assert r["status"] == "failed"
+    assert "kernels.cu has no kernel `__global__ void sum_kernel(...)`" in r["message"]
 
 
 def test_gpu_compile_error_is_shown(tmp_path):

@@ -48,7 +48,7 @@ from pathlib import Path
 from strided.classroom._check import Failed, NotStarted
 
 MARKER = ".classroom.json"  # written by ``start``: which assignment a folder holds
-_KILL_GRACE = 5.0  # seconds after the time limit before the worker is killed
+_KILL_GRACE = 3.0  # seconds after the time limit before the worker is killed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -478,6 +478,14 @@ def grade(directory, *, key=None, only=None, time_limit=None, isolate=True):
             a.task(name)  # a clear error for a task name that does not exist
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist: start with `start {a.key} DIR`")
+    _time_cap[:] = [] if time_limit is None else [time_limit]  # read by _limit, here and below
+    try:
+        return _grade(a, path, only, time_limit, isolate)
+    finally:
+        _time_cap.clear()
+
+
+def _grade(a, path, only, time_limit, isolate):
     by_index = {}
     first = 0
     wanted = [i for i, t in enumerate(a.tasks) if not only or t.name in only]
@@ -485,14 +493,12 @@ def grade(directory, *, key=None, only=None, time_limit=None, isolate=True):
         import strided
 
         module, load_error = _load(a, path)
-        _time_cap[:] = [] if time_limit is None else [time_limit]
         threads = strided.get_num_threads()
         strided.set_num_threads(1)  # as the worker runs (see grade's env below)
         try:
             for i in wanted:
                 by_index[i] = _graded(a, a.tasks[i], module, load_error)
         finally:
-            _time_cap.clear()
             strided.set_num_threads(threads)
         first = len(a.tasks)
     with tempfile.TemporaryDirectory(prefix="strided-classroom-") as tmp:
