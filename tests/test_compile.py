@@ -228,6 +228,18 @@ def test_graph_breaks_run_eagerly_between_kernels():
     assert int(got) == 16
 
 
+def test_custom_op_meta_functions_are_checked_at_capture():
+    op = library.define("compiletest::halve(Tensor x) -> Tensor")
+    library.impl("compiletest::halve", "CPU", lambda x: x[::2] * 1)
+    x = strided.arange(6.0)
+    f = strided.compile(lambda x: op(x) + 1)
+    assert f(x).tolist() == [1.0, 3.0, 5.0] and f(x).tolist() == [1.0, 3.0, 5.0]  # no meta: fine
+    library.register_meta("compiletest::halve", lambda x: library.TensorMeta(x.shape, x.dtype))
+    g = strided.compile(lambda x: op(x) + 1)
+    assert g(x).tolist() == [1.0, 3.0, 5.0] and g(x).tolist() == [1.0, 3.0, 5.0]
+    assert "the meta function of compiletest::halve says" in g.explain()
+
+
 def test_data_dependent_control_flow_falls_back():
     def f(x):
         if x.sum() > 0:

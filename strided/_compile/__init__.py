@@ -24,7 +24,9 @@ A compiled function never gives another answer than the eager one, so whatever c
 prove safe runs eagerly, and ``explain()`` says why:
 
 * a node the fusion groups cannot take (matmul, a custom op, an integer op) is a *graph break*
-  of one node: it runs eagerly between the fused kernels;
+  of one node: it runs eagerly between the fused kernels; a custom op's meta function, when it
+  has one, is checked against what its kernel returned at capture (a wrong one is reported in
+  ``explain()`` and the function runs eagerly);
 * a function that cannot be traced (control flow on tensor values, ``len(x)``, a ``*args``
   signature) runs eagerly for that guard key; so does one that writes (an in-place op, ``out=``,
   ``x[i] = v``: fusing around a write could reorder it), and one whose bytecode touches Python
@@ -362,6 +364,11 @@ def _build_plan(fn, args, names, key, grad_on, joint, params):
         joint = True
     with strided.no_grad():
         result = _Capture(gm).run(*tensors)  # this call's answer (when not joint); shapes
+    wrong = _check_metas(gm)
+    if wrong:
+        plan.eager_reason = wrong
+        plan.gm = gm
+        return plan, result
         gm = _clean(fx.decompose(gm))
         env = _Capture(gm)
         env.run(*tensors)  # the decomposed graph's shapes and strides
@@ -389,6 +396,28 @@ def _build_plan(fn, args, names, key, grad_on, joint, params):
     for low in lowered:
         low.bind(lib)
     return plan, (None if joint else result)
+
+
+def _check_metas(gm):
+    """Why a custom op's meta function disagrees with what its kernel returned at capture, or
+    None (PyTorch's opcheck): the compiler and the tracer plan with the meta function, so a
+    wrong one is reported, and the function runs eagerly. An op without one is no error here:
+    it runs eagerly between the fused kernels, its shapes taken from the capture run."""
+    from strided.library import TensorMeta
+
+    for n in gm.graph.nodes:
+        op = n.target
+        if n.op != "call_function" or getattr(op, "meta", None) is None:
+            continue
+        if not hasattr(op, "run_meta") or "tensor_meta" not in n.meta:
+            continue
+        args = [a.meta.get("tensor_meta", a) if hasattr(a, "op") else a for a in n.args]
+        kwargs = {k: v for k, v in n.kwargs.items() if not hasattr(v, "op")}
+        want = op.run_meta(*args, **kwargs)
+        got = n.meta["tensor_meta"]
+        if isinstance(want, TensorMeta) and want != got:
+            return f"the meta function of {op.name} says {want}, its kernel returned {got}"
+    return None
 
 
 def _lift(gm, nodes):
