@@ -6,9 +6,11 @@ Note [What compile does on a call]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 1. **Guards.** The call's *guard key* is, per argument, a tensor's (dtype, shape, strides,
    device, requires_grad), or a Python scalar's type and value (it is baked into the graph as a
-   constant, as Dynamo specialises ints). Guards on the exact strides subsume the "contiguous or
-   not" class: a transposed or sliced input is another key, so the strides in the generated C
-   are always right (Note [The loop nest] in codegen.py).
+   constant, as Dynamo specialises ints), plus grad mode and, for a compiled nn.Module, its
+   parameters. Guards on the exact strides subsume the "contiguous or not" class: a transposed
+   or sliced input is another key, so the strides in the generated C are always right (Note
+   [The loop nest] in codegen.py). A call with keyword arguments, or with an argument that is
+   neither a tensor nor a plain Python value (a list of tensors, an object), runs eagerly.
 2. **Cache.** A key seen before runs its compiled *plan*. A new key is captured: the function is
    traced (strided.fx.symbolic_trace, the scalars as concrete arguments), run once eagerly node
    by node on the real inputs (that run's result is this call's result, and it records every
