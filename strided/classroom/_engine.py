@@ -18,11 +18,12 @@ a results file. The grader watches that file:
 * a file that does not compile, or lacks a function, or has one with other parameters than the
   starter's, scores 0 on the tasks concerned with a message saying exactly that.
 
-"Swapping the student's function into strided" happens inside the worker only, for the run of
-one task (``Task.swap``: the attribute named by ``replaces`` is replaced and put back): the
-installed package is never written to, and the grader's own process never sees the student's
-code. That is how the autograd rows, ``sum_to`` and the nn pieces are graded by strided's own
-machinery running on the student's parts.
+"Swapping the student's function into strided" happens inside the worker only, inside one
+task's check (``swapped``: an attribute of strided is replaced, and put back when the check
+ends, so the check can compute strided's own answer before or after): the installed package is
+never written to, and the grader's own process never sees the student's code. That is how the
+autograd rows, ``sum_to``, the engine's dependency counts and the nn pieces are graded by
+strided's own machinery running on the student's parts.
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ class Task:
     reports) for a pass. ``signature`` and ``doc`` make the starter stub (``stub`` replaces it
     for a class or a CUDA kernel), ``solution`` is the body of the reference solution (default:
     a call of ``reference``; "" for a task with nothing to write, which ``needs`` other tasks'
-    pieces), ``replaces`` names strided's own function and, with ``swap``,
-    where the student's is put for the run."""
+    pieces), ``replaces`` names what the student re-implements (shown in the stub and in
+    ``list``)."""
 
     name: str
     points: int
@@ -69,7 +70,6 @@ class Task:
     check: Callable
     reference: Callable | None = None
     replaces: str = ""
-    swap: bool = False
     time_limit: float = 20.0
     stub: str | None = None
     solution: str | None = None
@@ -371,8 +371,7 @@ def _run_task(a, t, module, load_error):
         # the student's NaN and overflow warnings say nothing the counter-example does not
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with swapped(t.replaces, student) if t.swap else contextlib.nullcontext():
-                notes = t.check(student, module) or []
+            notes = t.check(student, module) or []
     except _TimeLimit:
         return {**result, "status": "time limit", "message": _time_message(t)}
     except NotStarted as e:
