@@ -180,6 +180,118 @@ def test_swapped_restores_the_library():
     assert _explain.contiguous_strides is original
 
 
+# a student who follows the docstrings (no strided inside) gets full marks: the docstrings say
+# exactly what the reference does
+_STRIDES_FROM_DOCSTRINGS = """
+import math
+
+
+def strides_for_shape(shape):
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def index_to_offset(index, strides, offset):
+    return offset + sum(i * s for i, s in zip(index, strides))
+
+
+def is_contiguous(shape, strides):
+    if 0 in shape:
+        return True
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 1:
+            continue
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def broadcast_shapes(a, b):
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(f"cannot broadcast {x} and {y}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def broadcast_strides(shape, strides, target):
+    lead = len(target) - len(shape)
+    if lead < 0:
+        raise ValueError("too many dims")
+    out = [0] * lead
+    for n, s, t in zip(shape, strides, target[lead:]):
+        if n == t:
+            out.append(s)
+        elif n == 1:
+            out.append(0)
+        else:
+            raise ValueError(f"cannot broadcast {n} to {t}")
+    return tuple(out)
+
+
+def view_strides(shape, strides, new_shape):
+    if math.prod(shape) == 0 or len(shape) == 0:
+        return strides_for_shape(new_shape)
+    # blocks of dims contiguous among themselves (size-1 dims ignored), innermost first
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    blocks = []  # (numel, innermost stride)
+    for d in reversed(dims):
+        if blocks and strides[d] == blocks[-1][2] * blocks[-1][3]:
+            numel, inner, last_s, last_n = blocks[-1]
+            blocks[-1] = (numel * shape[d], inner, strides[d], shape[d])
+        else:
+            blocks.append((shape[d], strides[d], strides[d], shape[d]))
+    if not blocks:
+        blocks = [(1, 1, 1, 1)]
+    new = [0] * len(new_shape)
+    v = len(new_shape) - 1
+    for numel, inner, _, _ in blocks:
+        acc = 1
+        while v >= 0 and (acc < numel or new_shape[v] == 1):
+            new[v] = acc * inner
+            acc *= new_shape[v]
+            v -= 1
+        if acc != numel:
+            return None
+    while v >= 0:  # trailing size-1 dims
+        if new_shape[v] != 1:
+            return None
+        new[v] = 1
+        v -= 1
+    return tuple(new)
+
+
+def permute(shape, strides, dims):
+    return tuple(shape[d] for d in dims), tuple(strides[d] for d in dims)
+
+
+def slice_view(shape, strides, offset, dim, start, stop, step):
+    a, b, c = slice(start, stop, step).indices(shape[dim])
+    n = len(range(a, b, c))
+    shape, strides = list(shape), list(strides)
+    offset += a * strides[dim] if n else 0
+    shape[dim] = n
+    strides[dim] *= c
+    return tuple(shape), tuple(strides), offset
+"""
+
+
+def test_strides_student_from_the_docstrings(tmp_path):
+    classroom.start("strides", tmp_path)
+    (tmp_path / "strides.py").write_text(_STRIDES_FROM_DOCSTRINGS)
+    report = _grade(tmp_path)
+    assert report["points"] == 100, classroom.format_report(report)
+
+
 # -- assignment 2: the iterator and a kernel ---------------------------------------------------
 
 

@@ -90,6 +90,12 @@ def _explain_views(to_layout):
 
 
 def _is_contiguous(shape, strides):
+    if math.prod(shape) == 0:
+        # PyTorch's rule, as the task states it: no elements, contiguous. strided's
+        # is_contiguous_c (_core.pyx) answers False for an empty view whose inner strides are
+        # out of order, e.g. shape (0, 2, 1), strides (6, 2, 1): found by this task, reported
+        # on issue 22, graded here by PyTorch's rule until it is fixed.
+        return True
     return bool(_views.is_contiguous(layout_tensor(shape, strides, _low(shape, strides))))
 
 
@@ -239,7 +245,7 @@ def _same_strides(layout):
     return same
 
 
-def _check(name, strategy, reference, explain=None, examples=150, same=None):
+def _check(name, strategy, reference, explain=None, examples=100, same=None):
     def check(student, module):
         compare(name, student, reference, strategy, examples=examples, explain=explain, same=same)
 
@@ -374,7 +380,7 @@ TASKS = (
                     _low(args[0], args[1]),
                 )
             ),
-            examples=250,
+            examples=150,
             same=_same_strides(_target_shape),
         ),
         reference=_view_strides,
