@@ -154,6 +154,11 @@ def test_layouts_broadcasts_and_nan():
         f = lambda x: (strided.maximum(x, 0.1) * 3).sum(axis=0) + x.max()  # noqa: E731
         _, first, second = _twice(f, x)
         _same(second, f(x), "float64")
+    for x in (base.T, strided.flip(base, axis=1), base[::2]):  # outputs keep eager's layout
+        g = lambda x: (x * 2 + 1).exp()  # noqa: E731
+        _, _, got = _twice(g, x)
+        assert got.stride() == g(x).stride()
+        _same(got, g(x), "float64")
     nan = strided.tensor([1.0, float("nan"), 2.0])
     _, _, got = _twice(lambda x: (x * 2).max() + strided.amin(x + 1), nan)
     assert np.isnan(float(got))

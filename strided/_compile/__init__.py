@@ -56,7 +56,7 @@ import warnings
 import strided
 from strided import _core, fx
 from strided._compile import cc
-from strided._compile.codegen import generate_c, plan_steps
+from strided._compile.codegen import dense_order, generate_c, out_strides, plan_steps
 from strided.fx.interpreter import Interpreter, _fetch
 from strided.fx.passes import is_impure
 
@@ -242,10 +242,7 @@ class Lowered:
                     return None  # an eager node laid its result out differently
                 env[what] = value
                 continue
-            outs = []
-            for n in what.outputs:
-                m = n.meta["tensor_meta"]
-                outs.append(strided.empty(m.shape, dtype=m.dtype, device=m.device))
+            outs = [_allocate(n) for n in what.outputs]
             ptrs = [env[n].data_ptr() for n in what.inputs] + [o.data_ptr() for o in outs]
             self.kernels[what.index](ptrs)
             for n, o in zip(what.outputs, outs, strict=True):
@@ -270,6 +267,18 @@ class Lowered:
             else:
                 lines.append(f"  eager {what.format()}")
         return lines
+
+
+def _allocate(node):
+    """A fresh output for ``node`` in the layout the kernel writes (codegen.out_strides: eager's
+    memory order, so ``x.T * 2`` compiled has eager's strides)."""
+    m = node.meta["tensor_meta"]
+    order = dense_order(m.shape, out_strides(node))
+    t = strided.empty([m.shape[d] for d in order], dtype=m.dtype, device=m.device)
+    if order == sorted(order):
+        return t
+    inverse = [order.index(d) for d in range(len(order))]
+    return t.permute(inverse)
 
 
 class Plan:
@@ -371,6 +380,7 @@ def _build_plan(fn, args, names, key, grad_on, joint, params):
         plan.eager_reason = wrong
         plan.gm = gm
         return plan, result
+    with strided.no_grad():
         gm = _clean(fx.decompose(gm))
         env = _Capture(gm)
         env.run(*tensors)  # the decomposed graph's shapes and strides

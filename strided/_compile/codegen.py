@@ -45,6 +45,7 @@ import os
 
 import strided
 from strided._dtype_table import MATH_SUFFIX
+from strided._loop_plan import loop_dims as _loop_dims
 from strided.fx.passes import PRIMITIVES
 
 __all__ = ["plan_steps", "generate_c", "Group", "expression_table"]
@@ -304,29 +305,6 @@ def _contiguous_strides(shape):
     return list(reversed(out))
 
 
-def _coalesce(shape, operand_strides, keep_apart=()):
-    """Merge adjacent dims that every operand steps through as one (never across a dim index
-    in ``keep_apart``: the border between kept and reduced dims)."""
-    dims = list(range(len(shape)))
-    if not dims:
-        return [], [[] for _ in operand_strides]
-    new_shape = [shape[0]]
-    new_strides = [[s[0]] for s in operand_strides]
-    for d in dims[1:]:
-        mergeable = d not in keep_apart and all(
-            st[-1] == s[d] * shape[d] for st, s in zip(new_strides, operand_strides, strict=True)
-        )
-        if mergeable:
-            new_shape[-1] *= shape[d]
-            for st, s in zip(new_strides, operand_strides, strict=True):
-                st[-1] = s[d]
-        else:
-            new_shape.append(shape[d])
-            for st, s in zip(new_strides, operand_strides, strict=True):
-                st.append(s[d])
-    return new_shape, new_strides
-
-
 def _literal(v, ctype):
     if isinstance(v, bool):
         return f"(({ctype}){int(v)})"
@@ -336,49 +314,99 @@ def _literal(v, ctype):
     return f"(({ctype}){v!r})"
 
 
+def dense_order(shape, strides):
+    """The dims of a dense (gap-free) layout from outermost to innermost, or None: how an
+    output is allocated in the memory order eager gave it (``x.T * 2`` is column-major)."""
+    dims = sorted(range(len(shape)), key=lambda d: (-abs(strides[d]), d))
+    step = 1
+    for d in reversed(dims):
+        if shape[d] != 1 and strides[d] != step:
+            return None
+        step *= shape[d]
+    return dims
+
+
+def out_strides(node):
+    """The element strides a group writes ``node`` with: eager's (recorded at capture) when
+    they are a dense layout, else row-major."""
+    m = node.meta["tensor_meta"]
+    st = node.meta.get("strides")
+    if st is not None and dense_order(m.shape, st) is not None:
+        return list(st)
+    return _contiguous_strides(m.shape)
+
+
+def _loop(sizes, operands):
+    """Outermost-first (sizes, per-operand strides) of a loop, from the loop plan's own
+    reorder-and-coalesce (``loop_dims``, Note [The loop plan]): dims sorted by the first
+    operand's strides, merged where every operand allows, size-1 dims dropped. The plan holds
+    at most MAX_OPERANDS (4) operands in its C struct, and a fused group often has more; those
+    take ``_loop_py``, the same two steps written out here."""
+    if not sizes:
+        return [], [[] for _ in operands]
+    if len(operands) > 4:
+        return _loop_py(sizes, operands)
+    cs, st = _loop_dims(sizes, operands, reorder=True)
+    return list(reversed(cs)), [list(reversed(s)) for s in st]
+
+
+def _loop_py(sizes, operands):
+    """``_loop`` for any number of operands: drop size-1 dims, sort the rest by the first
+    operand's stride (largest outermost, stable), merge neighbours every operand steps through
+    as one run."""
+    dims = [d for d in range(len(sizes)) if sizes[d] != 1]
+    dims.sort(key=lambda d: -abs(operands[0][d]))
+    out_sizes, out_st = [], [[] for _ in operands]
+    for d in dims:
+        if out_sizes and all(
+            st[-1] == op[d] * sizes[d] for st, op in zip(out_st, operands, strict=True)
+        ):
+            out_sizes[-1] *= sizes[d]
+            for st, op in zip(out_st, operands, strict=True):
+                st[-1] = op[d]
+            continue
+        out_sizes.append(sizes[d])
+        for st, op in zip(out_st, operands, strict=True):
+            st.append(op[d])
+    return out_sizes, out_st
+
+
 def generate_c(name, group, strides_of):
     """The C function ``name(char** p)`` of one group; ``strides_of(node)``: the element
     strides of a value the group reads. p[k] is the k-th of group.inputs then group.outputs."""
     shape = list(group.shape)
+    nd0 = len(shape)
     red = group.reduction
     reduced = []
     if red is not None:
         axis = red.kwargs.get("axis")
-        nd = len(shape)
-        axes = range(nd) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
-        reduced = sorted({a % nd for a in axes}) if nd else []
-    kept = [d for d in range(len(shape)) if d not in reduced]
-    order = kept + reduced  # reduced dims innermost
-    loop_shape = [shape[d] for d in order]
-    operands = []
-    for p in group.inputs:
-        st = _broadcast_strides(p.meta["tensor_meta"], strides_of(p), shape)
-        operands.append([st[d] for d in order])
+        axes = range(nd0) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+        reduced = sorted({a % nd0 for a in axes}) if nd0 else []
+    kept = [d for d in range(nd0) if d not in reduced]
     pointwise_outputs = [n for n in group.outputs if n is not red]
-    full = _contiguous_strides(shape)
-    for _ in pointwise_outputs:
-        operands.append([full[d] for d in order])
+    # every operand's strides over the loop shape: outputs first (the loop follows the memory
+    # order of what it writes, as the iterator's does), then the inputs (0 where broadcast)
+    outs = [out_strides(n) for n in pointwise_outputs]
     if red is not None:
-        out_full = _contiguous_strides([shape[d] for d in kept])
-        out_st = [0] * len(order)
-        for i in range(len(kept)):
-            out_st[i] = out_full[i]
-        operands.append(out_st)
-    border = (len(kept),) if kept and reduced else ()
-    cshape, cstrides = _coalesce(loop_shape, operands, border)
+        ost, keep = out_strides(red), bool(red.kwargs.get("keepdims"))
+        st = [0] * nd0
+        for i, d in enumerate(kept):
+            st[d] = ost[d] if keep else ost[i]
+        outs.append(st)
+    ins = [_broadcast_strides(p.meta["tensor_meta"], strides_of(p), shape) for p in group.inputs]
+    operands = outs + ins  # reordered below into the kernel's order: inputs, then outputs
+    k_shape, k_st = _loop([shape[d] for d in kept], [[o[d] for d in kept] for o in operands])
+    r_shape, r_st = _loop(
+        [shape[d] for d in reduced], [[o[d] for d in reduced] for o in ins + outs]
+    )
+    r_st = r_st[len(ins) :] + r_st[: len(ins)]  # back to outputs-first
+    cshape = k_shape + r_shape
+    cstrides = [a + b for a, b in zip(k_st, r_st, strict=True)]
+    cstrides = cstrides[len(outs) :] + cstrides[: len(outs)]  # inputs, then outputs
+    n_kept = len(k_shape)
     if not cshape:  # a 0-d group: one iteration of a loop of one
         cshape, cstrides = [1], [[0] for _ in operands]
-    if red is not None:  # how many of the coalesced dims are kept ones
-        n_kept = 0
-        acc = 1
-        total_kept = math.prod(shape[d] for d in kept)
-        for s in cshape:
-            if acc >= total_kept:
-                break
-            acc *= s
-            n_kept += 1
-    else:
-        n_kept = len(cshape)
+        n_kept = 0 if red is not None else 1
     nd = len(cshape)
     idx = [f"i{d}" for d in range(nd)]
 

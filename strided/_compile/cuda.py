@@ -26,10 +26,10 @@ import numpy as np
 
 from strided._compile.codegen import (
     _broadcast_strides,
-    _coalesce,
     _compute_dtype,
-    _contiguous_strides,
     _literal,
+    _loop,
+    out_strides,
 )
 from strided.fx.passes import PRIMITIVES
 
@@ -49,12 +49,11 @@ def generate_cuda(name, group, strides_of):
     from strided.cuda._elementwise import _functor
 
     shape = list(group.shape)
-    operands = []
-    for p in group.inputs:
-        operands.append(_broadcast_strides(p.meta["tensor_meta"], strides_of(p), shape))
-    for _ in group.outputs:
-        operands.append(_contiguous_strides(shape))
-    cshape, cstrides = _coalesce(shape, operands)
+    outs = [out_strides(n) for n in group.outputs]
+    ins = [_broadcast_strides(p.meta["tensor_meta"], strides_of(p), shape) for p in group.inputs]
+    cshape, cstrides = _loop(shape, outs + ins)  # the loop plan's order: outputs first
+    cstrides = cstrides[len(outs) :] + cstrides[: len(outs)]  # inputs, then outputs
+    operands = cstrides
     if not cshape:
         cshape, cstrides = [1], [[0] for _ in operands]
     nd = len(cshape)
