@@ -150,7 +150,7 @@ def _python_stub(t):
     if t.stub is not None:
         return textwrap.dedent(t.stub).strip() + "\n"
     doc = textwrap.indent(inspect.cleandoc(t.doc), "    ")
-    where = f"\n\n    Re-implements ``{t.replaces}``.\n    " if t.replaces else "\n    "
+    where = f"\n\n    Re-implements: {t.replaces}.\n    " if t.replaces else "\n    "
     return (
         f"def {t.signature}:\n"
         f'    """{doc.strip()}{where}"""\n'

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import textwrap
 
 import hypothesis.strategies as st
 import numpy as np
@@ -176,7 +177,10 @@ _ROWS = [
 
 _ROW_DOC = """The backward formula of ``{op}``: a row of strided's derivative table.
 
-    Return {gives}. ``grad`` is the gradient of the output (a strided tensor), {inputs}.
+    Return {gives}.
+
+{inputs}
+
     Write it with strided's ops (``strided.multiply``, ``strided.exp``, ...). Do not
     un-broadcast: for inputs of shapes (3, 1) and (4,), return the (3, 4) gradient for both; the
     engine sums each back to its input's shape (that is ``sum_to``, below).
@@ -185,13 +189,22 @@ _ROW_DOC = """The backward formula of ``{op}``: a row of strided's derivative ta
 
 def _inputs_doc(params):
     if "shape" in params:
-        return (
-            "``shape`` the input's shape, ``dims`` the reduced dims (a sorted tuple of ints), "
-            "``keepdims`` whether they were kept as size 1 (when not, ``grad`` lacks them)"
+        text = (
+            "``grad`` is the gradient of the output (a strided tensor), ``shape`` the input's "
+            "shape, ``dims`` the reduced dims (a sorted tuple of ints), ``keepdims`` whether "
+            "they were kept as size 1 (when not, ``grad`` lacks them)."
         )
-    if "result" in params:
-        return "``x`` the input and ``result`` the output of the forward call"
-    return "``x`` and ``other`` the inputs of the forward call"
+    elif "result" in params:
+        text = (
+            "``grad`` is the gradient of the output (a strided tensor), ``x`` the input and "
+            "``result`` the output of the forward call."
+        )
+    else:
+        text = (
+            "``grad`` is the gradient of the output (a strided tensor), ``x`` and ``other`` the "
+            "inputs of the forward call."
+        )
+    return textwrap.fill(text, 88, initial_indent="    ", subsequent_indent="    ")
 
 
 _ROW_TASKS = tuple(
