@@ -491,7 +491,9 @@ def _grade(a, path, only, time_limit, isolate):
     if not isolate:
         import strided
 
+        saved_path = list(sys.path)
         module, load_error = _load(a, path)
+        sys.path[:] = saved_path  # the student's folder stays off this process's path
         threads = strided.get_num_threads()
         strided.set_num_threads(1)  # as the worker runs (see grade's env below)
         try:
