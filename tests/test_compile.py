@@ -261,6 +261,23 @@ def test_data_dependent_control_flow_falls_back():
     assert not w  # a trace failure is explained, not warned
 
 
+def test_fullgraph_turns_fallbacks_into_errors():
+    @strided.compile(fullgraph=True)
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    with pytest.raises(RuntimeError, match=r"fullgraph=True\): cannot trace: .*if x.sum\(\) > 0"):
+        f(strided.ones(2))
+    g = strided.compile(lambda x: x * 2, fullgraph=True)
+    assert g(strided.ones(2)).tolist() == [2.0, 2.0] and g(strided.ones(2)).tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="fullgraph=True"):
+        g(strided.ones(2), "extra")  # not the function's signature
+    with pytest.raises(TypeError, match="unknown options"):
+        strided.compile(lambda x: x, mode="max-autotune")
+
+
 def test_side_effects_and_in_place_writes_run_eagerly():
     seen = []
 

@@ -540,8 +540,9 @@ class _JointFunction:
 class CompiledFunction:
     """``strided.compile(fn)``: call it as ``fn``; ``explain()`` shows what was compiled."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, fullgraph=False):
         self.fn = fn
+        self.fullgraph = fullgraph
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
         if not isinstance(fn, strided.nn.Module):
             functools.update_wrapper(self, fn)
@@ -564,6 +565,11 @@ class CompiledFunction:
         return dict(self.fn.named_parameters())
 
     def _eager(self, reason, args, kwargs):
+        if self.fullgraph:
+            raise RuntimeError(
+                f"strided.compile({self.__name__}, fullgraph=True): "
+                f"{reason or 'the call cannot be compiled'}; without fullgraph it runs eagerly"
+            )
         if reason:
             _warn_once(
                 (id(self), reason), f"strided.compile({self.__name__}): {reason}; running eagerly"
@@ -576,10 +582,10 @@ class CompiledFunction:
                 f"it has side effects on Python state ({self._effects})", args, kwargs
             )
         if kwargs or self._names is None or len(args) != len(self._names):
-            return self.fn(*args, **kwargs)
+            return self._eager(None, args, kwargs)
         key = tuple(_guard(a) for a in args)
         if None in key:
-            return self.fn(*args, **kwargs)
+            return self._eager(None, args, kwargs)
         grad_on = strided.is_grad_enabled()
         joint = grad_on and any(g[0] == "tensor" and g[5] for g in key)
         params = self._params()
@@ -600,7 +606,7 @@ class CompiledFunction:
                 self.plans[key] = self.last = plan
                 return self._eager(str(e), args, kwargs)
             self.plans[key] = self.last = plan
-            if result is not None:
+            if result is not None and not (self.fullgraph and plan.eager_reason):
                 return result
             return self._run(plan, args, kwargs)
         self.last = plan
@@ -608,6 +614,8 @@ class CompiledFunction:
 
     def _run(self, plan, args, kwargs):
         if plan.eager_reason is not None or plan.forward is None:
+            if self.fullgraph:
+                self._eager(plan.eager_reason or plan.joint_reason, args, kwargs)
             return self.fn(*args, **kwargs)  # eager, and eager autograd
         tensors = [a for a, g in zip(args, plan.key, strict=True) if g[0] == "tensor"]
         if plan.lifted:
@@ -631,8 +639,12 @@ class CompiledFunction:
         return "\n".join(parts)
 
 
-def compile(fn=None, **options):  # noqa: A001 - torch.compile's name
+def compile(fn=None, *, fullgraph=False, **options):  # noqa: A001 - torch.compile's name
     """Compile ``fn`` (a function or strided.nn.Module): see Note [What compile does on a call].
+
+    ``fullgraph=True`` (torch.compile's option) turns every eager fallback of Note [Graph breaks
+    and fallbacks] that affects the whole call into an error that says why, instead of running
+    the function eagerly. Usable as a decorator, with or without arguments.
 
     Examples
     --------
@@ -643,7 +655,7 @@ def compile(fn=None, **options):  # noqa: A001 - torch.compile's name
     True
     """
     if options:
-        raise TypeError(f"compile: unknown options {sorted(options)}")
+        raise TypeError(f"compile: unknown options {sorted(options)}; it takes fullgraph=")
     if fn is None:
-        return compile
-    return CompiledFunction(fn)
+        return lambda f: CompiledFunction(f, fullgraph=fullgraph)
+    return CompiledFunction(fn, fullgraph=fullgraph)
