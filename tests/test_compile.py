@@ -159,6 +159,12 @@ def test_layouts_broadcasts_and_nan():
         _, _, got = _twice(g, x)
         assert got.stride() == g(x).stride()
         _same(got, g(x), "float64")
+    col = np.arange(12.0).reshape(4, 3)
+    col[2, 1] = np.nan  # a column max over axis 0: accumulators along the rows
+    g = lambda x: strided.amax(x * 1, axis=0) + (x * 2).sum(axis=0)  # noqa: E731
+    cf, _, got = _twice(g, strided.asarray(col))
+    np.testing.assert_array_equal(np.asarray(got), [9.0 + 36.0, np.nan, 11.0 + 52.0])
+    assert "jb < " in cf.last.source  # the blocked column loop
     nan = strided.tensor([1.0, float("nan"), 2.0])
     _, _, got = _twice(lambda x: (x * 2).max() + strided.amin(x + 1), nan)
     assert np.isnan(float(got))

@@ -34,7 +34,11 @@ vectorising the loop).
 A reduction puts the reduced dims innermost: the kept dims are the parallel outer loops, each
 iteration reducing its slice into a scalar accumulator (double for float32, as NumPy's pairwise
 sum is close to a double one); a reduction over everything is split across threads and the
-partial results combined. amax/amin propagate NaN, as NumPy's do.
+partial results combined. amax/amin propagate NaN, as NumPy's do. When the kept dim is the
+input's contiguous one (a sum over axis 0 of a row-major matrix, the bias gradient of every
+linear layer), that order would walk down columns; instead each thread takes a block of 256
+kept elements with one accumulator each and runs the reduced dims outside, the block inside,
+along memory (the eager kernels' "two strategies", Note [Reductions] in _cpu/reduce.pyx.tp).
 """
 
 from __future__ import annotations
@@ -474,12 +478,18 @@ def generate_c(name, group, strides_of):
         lines += ["  " * (d + 1) + "}" for d in reversed(range(nd))]
         lines.append("}")
         return "\n".join(lines)
-    return _reduction_c(
-        lines, red, value, body, cshape, n_kept, len(pointwise_outputs), n_in, offset, par
+    # a reduction over outer dims of its input (a column sum): the kept dim is the contiguous
+    # one, so the accumulators become a vector along it (Note [The loop nest])
+    vertical = (
+        n_in > 0 and 0 < n_kept < nd and cstrides[0][n_kept - 1] == 1 and cstrides[0][-1] != 1
     )
+    return _reduction_c(
+        lines, red, value, body, cshape, n_kept, len(pointwise_outputs), n_in, offset, par,
+        vertical,
+    )  # fmt: skip
 
 
-def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, par):
+def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, par, vertical):
     """A reduction group's loops (Note [The loop nest]). Every reduction is an OpenMP
     ``reduction`` clause, so the inner loop vectorises and a reduction over everything is split
     across threads: sums and products in a double accumulator, max/min in the input's type with
@@ -513,6 +523,9 @@ def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, p
     def closes(first, last, indent):
         return ["  " * (indent + d - first) + "}" for d in reversed(range(first, last))]
 
+    if vertical:
+        return _vertical_c(lines, decl, inner, result, cshape, n_kept, j_out, n_in, offset, par,
+                           init, otype, loops, closes)  # fmt: skip
     if n_kept == 0:  # everything reduced: the threads split the loop, OpenMP combines
         lines += ["  " + d for d in decl]
         collapse = f" collapse({nd})" if nd > 1 else ""
@@ -537,6 +550,53 @@ def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, p
     lines += closes(n_kept, nd, n_kept + 1)
     lines.append(pad + f"out{j_out}[{offset(n_in + j_out)}] = ({otype}){result};")
     lines += closes(0, n_kept, 1)
+    lines.append("}")
+    return "\n".join(lines)
+
+
+VBLOCK = 256  # kept elements reduced side by side by one thread (a column sum's accumulators)
+
+
+def _vertical_c(lines, decl, inner, result, cshape, n_kept, j_out, n_in, offset, par, init,
+                otype, loops, closes):  # fmt: skip
+    """A reduction whose innermost kept dim is the input's contiguous one (a sum over axis 0 of
+    a row-major matrix): each thread takes a block of VBLOCK kept elements and keeps one
+    accumulator per element, so the innermost loop runs along memory and vectorises, where the
+    usual order would stride down a column for every output."""
+    import re
+
+    j, nd = n_kept - 1, len(cshape)
+    K = cshape[j]
+    nb = -(-K // VBLOCK)
+    b = min(VBLOCK, K)
+    slot = f"[i{j} - lo]"
+
+    def per_element(text):
+        return re.sub(r"\b(acc|nan)\b", lambda m: m.group(1) + slot, text)
+
+    if par:
+        lines.append(f"  #pragma omp parallel for collapse({n_kept})" if n_kept > 1
+                     else "  #pragma omp parallel for")  # fmt: skip
+    lines += loops(0, j, 1)
+    pad = "  " * (j + 2)
+    lines.append("  " * (j + 1) + f"for (long jb = 0; jb < {nb}L; jb++) {{")
+    lines.append(pad + f"const long lo = jb * {b}L, hi = lo + {b}L < {K}L ? lo + {b}L : {K}L;")
+    lines += [pad + d.replace(" = ", f"[{b}];", 1).split(";")[0] + ";" for d in decl]
+    lines.append(pad + f"for (long t = 0; t < {b}L; t++) {{")
+    lines += [pad + "  " + d.split(" ", 1)[1].replace(" = ", "[t] = ", 1) for d in decl]
+    lines.append(pad + "}")
+    lines += loops(n_kept, nd, j + 2)
+    ipad = "  " * (j + 2 + nd - n_kept)
+    lines.append(ipad + "#pragma omp simd")
+    lines.append(ipad + f"for (long i{j} = lo; i{j} < hi; i{j}++) {{")
+    lines += [ipad + "  " + (per_element(b_) if "acc" in b_ or "nan" in b_ else b_) for b_ in inner]
+    lines.append(ipad + "}")
+    lines += closes(n_kept, nd, j + 2)
+    lines.append(pad + f"for (long i{j} = lo; i{j} < hi; i{j}++) {{")
+    lines.append(pad + f"  out{j_out}[{offset(n_in + j_out)}] = ({otype}){per_element(result)};")
+    lines.append(pad + "}")
+    lines.append("  " * (j + 1) + "}")
+    lines += closes(0, j, 1)
     lines.append("}")
     return "\n".join(lines)
 
