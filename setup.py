@@ -79,6 +79,7 @@ MODULES = [
     "strided._cpu.random",
     "strided._cpu.binary",
     "strided._cpu.unary",
+    "strided._cpu.blas_threads",
     "strided._cpu.blas",
     "strided._cpu.lapack",
     "strided._cpu.reduce",
@@ -115,7 +116,8 @@ else:
 
 
 def openblas_options():
-    """Compile and link options for the one module that calls OpenBLAS (strided._cpu.blas).
+    """Compile and link options for the modules that call OpenBLAS (strided._cpu.blas, its
+    thread set-up blas_threads, and lapack).
 
     Note [Finding OpenBLAS at run time]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -166,6 +168,7 @@ def random_options():
 
 # Modules that need more than the common options: name -> a function giving the extra ones.
 EXTRA_OPTIONS = {
+    "strided._cpu.blas_threads": openblas_options,
     "strided._cpu.blas": openblas_options,
     "strided._cpu.lapack": lapack_options,  # the same library holds LAPACK
     "strided._cpu.random": random_options,

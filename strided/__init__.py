@@ -23,10 +23,12 @@ from strided._cpu.copy import last_copy_plan
 from strided._dispatch import trace_dispatch
 from strided._dtype import (
     DType,
+    bfloat16,
     can_cast,
     complex64,
     complex128,
     finfo,
+    float16,
     float32,
     float64,
     get_default_dtype,
@@ -227,6 +229,8 @@ __all__ = [
     "clone",
     "complex64",
     "complex128",
+    "float16",
+    "bfloat16",
     "concat",
     "contiguous",
     "cumprod",

@@ -445,6 +445,11 @@ cdef class TensorBase:
         if not self._storage.device.is_cpu:
             raise BufferError(
                 f"a tensor on {self._storage.device} has no CPU buffer: call .cpu() first")
+        if not self.dtype._format_bytes:
+            raise BufferError(
+                f"{self.dtype.name} has no buffer-protocol (PEP 3118) format letter: use "
+                "numpy.asarray(t) (with the ml_dtypes package installed) or DLPack "
+                "(torch.from_dlpack(t)), or t.astype('float32')")
         cdef bint readonly = ((not self._storage.writable) or self._requires_grad
                               or may_have_internal_overlap(self))
         if (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE and readonly:

@@ -69,6 +69,8 @@ from strided._dtype cimport (
     kBool,
     kComplex64,
     kComplex128,
+    kBFloat16,
+    kFloat16,
     kFloat32,
     kFloat64,
     kInt8,
@@ -192,7 +194,7 @@ cdef const char* _VERSIONED_USED = "used_dltensor_versioned"
 # The DLPack type code of each ScalarType, in the order of _dtype.pxd (bits = 8 * itemsize).
 cdef uint8_t _DL_CODE[NUM_SCALAR_TYPES]
 _DL_CODE[:] = [kDLBool, kDLInt, kDLInt, kDLInt, kDLInt, kDLUInt, kDLUInt, kDLUInt, kDLUInt,
-               kDLFloat, kDLFloat, kDLComplex, kDLComplex]
+               kDLFloat, kDLFloat, kDLComplex, kDLComplex, kDLFloat, kDLBfloat]
 
 
 cdef void _deleter_legacy(DLManagedTensor* self) noexcept nogil:
@@ -453,6 +455,10 @@ cdef DType _dtype_from_dl(DLDataType dt):
             num = kInt8 + _bits_index(dt.bits)
         elif dt.code == kDLUInt and _bits_index(dt.bits) >= 0:
             num = kUInt8 + _bits_index(dt.bits)
+        elif dt.code == kDLFloat and dt.bits == 16:
+            num = kFloat16
+        elif dt.code == kDLBfloat and dt.bits == 16:
+            num = kBFloat16
         elif dt.code == kDLFloat and dt.bits == 32:
             num = kFloat32
         elif dt.code == kDLFloat and dt.bits == 64:
@@ -464,7 +470,8 @@ cdef DType _dtype_from_dl(DLDataType dt):
     if num < 0:
         raise TypeError(
             f"from_dlpack: strided has no dtype for DLPack dtype {_dl_dtype_name(dt)}; "
-            "supported: bool, int8-64, uint8-64, float32, float64, complex64, complex128")
+            "supported: bool, int8-64, uint8-64, float16, bfloat16, float32, float64, complex64, "
+            "complex128")
     return dtype_from_num(num)
 
 

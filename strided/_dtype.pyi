@@ -35,6 +35,8 @@ float32: DType
 float64: DType
 complex64: DType
 complex128: DType
+float16: DType
+bfloat16: DType
 
 def all_dtypes() -> tuple[DType, ...]: ...
 def as_dtype(obj: Any) -> DType: ...

@@ -40,6 +40,8 @@ __all__ = [
     "float64",
     "complex64",
     "complex128",
+    "float16",
+    "bfloat16",
     "promote_types",
     "result_type",
     "can_cast",
@@ -111,6 +113,8 @@ cdef class DType:
             # np.dtype(None) is float64, so NumPy's float64 == None is True; a dtype that equals
             # None breaks every ``table.get(key) == dtype`` (the Array API suite's can_cast test)
             return NotImplemented
+        if self.numpy is None:
+            return NotImplemented  # bfloat16 without ml_dtypes: NumPy has no name for it
         try:
             return np.dtype(other) == self.numpy
         except Exception:
@@ -173,13 +177,26 @@ cdef list _DTYPES = []
 cdef dict _BY_NAME = {}
 
 
+def _numpy_dtype(str name):
+    """The numpy.dtype of a strided dtype. NumPy has no bfloat16: the ml_dtypes package (JAX's and
+    TensorFlow's, the one NumPy-side bfloat16 there is) provides it when installed; without it,
+    bfloat16 has no NumPy dtype (None), and converting a bfloat16 tensor to NumPy says so."""
+    if name != "bfloat16":
+        return np.dtype(name)
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 cdef DType _make(int num, row):
     cdef DType d = DType.__new__(DType)
     d.name, d.kind, d.itemsize, d.c_type, d.cuda_type, d.format = (
         row.name, row.kind, row.itemsize, row.c_type, row.cuda, row.format
     )
     d.num = num
-    d.numpy = np.dtype(d.name)
+    d.numpy = _numpy_dtype(d.name)
     d._format_bytes = d.format.encode("ascii")
     return d
 
@@ -204,11 +221,14 @@ float32 = _DTYPES[kFloat32]
 float64 = _DTYPES[kFloat64]
 complex64 = _DTYPES[kComplex64]
 complex128 = _DTYPES[kComplex128]
+float16 = _DTYPES[kFloat16]
+bfloat16 = _DTYPES[kBFloat16]
 
 # Names NumPy and PyTorch users also reach for.
 _ALIASES = {
     "bool_": bool_, "?": bool_, "b1": bool_,
-    "float": float64, "double": float64, "float_": float64, "half": None, "float16": None,
+    "float": float64, "double": float64, "float_": float64, "half": float16, "f2": float16,
+    "e": float16,
     "int": int64, "long": int64, "int_": int64, "intp": int64,
     "cfloat": complex64, "cdouble": complex128, "complex": complex128,
     "uint": uint64, "uintp": uint64,
@@ -270,25 +290,38 @@ _CODES = {
     "b1": kBool, "i1": kInt8, "i2": kInt16, "i4": kInt32, "i8": kInt64,
     "u1": kUInt8, "u2": kUInt16, "u4": kUInt32, "u8": kUInt64,
     "f4": kFloat32, "f8": kFloat64, "c8": kComplex64, "c16": kComplex128,
+    "f2": kFloat16, "bf2": kBFloat16,
 }
 
 # Row: the first dtype; column: the second. Read ``i4 x f4`` as row i4, column f4 -> f8.
+# f2 is float16 and bf2 bfloat16 (Note [Promoting the half types]).
 _PROMOTE_TEXT = """
-         b1  i1  i2  i4  i8  u1  u2  u4  u8  f4  f8  c8 c16
-  b1:    b1  i1  i2  i4  i8  u1  u2  u4  u8  f4  f8  c8 c16
-  i1:    i1  i1  i2  i4  i8  i2  i4  i8  f8  f4  f8  c8 c16
-  i2:    i2  i2  i2  i4  i8  i2  i4  i8  f8  f4  f8  c8 c16
-  i4:    i4  i4  i4  i4  i8  i4  i4  i8  f8  f8  f8 c16 c16
-  i8:    i8  i8  i8  i8  i8  i8  i8  i8  f8  f8  f8 c16 c16
-  u1:    u1  i2  i2  i4  i8  u1  u2  u4  u8  f4  f8  c8 c16
-  u2:    u2  i4  i4  i4  i8  u2  u2  u4  u8  f4  f8  c8 c16
-  u4:    u4  i8  i8  i8  i8  u4  u4  u4  u8  f8  f8 c16 c16
-  u8:    u8  f8  f8  f8  f8  u8  u8  u8  u8  f8  f8 c16 c16
-  f4:    f4  f4  f4  f8  f8  f4  f4  f8  f8  f4  f8  c8 c16
-  f8:    f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8 c16 c16
-  c8:    c8  c8  c8 c16 c16  c8  c8 c16 c16  c8 c16  c8 c16
- c16:   c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16
+         b1  i1  i2  i4  i8  u1  u2  u4  u8  f4  f8  c8 c16  f2 bf2
+  b1:    b1  i1  i2  i4  i8  u1  u2  u4  u8  f4  f8  c8 c16  f2 bf2
+  i1:    i1  i1  i2  i4  i8  i2  i4  i8  f8  f4  f8  c8 c16  f2 bf2
+  i2:    i2  i2  i2  i4  i8  i2  i4  i8  f8  f4  f8  c8 c16  f4  f4
+  i4:    i4  i4  i4  i4  i8  i4  i4  i8  f8  f8  f8 c16 c16  f8  f8
+  i8:    i8  i8  i8  i8  i8  i8  i8  i8  f8  f8  f8 c16 c16  f8  f8
+  u1:    u1  i2  i2  i4  i8  u1  u2  u4  u8  f4  f8  c8 c16  f2 bf2
+  u2:    u2  i4  i4  i4  i8  u2  u2  u4  u8  f4  f8  c8 c16  f4  f4
+  u4:    u4  i8  i8  i8  i8  u4  u4  u4  u8  f8  f8 c16 c16  f8  f8
+  u8:    u8  f8  f8  f8  f8  u8  u8  u8  u8  f8  f8 c16 c16  f8  f8
+  f4:    f4  f4  f4  f8  f8  f4  f4  f8  f8  f4  f8  c8 c16  f4  f4
+  f8:    f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8 c16 c16  f8  f8
+  c8:    c8  c8  c8 c16 c16  c8  c8 c16 c16  c8 c16  c8 c16  c8  c8
+ c16:   c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16
+  f2:    f2  f2  f4  f8  f8  f2  f4  f8  f8  f4  f8  c8 c16  f2  f4
+ bf2:   bf2 bf2  f4  f8  f8 bf2  f4  f8  f8  f4  f8  c8 c16  f4 bf2
 """
+
+# Note [Promoting the half types]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# float16's row and column are NumPy's: it holds every int8 and uint8 exactly (11 significant
+# bits), so those promote to it; int16/uint16 go to float32, wider integers to float64, as they
+# do with float32. bfloat16 (8 significant bits: still every int8 and uint8) takes the same
+# places. The one cell NumPy does not have, float16 with bfloat16, is PyTorch's: float32, the
+# smallest dtype holding both (neither holds the other: float16 has the bits, bfloat16 the
+# range).
 
 cdef int _PROMOTE[NUM_SCALAR_TYPES][NUM_SCALAR_TYPES]
 
@@ -391,7 +424,7 @@ def result_type(*arrays_and_dtypes):
     if top == 2:  # a float scalar with a bool or integer tensor
         return _default_float
     # A complex scalar: keep the tensor's float precision if it had one.
-    if strong is float32:
+    if strong is float32 or strong is float16 or strong is bfloat16:
         return complex64
     if strong is float64:
         return complex128
@@ -455,17 +488,27 @@ class finfo:
         d = as_dtype(getattr(type, "dtype", type))
         if d.kind not in "fc":
             raise TypeError(f"finfo needs a floating or complex dtype, got {d.name}; use iinfo")
-        real = float32 if d is float32 or d is complex64 else float64
-        info = np.finfo(real.numpy)
+        real = float32 if d is float32 or d is complex64 else d if d.itemsize == 2 else float64
         self.dtype = real
         self.bits = real.itemsize * 8
-        self.eps = float(info.eps)
-        self.max = float(info.max)
-        self.min = float(info.min)
-        self.smallest_normal = float(info.smallest_normal)
+        if real is bfloat16:
+            # NumPy has no bfloat16 to ask: 8 exponent bits (float32's range), 8 significant
+            # bits (7 stored), so eps = 2^-7; the values ml_dtypes.finfo gives
+            self.eps = 2.0 ** -7
+            self.max = (2.0 - 2.0 ** -7) * 2.0 ** 127
+            self.min = -self.max
+            self.smallest_normal = 2.0 ** -126
+            self.resolution = 0.010009765625  # 0.01 in bfloat16, as NumPy gives 0.001 in float16
+            self.precision = 2
+        else:
+            info = np.finfo(real.numpy)
+            self.eps = float(info.eps)
+            self.max = float(info.max)
+            self.min = float(info.min)
+            self.smallest_normal = float(info.smallest_normal)
+            self.resolution = float(info.resolution)
+            self.precision = int(info.precision)
         self.tiny = self.smallest_normal
-        self.resolution = float(info.resolution)
-        self.precision = int(info.precision)
 
     def __repr__(self):
         return (f"finfo(resolution={self.resolution}, min={self.min:.6e}, max={self.max:.6e}, "

@@ -32,9 +32,23 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["ROWS", "DTYPES", "KIND_NAMES", "REAL_OF", "DTYPE_NAMES", "MATH_SUFFIX", "Row"]
+__all__ = [
+    "ROWS",
+    "NATIVE_ROWS",
+    "DTYPES",
+    "HALVES",
+    "KIND_NAMES",
+    "REAL_OF",
+    "DTYPE_NAMES",
+    "MATH_SUFFIX",
+    "Row",
+]
 
-Row = namedtuple("Row", ["code", "name", "kind", "itemsize", "c_type", "kernel", "cuda", "format"])
+Row = namedtuple(
+    "Row",
+    ["code", "name", "kind", "itemsize", "c_type", "kernel", "cuda", "format", "half"],
+    defaults=(None,),
+)
 Row.__doc__ = """One dtype.
 
 - ``code``: its ``ScalarType`` enum name in Cython (``kFloat32``); its value is the row's index;
@@ -44,7 +58,10 @@ Row.__doc__ = """One dtype.
   and 1, and as a C type it is the same unsigned char, which a fused type cannot tell apart;
   complex is the ``cfloat_t``/``cdouble_t`` typedef each kernel module declares);
 - ``cuda``: the C++ type the CUDA sources spell it with (``strided/cuda/kernels/common.cuh``);
-- ``format``: its PEP 3118 buffer-protocol format.
+- ``format``: its PEP 3118 buffer-protocol format ("" for bfloat16, which has none: the
+  buffer protocol cannot export it, DLPack and ``__array__`` can);
+- ``half``: for the two 16-bit float formats, the suffix of their conversions in
+  ``_cpu/scalar_math.h`` (``strided_f32_to_f16``); None for every other row.
 """
 
 ROWS = (
@@ -61,10 +78,35 @@ ROWS = (
     Row("kFloat64", "float64", "f", 8, "double", "double", "double", "d"),
     Row("kComplex64", "complex64", "c", 8, "float complex", "cfloat_t", "complex64_t", "Zf"),
     Row("kComplex128", "complex128", "c", 16, "double complex", "cdouble_t", "complex128_t", "Zd"),
+    Row("kFloat16", "float16", "f", 2, "uint16_t", "uint16_t", "half_t", "e", "f16"),
+    Row("kBFloat16", "bfloat16", "f", 2, "uint16_t", "uint16_t", "bfloat16_t", "", "bf16"),
 )
 
-# What the Tempita templates loop over: (enum name, dtype name, kernel C type, kind) per row.
-DTYPES = tuple((r.code, r.name, r.kernel, r.kind) for r in ROWS)
+# Note [Half precision rows]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# float16 and bfloat16 are rows like the others (their codes, names, kinds: NumPy's kind "f"), but
+# C has no arithmetic type for them: a kernel holds one as its 16 bits (kernel type uint16_t) and
+# computes in float (Note [Half precision: 16 bits stored, float computed] in
+# _cpu/scalar_math.h). So the templates see them apart from the other rows:
+#
+# - ``DTYPES`` and ``NATIVE_ROWS`` are the rows whose kernel type *is* their arithmetic: every
+#   template loops over these as before, and no switch or fused list can mistake a float16 for
+#   a uint16 (the two have the same kernel type);
+# - ``HALVES`` are the two half rows, (code, name, conversion suffix), for the templates that
+#   give them loops of their own: casts (copy.pyx.tp), the elementwise ops (binary, unary: load,
+#   compute in float, round once), and the moves that only care about width;
+# - every other kernel (reductions, sorts, scans, matmul) runs a half tensor through float32:
+#   ``strided/_half.py`` widens it (exactly), runs the float32 kernel, and rounds the result once,
+#   which is the arithmetic NumPy and PyTorch define for these types (accumulate in float, round
+#   at the end).
+#
+# The half rows come last, so that adding them kept every other row's ScalarType code.
+
+# What the Tempita templates loop over: (enum name, dtype name, kernel C type, kind) per row whose
+# kernel type does its arithmetic (Note [Half precision rows]).
+NATIVE_ROWS = tuple(r for r in ROWS if r.half is None)
+DTYPES = tuple((r.code, r.name, r.kernel, r.kind) for r in NATIVE_ROWS)
+HALVES = tuple((r.code, r.name, r.half) for r in ROWS if r.half is not None)
 DTYPE_NAMES = tuple(r.name for r in ROWS)
 
 # The real dtype's kernel type of each complex one (the type of its .real and abs()).
@@ -73,7 +115,9 @@ REAL_OF = {"complex64": "float", "complex128": "double"}
 # The suffix that names a dtype's functions in strided/_cpu/scalar_math.h (strided_floordiv_i32,
 # strided_maximum_f64): its kind and bits (Note [One scalar-math source] there). bool reads as
 # uint8_t in the kernels, so it takes uint8's functions.
-MATH_SUFFIX = {r.name: ("u" if r.kind == "b" else r.kind) + str(8 * r.itemsize) for r in ROWS}
+MATH_SUFFIX = {
+    r.name: ("u" if r.kind == "b" else r.kind) + str(8 * r.itemsize) for r in NATIVE_ROWS
+}
 
 # How error messages name a kind (the Array API's names, as ``isdtype`` takes them).
 KIND_NAMES = {

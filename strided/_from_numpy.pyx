@@ -32,6 +32,8 @@ def _fill_npy_table():
                 continue
             if npd == (<DType>d).numpy:
                 _BY_NPY_NUM[npd.num] = d
+        if (<DType>d).numpy is not None:  # bfloat16: ml_dtypes' type number, if installed
+            _BY_NPY_NUM[(<DType>d).numpy.num] = d
 
 
 _fill_npy_table()
@@ -55,7 +57,8 @@ def from_numpy_array(cnp.ndarray array):
     if d is None:
         raise TypeError(
             f"from_numpy: NumPy dtype {array.dtype} is not supported; strided supports bool, "
-            "int8..int64, uint8..uint64, float32, float64, complex64, complex128")
+            "int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (and "
+            "ml_dtypes' bfloat16)")
     if cnp.PyArray_ISBYTESWAPPED(array):
         raise TypeError(
             f"from_numpy: the array is in non-native byte order ({array.dtype.str}); convert it "

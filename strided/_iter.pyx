@@ -8,7 +8,7 @@ iterator], the small fast path, and the one ``out=`` check every op uses.
 
 import numpy as np
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint16_t
 from libc.string cimport memcpy
 
 from strided._core cimport (
@@ -28,14 +28,18 @@ from strided._dtype cimport (
     DType,
     default_float_dtype,
     dtype_from_num,
+    kBFloat16,
     kBool,
     kComplex64,
     kComplex128,
+    kFloat16,
     kFloat32,
     kFloat64,
     kInt64,
     promote_types,
 )
+
+from strided._cpu.scalar_math cimport strided_f64_to_bf16, strided_f64_to_f16
 
 from strided._threads cimport num_threads
 
@@ -122,6 +126,15 @@ cdef int scalar_to_bytes(object value, DType dtype, char* buf) except -1:
     if isinstance(value, complex) and dtype.kind != "c":
         raise TypeError(f"cannot store the complex value {value!r} in a tensor of dtype "
                         f"{dtype.name}; use a complex dtype")
+    if num == kFloat16 or num == kBFloat16:
+        # a half is rounded from the value as a double, by the cast kernels' own conversion
+        # (NumPy's for float16; bfloat16 has no NumPy type to ask)
+        try:
+            d = float(value)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"cannot convert {value!r} to dtype {dtype.name}: {e}") from None
+        (<uint16_t*>buf)[0] = strided_f64_to_f16(d) if num == kFloat16 else strided_f64_to_bf16(d)
+        return 0
     try:
         data = np.asarray(value, dtype=dtype.numpy).tobytes()
     except OverflowError:

@@ -584,10 +584,22 @@ class Tensor(_core.TensorBase):
     def __array__(self, dtype=None, copy=None):
         if not self.device.is_cpu:
             raise TypeError(f"__array__: the tensor is on {self.device}; call .cpu() first")
+        source = self
+        if self.dtype.name == "bfloat16":
+            # the buffer protocol cannot name bfloat16: export its bits, and let NumPy read
+            # them as ml_dtypes' bfloat16 (Note [Half precision rows] in _dtype_table.py)
+            if self.dtype.numpy is None:
+                raise TypeError(
+                    "__array__: NumPy has no bfloat16 dtype; install the ml_dtypes package "
+                    "(pip install ml_dtypes) or convert first with t.astype('float32')"
+                )
+            source = _views.bits_view(self)
         if copy:
-            arr = np.array(memoryview(self), copy=True)
+            arr = np.array(memoryview(source), copy=True)
         else:
-            arr = np.asarray(memoryview(self))
+            arr = np.asarray(memoryview(source))
+        if source is not self:
+            arr = arr.view(self.dtype.numpy)
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             if copy is False:
                 raise ValueError(f"__array__: converting to {dtype} needs a copy")

@@ -24,7 +24,15 @@ from strided._core cimport (
     make_view_dtype,
     normalize_dim,
 )
-from strided._dtype cimport DType, dtype_from_num, kComplex64, kComplex128, kFloat32, kFloat64
+from strided._dtype cimport (
+    DType,
+    dtype_from_num,
+    kComplex64,
+    kComplex128,
+    kFloat32,
+    kFloat64,
+    kUInt16,
+)
 
 import operator
 
@@ -830,6 +838,19 @@ cdef TensorBase _complex_part(TensorBase t, int which):
         sizes[i] = t._sizes[i]
         strides[i] = 2 * t._strides[i]
     return make_view_dtype(t, t._ndim, sizes, strides, 2 * t._offset + which, part)
+
+
+def bits_view(TensorBase t):
+    """A float16 or bfloat16 tensor's bits, as a uint16 view of the same memory.
+
+    The way a bfloat16 tensor reaches NumPy: the buffer protocol has no format letter for
+    bfloat16, so ``__array__`` takes this view's buffer and reinterprets it as ml_dtypes'
+    bfloat16 (Note [Half precision rows] in strided/_dtype_table.py). Tests read the exact bits
+    through it too.
+    """
+    if t.dtype.itemsize != 2 or t.dtype.kind != "f":
+        raise TypeError(f"bits_view: needs a float16 or bfloat16 tensor, got {t.dtype.name}")
+    return make_view_dtype(t, t._ndim, t._sizes, t._strides, t._offset, dtype_from_num(kUInt16))
 
 
 def real_view(TensorBase t):

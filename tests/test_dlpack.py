@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 import pytest
 
+import strided
 from strided import _core as c
 from strided import _dlpack as d
 
@@ -479,12 +480,25 @@ def test_import_not_a_capsule():
 
 
 @pytest.mark.parametrize("versioned", [False, True])
-def test_import_float16_refused(versioned):
-    arr = np.arange(3, dtype=np.float16)
-    cap = capsule_for(arr, versioned)
-    with pytest.raises(TypeError, match="float16"):
-        d.from_dlpack_capsule(cap)
-    assert not capsule_name(cap).startswith("used_")  # not consumed: its destructor frees it
+def test_import_float16_shares_memory(versioned):
+    arr = np.arange(3, dtype=np.float16) / 3
+    t = d.from_dlpack_capsule(capsule_for(arr, versioned))
+    assert t.dtype is strided.float16
+    np.testing.assert_array_equal(np.asarray(t), arr)
+    arr[0] = 7
+    assert t[0].item() == 7  # one memory
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_types_round_trip_with_pytorch(dtype):
+    torch = pytest.importorskip("torch")
+    src = torch.linspace(-3, 3, 12, dtype=getattr(torch, dtype)).reshape(3, 4).T  # transposed
+    t = strided.from_dlpack(src)
+    assert t.dtype is getattr(strided, dtype) and t.stride() == src.stride()
+    back = torch.from_dlpack(t)
+    assert back.dtype == src.dtype and torch.equal(back, src)
+    # the bits are the same bits: compare through float32 (exact for both)
+    np.testing.assert_array_equal(np.asarray(t.astype("float32")), src.float().numpy())
 
 
 @pytest.mark.parametrize("versioned", [False, True])
@@ -602,14 +616,14 @@ def test_crafted_read_only_flag():
     [
         (dict(device=(10, 0)), BufferError, "kDLROCM:0.*CPU and CUDA memory only"),
         (dict(device=(99, 1)), BufferError, "device type 99.*CPU and CUDA memory only"),
-        (dict(code=4, bits=16), TypeError, "bfloat16"),
-        (dict(code=2, bits=16), TypeError, "float16"),
+        (dict(code=4, bits=32), TypeError, "bfloat32"),
+        (dict(code=2, bits=8), TypeError, "float8"),
         (dict(code=2, bits=32, lanes=4), TypeError, "float32x4"),
         (dict(code=6, bits=1), TypeError, "bool1"),
         (dict(code=3, bits=64), TypeError, "type code 3"),
         (dict(versioned=True, version=(2, 0)), BufferError, "DLPack 2.0"),
     ],
-    ids=["rocm", "unknown-device", "bfloat16", "float16", "lanes", "bool1", "opaque", "v2"],
+    ids=["rocm", "unknown-device", "bfloat32", "float8", "lanes", "bool1", "opaque", "v2"],
 )
 def test_crafted_refused_and_not_consumed(kwargs, error, match):
     arr = np.arange(3.0)

@@ -11,11 +11,18 @@ from strided._dtype import all_dtypes
 
 DTYPES = all_dtypes()
 NAMES = [d.name for d in DTYPES]
+# NumPy is the oracle for every dtype it has; bfloat16 is not one of them (ml_dtypes adds it to
+# NumPy, with promotion rules of its own that treat it as a non-float: it is checked against
+# PyTorch and its own table below, Note [Promoting the half types] in _dtype.pyx).
+NUMPY_NAMES = [n for n in NAMES if n != "bfloat16"]
 
 
 def test_table_facts():
     for d in DTYPES:
         assert getattr(strided, d.name) is d
+        if d.name == "bfloat16":
+            assert (d.kind, d.itemsize, d.format) == ("f", 2, "")
+            continue
         assert d.itemsize == np.dtype(d.name).itemsize
         assert d.numpy == np.dtype(d.name)
         assert d.kind == np.dtype(d.name).kind
@@ -52,7 +59,7 @@ class _RaisingDtype:
         raise RuntimeError("not today")
 
 
-@pytest.mark.parametrize("d", DTYPES, ids=NAMES)
+@pytest.mark.parametrize("d", [d for d in DTYPES if d.name in NUMPY_NAMES], ids=NUMPY_NAMES)
 def test_dtype_hash_agrees_with_numpy_equality(d):
     # Note [DType equality and hash]: equal to what its NumPy dtype equals, both ways round
     npd = np.dtype(d.name)
@@ -68,13 +75,50 @@ def test_dtype_hash_agrees_with_numpy_equality(d):
     assert (d == "float64") is (d is strided.float64)
 
 
-@pytest.mark.parametrize("a,b", list(itertools.product(NAMES, NAMES)))
+@pytest.mark.parametrize("a,b", list(itertools.product(NUMPY_NAMES, NUMPY_NAMES)))
 def test_promote_types_matches_numpy(a, b):
     expected = np.promote_types(a, b)
     assert strided.promote_types(a, b).numpy == expected
 
 
-@pytest.mark.parametrize("d", NAMES)
+@pytest.mark.parametrize("other", NAMES)
+def test_bfloat16_promotes_as_float16_does(other):
+    # Note [Promoting the half types]: bfloat16 takes float16's places in the table (every int8
+    # and uint8 fits in 8 significant bits as in 11), except with float16 itself, where the
+    # smallest dtype holding both is float32 (PyTorch's answer)
+    bf, f16 = strided.bfloat16, strided.float16
+    got = strided.promote_types(bf, other)
+    assert got is strided.promote_types(other, bf)
+    if other in ("float16",):
+        assert got is strided.float32
+    elif other == "bfloat16":
+        assert got is bf
+    else:
+        want = strided.promote_types(f16, other)
+        assert got is (bf if want is f16 else want)
+
+
+def test_half_promotion_agrees_with_pytorch_where_pytorch_is_value_safe():
+    torch = pytest.importorskip("torch")
+    for a, b in itertools.product(
+        ["float16", "bfloat16"],
+        [
+            "bool",
+            "int8",
+            "uint8",
+            "float16",
+            "bfloat16",
+            "float32",
+            "float64",
+            "complex64",
+            "complex128",
+        ],
+    ):
+        want = torch.promote_types(getattr(torch, a), getattr(torch, b))
+        assert strided.promote_types(a, b).name == str(want).split(".")[1], (a, b)
+
+
+@pytest.mark.parametrize("d", NUMPY_NAMES)
 @pytest.mark.parametrize("scalar", [True, 1, -1, 1.5, 1.5j])
 def test_result_type_weak_scalars_match_numpy(d, scalar):
     expected = np.result_type(np.zeros(1, d), scalar)
@@ -104,7 +148,7 @@ def test_default_dtype_changes_scalar_promotion():
 
 @pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
 def test_can_cast_matches_numpy(casting):
-    for a, b in itertools.product(NAMES, NAMES):
+    for a, b in itertools.product(NUMPY_NAMES, NUMPY_NAMES):
         assert strided.can_cast(a, b, casting=casting) == np.can_cast(a, b, casting=casting), (
             a,
             b,
@@ -118,15 +162,21 @@ def test_can_cast_accepts_tensors_and_rejects_bad_casting():
         strided.can_cast(strided.int8, strided.int16, casting="sometimes")
 
 
-@pytest.mark.parametrize("d", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize(
+    "d", ["float16", "float32", "float64", "complex64", "complex128", "bfloat16"]
+)
 def test_finfo(d):
     f = strided.finfo(d)
-    ref = np.finfo(d)
+    if d == "bfloat16":
+        ref = pytest.importorskip("ml_dtypes").finfo(pytest.importorskip("ml_dtypes").bfloat16)
+    else:
+        ref = np.finfo(d)
     assert f.bits == ref.bits
     assert f.eps == float(ref.eps)
     assert f.max == float(ref.max) and f.min == float(ref.min)
     assert f.smallest_normal == float(ref.smallest_normal)
-    assert f.dtype in (strided.float32, strided.float64)
+    assert f.resolution == float(ref.resolution) and f.precision == ref.precision
+    assert f.dtype in (strided.float16, strided.float32, strided.float64, strided.bfloat16)
 
 
 @pytest.mark.parametrize("d", [n for n in NAMES if n[0] in "iu"])
@@ -162,7 +212,7 @@ def test_isdtype(kind):
         strided.isdtype(strided.int8, "integer-ish")
 
 
-@pytest.mark.parametrize("name", ["float16", "foo", "object", "datetime64"])
+@pytest.mark.parametrize("name", ["foo", "object", "datetime64", "float128"])
 def test_unsupported_dtype_names(name):
     with pytest.raises(TypeError, match="not supported by strided; use one of"):
         strided.zeros(2, dtype=name)

@@ -18,7 +18,17 @@ from strided._cpu import unary as _unary
 from strided.cuda import _launch
 
 ROWS = _dtype_table.ROWS
+NATIVE = _dtype_table.NATIVE_ROWS  # Note [Half precision rows]: the fused lists take these
 ALL = [strided._dtype.as_dtype(r.name) for r in ROWS]
+HALF_NAMES = ("float16", "bfloat16")
+
+
+def _np(d):
+    """The NumPy dtype of the oracle: float16 is NumPy's own; bfloat16 is ml_dtypes' (the tests
+    that need it skip without it)."""
+    if d.numpy is None:
+        pytest.skip("bfloat16 needs the ml_dtypes package as its NumPy oracle")
+    return d.numpy
 
 
 def _values(d, n=5):
@@ -28,7 +38,7 @@ def _values(d, n=5):
         return (a % 2).astype(bool)
     if d.kind == "c":
         return (a + 1j * a[::-1]).astype(d.numpy)
-    return a.astype(d.numpy)
+    return a.astype(_np(d))
 
 
 def test_every_row_is_one_dtype_in_table_order():
@@ -44,9 +54,18 @@ def test_every_row_is_one_dtype_in_table_order():
             row.cuda,
             row.format,
         )
-        assert np.dtype(row.name).itemsize == row.itemsize and np.dtype(row.name).kind == row.kind
-    assert _launch.C_TYPES == {r.name: r.cuda for r in ROWS}
-    assert _dtype_table.DTYPES == tuple((r.code, r.name, r.kernel, r.kind) for r in ROWS)
+        if row.name != "bfloat16":  # NumPy has none (ml_dtypes' kind is "V")
+            assert np.dtype(row.name).itemsize == row.itemsize
+            assert np.dtype(row.name).kind == row.kind
+    assert _launch.C_TYPES == {r.name: r.cuda for r in NATIVE}
+    # the templates' rows: every row whose kernel type does its own arithmetic, and the halves
+    assert _dtype_table.DTYPES == tuple((r.code, r.name, r.kernel, r.kind) for r in NATIVE)
+    assert [r.name for r in ROWS if r not in NATIVE] == list(HALF_NAMES)
+    assert _dtype_table.HALVES == (
+        ("kFloat16", "float16", "f16"),
+        ("kBFloat16", "bfloat16", "bf16"),
+    )
+    assert [r.code for r in ROWS[-2:]] == ["kFloat16", "kBFloat16"]  # last: old codes kept
 
 
 @pytest.mark.parametrize("d", ALL, ids=lambda d: d.name)
@@ -60,7 +79,7 @@ def test_the_copy_family_covers_every_dtype(d):
         if d.kind == "c" and target.kind != "c":
             continue  # NumPy warns and drops the imaginary part; strided refuses or agrees
         got = np.asarray(t.astype(target))
-        np.testing.assert_array_equal(got, a.astype(target.numpy), err_msg=f"{d} -> {target}")
+        np.testing.assert_array_equal(got, a.astype(_np(target)), err_msg=f"{d} -> {target}")
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # log(0) and friends: values do not matter
@@ -120,14 +139,14 @@ def _fused_lists(text):
 
 
 def _kernels(kinds, min_itemsize=0):
-    return [r.kernel for r in ROWS if r.kind in kinds and r.itemsize >= min_itemsize]
+    return [r.kernel for r in NATIVE if r.kind in kinds and r.itemsize >= min_itemsize]
 
 
 def test_the_fused_lists_are_the_rows_their_kinds_name():
     # each list of the rendered _fused.pxd, derived again here from the rows, independently of
     # the template's own code; a new list must be added here too
-    unsigned_of = {r.itemsize: r.kernel for r in ROWS if r.kind == "u"}
-    widths = sorted({r.itemsize for r in ROWS})
+    unsigned_of = {r.itemsize: r.kernel for r in NATIVE if r.kind == "u"}
+    widths = sorted({r.itemsize for r in NATIVE})
     expected = {
         "signed_t": _kernels("i"),
         "unsigned_t": _kernels("u"),
@@ -137,7 +156,7 @@ def test_the_fused_lists_are_the_rows_their_kinds_name():
         "number_t": _kernels("iufc"),
         "word_t": [unsigned_of.get(w, f"word{8 * w}") for w in widths],
         "element_t": _kernels("ufc"),
-        "minmax_t": [max((r for r in ROWS if r.kind == "i"), key=lambda r: r.itemsize).kernel]
+        "minmax_t": [max((r for r in NATIVE if r.kind == "i"), key=lambda r: r.itemsize).kernel]
         + _kernels("f"),
         "matmul_acc_t": _kernels("b") + _kernels("u", 4),
     }
@@ -166,6 +185,8 @@ def test_the_random_family_covers_every_dtype_of_its_kinds(d):
     # every other dtype is refused by name
     from strided._cpu import random as _random
 
+    if d.name == "bfloat16":
+        _np(d)
     out = strided.empty((1000,), dtype=d)
     if d.kind in "biu":
         _random.integers_fill(out, 7, 0, 0, 2)

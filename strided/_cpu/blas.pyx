@@ -52,7 +52,6 @@ Integers and bool do not go through BLAS (it has no integer GEMM); they run ``ma
 which reads every operand through its strides, so it never copies for layout.
 """
 
-cimport openmp
 from cython.parallel cimport prange
 from libc.limits cimport INT_MAX
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
@@ -88,8 +87,16 @@ from strided._iter cimport (
 )
 from strided._threads cimport num_threads
 
+from strided._cpu import half as _half  # Note [Half precision through float32]
 from strided._cpu.copy import contiguous_copy, copy_
-from strided._threads import _on_num_threads
+# OpenBLAS's thread set-up (Note [One pool of threads]); imported first so that it has run
+# before the first GEMM, and re-exported (blas.blas_info() is where a user looks)
+from strided._cpu import blas_threads as _blas_threads
+
+
+blas_info = _blas_threads.blas_info
+_set_blas_threads = _blas_threads._set_blas_threads
+_share_threads = _blas_threads._share_threads
 
 
 cdef extern from "cblas.h" nogil:
@@ -101,7 +108,8 @@ cdef extern from "cblas.h" nogil:
         CblasNoTrans
         CblasTrans
     # The wheel's library prefixes every symbol with scipy_ (see Note [Finding OpenBLAS at run
-    # time] in setup.py): these are cblas_sgemm & co. and openblas_set_num_threads.
+    # time] in setup.py): these are cblas_sgemm & co. (OpenBLAS's thread settings are in
+    # blas_threads.pyx).
     void scipy_cblas_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m,
                            blasint n, blasint k, float alpha, const float* a, blasint lda,
                            const float* b, blasint ldb, float beta, float* c, blasint ldc)
@@ -122,18 +130,6 @@ cdef extern from "cblas.h" nogil:
                                blasint incy, void* ret)
     void scipy_cblas_zdotu_sub(blasint n, const void* x, blasint incx, const void* y,
                                blasint incy, void* ret)
-    void scipy_openblas_set_num_threads(int n)
-    int scipy_openblas_get_num_threads()
-    # Caller-managed threading (OpenBLAS >= 0.3.27): see Note [One pool of threads]
-    ctypedef void (*openblas_dojob_callback)(
-        int thread_num, void* jobdata, int dojob_data) noexcept nogil
-    ctypedef void (*openblas_threads_callback)(
-        int sync, openblas_dojob_callback dojob, int numjobs, size_t jobdata_elsize,
-        void* jobdata, int dojob_data) noexcept nogil
-    void scipy_openblas_set_threads_callback_function(openblas_threads_callback callback)
-    int scipy_openblas_get_parallel()
-    char* scipy_openblas_get_config()
-    char* scipy_openblas_get_corename()
 
 
 # =============================================================================================
@@ -143,10 +139,9 @@ cdef extern from "cblas.h" nogil:
 # Note [Threads: ours and OpenBLAS's]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # OpenBLAS's GEMM splits one product into jobs, one per thread, and strided decides how many:
-# OpenBLAS's thread count is kept equal to strided's own (at import, and on every
-# set_num_threads, through a callback registered with _threads, which cannot import this module).
-# Which threads run those jobs is Note [One pool of threads]. A batch of matrices is run in one
-# of two ways, never both at once:
+# OpenBLAS's thread count is kept equal to strided's own (_cpu/blas_threads.pyx, at import and
+# on every set_num_threads), and its jobs run on strided's threads (Note [One pool of threads]
+# there). A batch of matrices is run in one of two ways, never both at once:
 #
 # - one GEMM after another, each split into jobs by OpenBLAS (the default), or
 # - a prange over the batch, when every GEMM is so small that OpenBLAS would run it on one
@@ -158,100 +153,11 @@ cdef extern from "cblas.h" nogil:
 # of output rows inside each product. Integer results are exact, so they do not depend on the
 # thread count; OpenBLAS's float results may differ in the last bits between thread counts,
 # because the order of the additions follows the split of the work.
-#
-# Note [One pool of threads]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~
-# OpenBLAS brings its own pool of threads (pthreads), and strided's kernels use OpenMP's. Two
-# pools on the same cores fight *between* calls: after a parallel loop, GNU OpenMP's idle
-# workers spin for a while (GOMP_SPINCOUNT, 300000 pause instructions, milliseconds) before they
-# sleep, and OpenBLAS's idle workers likewise poll for their next job. A GEMM started meanwhile
-# finds a core taken; its jobs wait for each other (each one packs a panel of B that the others
-# read), so one descheduled job stalls them all for whole scheduler ticks, and the next parallel
-# loop meets OpenBLAS's pollers in turn. Measured on 2 shared cores: the MLP training step of
-# benchmarks/bench_autograd.py (2 GEMMs forward, 3 backward, a few parallel elementwise loops)
-# took 30 to 120 ms with both pools at 2 threads, against 1.0 ms with either pool at 1 thread;
-# and copying a 1024 x 1024 float32 operand (0.3 ms, in parallel) right before its GEMM
-# (10.6 ms) made the pair take 19.9 ms.
-#
-# So OpenBLAS gets no threads of its own: ``openblas_set_threads_callback_function`` hands every
-# threaded call's jobs to ``_blas_jobs``, which runs them on strided's OpenMP team, the threads
-# that are still spinning from the last loop and pick a job up at once. That is PyTorch's set-up
-# too (one OpenMP pool for ATen's loops and for MKL or OpenBLAS). Measured on the same 2 cores,
-# shared with other jobs, steps interleaved in one process (``_share_threads`` switches): median
-# 1.1 ms with one pool, 24 ms with two, PyTorch 1.2 ms. Environment settings such as
-# OMP_WAIT_POLICY=passive would also stop the fight, but slow the start of every parallel loop
-# and reach every other OpenMP library in the process.
-#
-# The jobs of one level-3 call wait for each other, so all of them must run at once: one thread
-# per job, never a team smaller than the job count. A team is that small only inside another
-# parallel region with nesting off; strided never calls a threaded GEMM from inside its own
-# prange (Note [Threads: ours and OpenBLAS's]), and for a caller that does, ``_blas_jobs``
-# raises OpenMP's nesting limit first rather than deadlock.
-
-
-cdef void _blas_jobs(int sync, openblas_dojob_callback dojob, int numjobs, size_t jobdata_elsize,
-                     void* jobdata, int dojob_data) noexcept nogil:
-    """Run OpenBLAS's jobs on strided's OpenMP threads, one thread per job (Note [One pool of
-    threads]); ``dojob(thread, job, data)`` is OpenBLAS's own worker body."""
-    cdef char* jobs = <char*>jobdata
-    cdef int job
-    if numjobs <= 1:
-        if numjobs == 1:
-            dojob(0, jobs, dojob_data)
-        return
-    if openmp.omp_get_active_level() >= openmp.omp_get_max_active_levels():
-        openmp.omp_set_max_active_levels(openmp.omp_get_active_level() + 1)
-    # a team of numjobs threads (nesting is allowed above) and one job each: job j runs on
-    # thread j, which is also the index of the packing buffer OpenBLAS lends it
-    for job in prange(numjobs, num_threads=numjobs, schedule="static", chunksize=1):
-        dojob(job, jobs + <size_t>job * jobdata_elsize, dojob_data)
-
-
-def _share_threads(bint share=True):
-    """Run OpenBLAS's jobs on strided's OpenMP threads (the default), or, with False, on
-    OpenBLAS's own pool again: for measuring Note [One pool of threads]. Call it only while no
-    matmul is running."""
-    scipy_openblas_set_threads_callback_function(
-        _blas_jobs if share else <openblas_threads_callback>NULL)
-
-
-_share_threads(True)
-
 
 cdef enum:
     GEMM_GRAIN = 65536              # multiply-adds below which one thread does the whole job
     OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
     GIL_GRAIN = 32768               # multiply-adds below which the GIL is kept
-
-
-def _set_blas_threads(int n):
-    """Make OpenBLAS use n threads (called by strided.set_num_threads)."""
-    scipy_openblas_set_num_threads(n)
-
-
-def blas_info():
-    """Which BLAS the float matmuls call, and how it is set up.
-
-    Examples
-    --------
-    >>> import strided
-    >>> from strided._cpu import blas
-    >>> blas.blas_info()["threads"] == strided.get_num_threads()
-    True
-    """
-    parallel = scipy_openblas_get_parallel()
-    return {
-        "library": "OpenBLAS (scipy-openblas32: 32-bit ints, symbols prefixed scipy_)",
-        "config": scipy_openblas_get_config().decode(),
-        "corename": scipy_openblas_get_corename().decode(),
-        "threads": scipy_openblas_get_num_threads(),
-        "threading": {0: "sequential", 1: "pthreads", 2: "OpenMP"}.get(parallel, str(parallel))
-        + ", jobs run on strided's OpenMP threads (Note [One pool of threads])",
-    }
-
-
-_on_num_threads(_set_blas_threads)
-_set_blas_threads(num_threads())
 
 
 # =============================================================================================
@@ -681,6 +587,8 @@ cdef str _dim_text(bint vector, bint first):
 
 def matmul(TensorBase x1, TensorBase x2, TensorBase out=None):
     """The CPU kernel of ``strided.matmul``: see Note [Strided views as BLAS matrices]."""
+    if _half.is_half(x1) or _half.is_half(x2):
+        return _half_matmul(x1, x2, out, None, 1, 0)
     return _matmul("matmul", "x1", "x2", x1, x2, out, None, 1, 0)
 
 
@@ -688,7 +596,28 @@ def addmm(TensorBase input, TensorBase mat1, TensorBase mat2, *, beta=1, alpha=1
           TensorBase out=None):
     """The CPU kernel of ``strided.addmm``: beta * input + alpha * (mat1 @ mat2), with BLAS's
     own alpha and beta (input is first copied into the result, broadcast)."""
+    if _half.is_half(mat1) or _half.is_half(mat2) or _half.is_half(input):
+        return _half_matmul(mat1, mat2, out, input, alpha, beta)
     return _matmul("addmm", "mat1", "mat2", mat1, mat2, out, input, alpha, beta)
+
+
+cdef object _half_matmul(TensorBase x1, TensorBase x2, TensorBase out, TensorBase c_in,
+                         object alpha, object beta):
+    """A product with a float16 or bfloat16 operand: SGEMM on float32 copies (exact), the
+    result rounded once to the promoted dtype (Note [Half precision through float32]). PyTorch
+    does the same on CPUs without native half GEMM; OpenBLAS's sbgemm (bfloat16 in, float32
+    out) pays off only with AVX-512 BF16, which this project's machines lack."""
+    cdef str name = "matmul" if c_in is None else "addmm"
+    cdef DType want = promote_types(x1.dtype, x2.dtype)
+    cdef TensorBase result
+    if c_in is not None:
+        want = promote_types(want, c_in.dtype)
+    result = _matmul(name, "x1", "x2", _half.widen(x1), _half.widen(x2), None,
+                     _half.widen(c_in), alpha, beta)
+    if out is not None:
+        check_out_c(name, out, result._ndim, result._sizes, want, cpu_device)
+        return _half.into(out, result)
+    return _half.narrow(result, want) if want.itemsize == 2 else result
 
 
 cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, TensorBase out,

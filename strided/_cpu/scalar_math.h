@@ -259,6 +259,145 @@ STRIDED_SIGNED_MATH(int64_t, i64, uint64_t, u64)
 STRIDED_FLOAT_MATH(float, f32, f, uint32_t)
 STRIDED_FLOAT_MATH(double, f64, , uint64_t)
 
+/* ---- half precision: float16 and bfloat16, stored in 16 bits, computed in float ---------- */
+/* Note [Half precision: 16 bits stored, float computed]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * float16 (IEEE binary16: 1 sign bit, 5 exponent bits, 10 mantissa bits) and bfloat16 (1, 8, 7:
+ * the top half of a float32) are *storage* formats. No C type is portable for them, so a kernel
+ * holds one as its bits, a uint16_t, and does its arithmetic in float: load, convert to float,
+ * compute, round back once. That is NumPy's float16 and PyTorch's CPU rule, and it gives the
+ * correctly rounded answer for + - * / and sqrt: float has more than twice the bits of either
+ * format plus two, so rounding first to float and then to 16 bits cannot round twice the wrong
+ * way.
+ *
+ * The conversions below are the whole of the two formats. Widening (16 -> 32 or 64 bits) is
+ * exact. Narrowing rounds to nearest, ties to even; a value beyond the largest finite one
+ * (65504 for float16) rounds to infinity; values below the smallest normal become subnormals,
+ * rounded the same way. NaNs follow the library each dtype is checked against, bit for bit
+ * (tests/test_half.py converts all 65536 patterns both ways and a million float32 patterns):
+ *
+ * - float16 is NumPy's: a NaN keeps the top 10 bits of its payload (shifted, never "quieted"),
+ *   and one whose kept bits are all zero gets the lowest bit set so that it stays a NaN; a
+ *   double narrows *directly* (NumPy's npy_double_to_half), not through float, which could
+ *   round twice;
+ * - bfloat16 is ml_dtypes' (JAX's and PyTorch's NumPy-side type): every NaN becomes the quiet
+ *   NaN 0x7FC0 with its sign; a double, an integer or a complex narrows through float (as
+ *   ml_dtypes does, so double rounding and all).
+ *
+ * Every function is a few integer operations and selects, no branches, so the casting loops of
+ * _cpu/copy.pyx.tp vectorise. The tricks: ``bits + 0x7FFF + lsb`` rounds the low 16 bits
+ * away to nearest-even (a carry into the exponent is exactly the right next value, infinity
+ * included); and a subnormal result n * 2^-24 is ``(|x| * 2^24 + 2^23) - 2^23`` in float (or
+ * 2^52 in double): adding 2^23 leaves no fraction bits, so the FPU rounds |x| * 2^24 to an
+ * integer, to nearest even, as it rounds every sum.
+ */
+typedef union { float f; uint32_t u; } strided_f32_bits;
+typedef union { double f; uint64_t u; } strided_f64_bits;
+
+STRIDED_HD float strided_f16_to_f32(uint16_t h) {
+    strided_f32_bits sub, out;
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
+    sub.f = (float)man * 5.9604644775390625e-8f;                /* man * 2^-24, exact */
+    out.u = exp == 0x1Fu ? (sign | 0x7F800000u | (man << 13))  /* inf, NaN: payload kept */
+          : exp == 0 ? (sign | sub.u)                           /* zero, subnormal */
+          : (sign | ((exp + 112u) << 23) | (man << 13));        /* normal: bias 15 -> 127 */
+    return out.f;
+}
+
+STRIDED_HD double strided_f16_to_f64(uint16_t h) {
+    strided_f64_bits sub, out;
+    uint64_t sign = (uint64_t)(h & 0x8000u) << 48;
+    uint64_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
+    sub.f = (double)man * 5.9604644775390625e-8;
+    out.u = exp == 0x1Fu ? (sign | 0x7FF0000000000000ull | (man << 42))
+          : exp == 0 ? (sign | sub.u)
+          : (sign | ((exp + 1008u) << 52) | (man << 42));       /* bias 15 -> 1023 */
+    return out.f;
+}
+
+STRIDED_HD uint16_t strided_f32_to_f16(float x) {
+    strided_f32_bits in;
+    uint32_t sign, ax, normal, sub, nan, r;
+    float af;
+    in.f = x;
+    sign = (in.u >> 16) & 0x8000u;
+    ax = in.u & 0x7FFFFFFFu;
+    /* normal: rebias the exponent (127 -> 15), round the 13 dropped bits to nearest even */
+    normal = ((ax - 0x38000000u) + 0x0FFFu + (((ax - 0x38000000u) >> 13) & 1u)) >> 13;
+    /* below 2^-14: a subnormal n * 2^-24 (n may round up to 1024, the smallest normal) */
+    in.u = ax;
+    af = in.f;
+    sub = (uint32_t)((af * 16777216.0f + 8388608.0f) - 8388608.0f);
+    nan = 0x7C00u | ((ax >> 13) & 0x3FFu);
+    nan = nan == 0x7C00u ? 0x7C01u : nan;                       /* NumPy: stay a NaN */
+    r = ax < 0x38800000u ? sub : normal;
+    r = ax >= 0x477FF000u ? 0x7C00u : r;                        /* 65520 and up: infinity */
+    r = ax > 0x7F800000u ? nan : r;
+    return (uint16_t)(sign | r);
+}
+
+STRIDED_HD uint16_t strided_f64_to_f16(double x) {
+    strided_f64_bits in;
+    uint64_t ax, v;
+    uint32_t sign, normal, sub, nan, r;
+    double ad;
+    in.f = x;
+    sign = (uint32_t)(in.u >> 48) & 0x8000u;
+    ax = in.u & 0x7FFFFFFFFFFFFFFFull;
+    v = ax - 0x3F00000000000000ull;                             /* rebias 1023 -> 15 */
+    normal = (uint32_t)((v + 0x1FFFFFFFFFFull + ((v >> 42) & 1u)) >> 42);
+    in.u = ax;
+    ad = in.f;
+    sub = (uint32_t)((ad * 16777216.0 + 4503599627370496.0) - 4503599627370496.0);
+    nan = 0x7C00u | (uint32_t)((ax >> 42) & 0x3FFu);
+    nan = nan == 0x7C00u ? 0x7C01u : nan;
+    r = ax < 0x3F10000000000000ull ? sub : normal;              /* below 2^-14 */
+    r = ax >= 0x40EFFE0000000000ull ? 0x7C00u : r;              /* 65520 and up */
+    r = ax > 0x7FF0000000000000ull ? nan : r;
+    return (uint16_t)(sign | r);
+}
+
+STRIDED_HD float strided_bf16_to_f32(uint16_t h) {
+    strided_f32_bits out;
+    out.u = (uint32_t)h << 16;                                  /* the top half of a float */
+    return out.f;
+}
+
+STRIDED_HD double strided_bf16_to_f64(uint16_t h) {
+    return (double)strided_bf16_to_f32(h);
+}
+
+STRIDED_HD uint16_t strided_f32_to_bf16(float x) {
+    strided_f32_bits in;
+    uint32_t rounded;
+    in.f = x;
+    rounded = (in.u + 0x7FFFu + ((in.u >> 16) & 1u)) >> 16;
+    return (in.u & 0x7FFFFFFFu) > 0x7F800000u
+        ? (uint16_t)(((in.u >> 16) & 0x8000u) | 0x7FC0u)        /* any NaN: the quiet one */
+        : (uint16_t)rounded;
+}
+
+STRIDED_HD uint16_t strided_f64_to_bf16(double x) {
+    return strided_f32_to_bf16((float)x);
+}
+
+/* nextafter in 16 bits: the neighbour of x toward y is one step of x's bit pattern (the patterns
+ * of one sign are ordered as the integers are, subnormals included), so it cannot be computed
+ * in float like the other ops. NaN gives each library's NaN; x == y gives x (NumPy's float16)
+ * or y (ml_dtypes' bfloat16, C's rule): the two differ only for nextafter(0.0, -0.0). */
+#define STRIDED_HALF_NEXTAFTER(S, QNAN, EQUAL)                                                  \
+STRIDED_HD uint16_t strided_nextafter_##S(uint16_t x, uint16_t y) {                           \
+    float fx = strided_##S##_to_f32(x), fy = strided_##S##_to_f32(y);                          \
+    if (fx != fx || fy != fy) return QNAN;                                                     \
+    if (fx == fy) return EQUAL;                                                                \
+    if ((x & 0x7FFFu) == 0) return (uint16_t)((y & 0x8000u) | 1u); /* smallest subnormal */   \
+    return (uint16_t)(((fx < fy) == !(x & 0x8000u)) ? x + 1u : x - 1u); /* away from or    \
+                                                                      toward zero */         \
+}
+STRIDED_HALF_NEXTAFTER(f16, 0x7E00u, x)
+STRIDED_HALF_NEXTAFTER(bf16, 0x7FC0u, y)
+
 #ifndef __cplusplus
 /* ---- the host's vectorisable layer (C only) -------------------------------------------- */
 

@@ -16,7 +16,17 @@ import math
 
 from strided import _check, _core, _dispatch, _iter, _views
 from strided._cpu import reduce as _reduce
-from strided._dtype import as_dtype, bool_, default_float_dtype, float64, int64, uint64
+from strided._dtype import (
+    as_dtype,
+    bfloat16,
+    bool_,
+    default_float_dtype,
+    float16,
+    float32,
+    float64,
+    int64,
+    uint64,
+)
 from strided._ops import copying as _copying
 from strided._ops import elementwise as _ew
 
@@ -76,6 +86,10 @@ def _finish(result, out, name=""):
     return _copying.copy_(out, result)
 
 
+def _is_half(dtype):
+    return dtype is float16 or dtype is bfloat16
+
+
 def _run(name, x, dims, keepdims, acc):
     """Cast x to the accumulation dtype if needed, check emptiness, run the kernel."""
     if name in _NO_IDENTITY:
@@ -92,6 +106,12 @@ def _run(name, x, dims, keepdims, acc):
                 f"{name}: the reduction is over zero elements and {name} has no "
                 "identity; reduce a non-empty tensor or use a dim with elements"
             )
+    # float16 and bfloat16 have no reduction loops: accumulate in float32 and round once (Note
+    # [Half precision through float32] in _cpu/half.py); argmax/argmin read the widened values
+    if name in ("argmax", "argmin") and _is_half(x.dtype):
+        return _run(name, _copying.cast_in_memory_order(x, float32), dims, keepdims, acc)
+    if name not in ("argmax", "argmin") and _is_half(acc):
+        return _copying.cast_in_memory_order(_run(name, x, dims, keepdims, float32), acc)
     if name not in ("argmax", "argmin") and x.dtype is not acc:
         x = _copying.cast_in_memory_order(x, acc)
     if x.device.is_cuda:

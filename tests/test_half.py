@@ -1,0 +1,453 @@
+"""float16 and bfloat16 (Note [Half precision rows] in strided/_dtype_table.py).
+
+The oracles: NumPy's float16 for float16, bit for bit; ml_dtypes' bfloat16 (the NumPy-side
+bfloat16 of JAX and TensorFlow) for bfloat16, bit for bit, and float32 arithmetic rounded once
+for what ml_dtypes does not define; PyTorch for the PyTorch spellings.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import strided
+from strided import _views
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+BF16 = np.dtype(ml_dtypes.bfloat16)
+HALVES = {"float16": np.dtype(np.float16), "bfloat16": BF16}
+ALL_BITS = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+
+
+def bits(t):
+    """The 16-bit patterns of a half tensor, as a NumPy uint16 array."""
+    return np.asarray(_views.bits_view(t))
+
+
+def from_bits(pattern, name):
+    return strided.asarray(pattern.view(HALVES[name]))
+
+
+def random_f32(n=1_000_000, seed=0):
+    """n float32 values from random bit patterns: every exponent, NaNs, infinities, subnormals."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+
+
+def near_halfway_f32(name):
+    """The float32 values around every rounding boundary of the 16-bit format: each half value,
+    the midpoints to its neighbours, and one float32 ulp either side of those."""
+    x = ALL_BITS.view(HALVES[name]).astype(np.float32)
+    x = np.sort(x[np.isfinite(x)])
+    mid = (x[:-1].astype(np.float64) + x[1:]) / 2
+    points = np.concatenate([x, mid.astype(np.float32)])
+    return np.concatenate([points, np.nextafter(points, np.inf), np.nextafter(points, -np.inf)])
+
+
+# -- casts: every pattern, both ways --------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on overflow in its cast
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_every_pattern_widens_exactly(name):
+    t = from_bits(ALL_BITS, name)
+    ref = ALL_BITS.view(HALVES[name])
+    for wide, ubits in ((np.float32, np.uint32), (np.float64, np.uint64)):
+        got = np.asarray(t.astype(wide.__name__))
+        np.testing.assert_array_equal(got.view(ubits), ref.astype(wide).view(ubits))
+    # and every finite or infinite value comes back unchanged from float32 (NaNs stay NaN)
+    back = bits(t.astype("float32").astype(name))
+    finite = ~np.isnan(ref.astype(np.float32))
+    np.testing.assert_array_equal(back[finite], ALL_BITS[finite])
+    assert np.isnan(np.asarray(t.astype("float32"))[~finite]).all()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("source", ["random", "halfway"])
+def test_narrowing_from_float32_is_bit_exact(name, source):
+    x = random_f32() if source == "random" else near_halfway_f32(name)
+    got = bits(strided.asarray(x).astype(name))
+    np.testing.assert_array_equal(got, x.astype(HALVES[name]).view(np.uint16))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_narrowing_from_float64_is_bit_exact(name):
+    # float16: directly from the double, as NumPy does (no double rounding through float);
+    # bfloat16: through float, as ml_dtypes does
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 1 << 64, 1_000_000, dtype=np.uint64).view(np.float64)
+    halfway = near_halfway_f32(name).astype(np.float64)
+    x = np.concatenate([x, halfway, halfway * (1 + 2.0**-40), halfway * (1 - 2.0**-40)])
+    got = bits(strided.asarray(x).astype(name))
+    np.testing.assert_array_equal(got, x.astype(HALVES[name]).view(np.uint16))
+    # a double just above a float16 tie rounds up; through float it would tie to even
+    assert strided.asarray([1 + 2.0**-11 + 2.0**-40]).astype("float16").item() == 1 + 2.0**-10
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "other", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+)
+def test_casts_with_integers_and_bool(name, other):
+    rng = np.random.default_rng(2)
+    info = np.iinfo(other) if other != "bool" else None
+    if info is None:
+        a = np.array([True, False, True])
+    else:
+        a = rng.integers(info.min, info.max, 2000, dtype=other, endpoint=True)
+        a = np.concatenate([a, np.arange(-300, 300).astype(other)])
+    got = strided.asarray(a).astype(name)
+    np.testing.assert_array_equal(bits(got), a.astype(HALVES[name]).view(np.uint16))
+    # and back: every half value that fits converts as NumPy/ml_dtypes convert it
+    h = ALL_BITS.view(HALVES[name])
+    f = h.astype(np.float32)
+    ok = np.isfinite(f) & (f == np.trunc(f))
+    if info is not None:
+        ok &= (f >= info.min) & (f <= info.max)
+    back = np.asarray(from_bits(ALL_BITS[ok], name).astype(other))
+    np.testing.assert_array_equal(back, h[ok].astype(other))
+    # to bool: NaN is true, -0.0 false
+    nz = np.asarray(from_bits(ALL_BITS, name).astype("bool"))
+    np.testing.assert_array_equal(nz, h.astype(np.float32) != 0)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_casts_between_the_halves_and_with_complex():
+    f16 = ALL_BITS.view(np.float16)
+    got = bits(from_bits(ALL_BITS, "float16").astype("bfloat16"))
+    want = f16.astype(np.float32).astype(BF16).view(np.uint16)
+    np.testing.assert_array_equal(got, want)
+    bf = ALL_BITS.view(BF16)
+    got = bits(from_bits(ALL_BITS, "bfloat16").astype("float16"))
+    want = bf.astype(np.float32).astype(np.float16).view(np.uint16)
+    np.testing.assert_array_equal(got, want)
+    z = np.array([1.5 - 2j, np.inf + 1j, -3e5 + 0j], np.complex128)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        want = z.astype(np.float16)
+    np.testing.assert_array_equal(np.asarray(strided.asarray(z).astype("float16")), want)
+    zz = np.asarray(strided.asarray(f16[:100]).astype("complex64"))
+    np.testing.assert_array_equal(zz, f16[:100].astype(np.complex64))
+
+
+# -- arithmetic: in float, rounded once --------------------------------------------------
+
+
+def _pair(name, n=4000, seed=3):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(n).astype(np.float32) * 50
+    b = rng.standard_normal(n).astype(np.float32) * 50
+    b[::7] = 0  # a few divisions by zero
+    a[::11] = np.nan
+    return a.astype(HALVES[name]), b.astype(HALVES[name])
+
+
+def _rounded(values, name):
+    """What a half op must give: the float32 answer rounded once."""
+    return np.asarray(values, np.float32).astype(HALVES[name]).view(np.uint16)
+
+
+EXACT_BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "copysign"]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", EXACT_BINARY + ["floor_divide", "remainder", "hypot", "atan2"])
+def test_binary_ops_compute_in_float_and_round_once(name, op):
+    a, b = _pair(name)
+    ta, tb = strided.asarray(a), strided.asarray(b)
+    got = getattr(strided, op)(ta, tb)
+    assert got.dtype is getattr(strided, name)
+    fn = getattr(np, op)
+    want = _rounded(fn(a.astype(np.float32), b.astype(np.float32)), name)
+    if name == "float16" and op in EXACT_BINARY + ["floor_divide", "remainder"]:
+        # NumPy's own float16 loops: the same rule, so the same bits
+        np.testing.assert_array_equal(bits(got), fn(a, b).view(np.uint16))
+    g, w = bits(got), want
+    nan = np.isnan(np.asarray(got.astype("float32")))
+    np.testing.assert_array_equal(nan, np.isnan(w.view(HALVES[name]).astype(np.float32)))
+    np.testing.assert_array_equal(g[~nan], w[~nan])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_comparisons_and_scalars(name):
+    a, b = _pair(name)
+    ta, tb = strided.asarray(a), strided.asarray(b)
+    af, bf = a.astype(np.float32), b.astype(np.float32)
+    for op in ["equal", "less", "greater_equal", "logical_and"]:
+        np.testing.assert_array_equal(
+            np.asarray(getattr(strided, op)(ta, tb)), getattr(np, op)(af, bf)
+        )
+    # Python scalars are weak: the result stays the half type
+    assert (ta * 2.5).dtype is ta.dtype and (1 + ta).dtype is ta.dtype
+    np.testing.assert_array_equal(bits(ta * 2.5), _rounded(af * np.float32(2.5), name))
+    # a half with float32 is float32 (NumPy's and PyTorch's rule)
+    assert (ta + strided.ones(1, dtype="float32")).dtype is strided.float32
+    assert (
+        strided.ones(1, dtype="float16") + strided.ones(1, dtype="bfloat16")
+    ).dtype is strided.float32
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "negative",
+        "abs",
+        "sqrt",
+        "exp",
+        "log",
+        "sin",
+        "tanh",
+        "sigmoid",
+        "floor",
+        "round",
+        "sign",
+        "isnan",
+        "isfinite",
+    ],
+)
+def test_unary_ops(name, op):
+    a, _ = _pair(name)
+    t = strided.asarray(a)
+    got = getattr(strided, op)(t)
+    if op in ("isnan", "isfinite"):
+        np.testing.assert_array_equal(np.asarray(got), getattr(np, op)(a.astype(np.float32)))
+        return
+    assert got.dtype is t.dtype
+    # the rule: float32's answer, rounded once (bit for bit the float32 kernel's, rounded)
+    want = getattr(strided, op)(t.astype("float32")).astype(name)
+    nan = np.isnan(np.asarray(want.astype("float32")))  # a NaN's sign bit is not meaningful
+    np.testing.assert_array_equal(np.isnan(np.asarray(got.astype("float32"))), nan)
+    np.testing.assert_array_equal(bits(got)[~nan], bits(want)[~nan])
+    if name == "float16" and hasattr(np, op):
+        # and NumPy's float16 loops agree to the last place (they round libm's float answer;
+        # strided's vectorised float32 exp, tanh... may differ from libm's by an ulp of float32)
+        ref = getattr(np, op)(a).astype(np.float64)
+        g = np.asarray(got.astype("float64"))
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(ref))
+        ok = np.isfinite(ref)
+        np.testing.assert_array_equal(g[~ok & ~np.isnan(ref)], ref[~ok & ~np.isnan(ref)])
+        ulp = np.abs(np.spacing(ref[ok].astype(np.float16)).astype(np.float64))
+        assert np.all(np.abs(g[ok] - ref[ok]) <= ulp), op
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_nextafter_steps_the_16_bit_pattern(name):
+    x = ALL_BITS.view(HALVES[name])
+    finite = np.isfinite(x.astype(np.float32))
+    x = x[finite][::97]
+    for toward in (np.inf, -np.inf, 0.0):
+        y = np.full_like(x, toward)
+        got = bits(strided.nextafter(strided.asarray(x), strided.asarray(y)))
+        np.testing.assert_array_equal(got, np.nextafter(x, y).view(np.uint16))
+    # the two libraries' answers for x == y (0.0 toward -0.0) and NaN
+    z = strided.asarray(np.array([0.0, np.nan], HALVES[name]))
+    w = strided.asarray(np.array([-0.0, 1.0], HALVES[name]))
+    ref = np.nextafter(np.array([0.0, np.nan], HALVES[name]), np.array([-0.0, 1.0], HALVES[name]))
+    np.testing.assert_array_equal(bits(strided.nextafter(z, w)), ref.view(np.uint16))
+
+
+# -- every layout ------------------------------------------------------------------------
+
+
+def _layouts(a):
+    """(name, strided tensor, NumPy twin) for the layouts every op is tested on."""
+    t = strided.asarray(a)
+    yield "contiguous", t, a
+    yield "transposed", t.T, a.T
+    yield "stepped", t[::2, 1::3], a[::2, 1::3]
+    yield "negative", t[::-1, ::-1], a[::-1, ::-1]
+    yield "expanded", strided.broadcast_to(t[:1], a.shape), np.broadcast_to(a[:1], a.shape)
+    yield "0-d", t[1, 2], a[1, 2]
+    yield "empty", t[:0], a[:0]
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_ops_on_every_layout(name):
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((6, 9)) * 10).astype(HALVES[name])
+    for layout, t, ref in _layouts(a):
+        ref32 = np.asarray(ref, np.float32)
+        np.testing.assert_array_equal(
+            bits(t.contiguous()),
+            np.ascontiguousarray(ref).view(np.uint16)
+            if ref.ndim
+            else np.asarray(ref).reshape(()).view(np.uint16),
+        )
+        got = t * t + 1.0
+        np.testing.assert_array_equal(
+            bits(got),
+            _rounded(_rounded(ref32 * ref32, name).view(HALVES[name]).astype(np.float32) + 1, name),
+            err_msg=layout,
+        )
+        np.testing.assert_array_equal(np.asarray(t.astype("float32")), ref32, err_msg=layout)
+        s = strided.sum(t)
+        assert s.dtype is t.dtype
+        assert (
+            bits(s) == np.float32(ref32.sum(dtype=np.float64)).astype(HALVES[name]).view(np.uint16)
+            or abs(s.item() - ref32.sum()) <= abs(ref32).sum() * 2.0**-7
+        ), layout
+
+
+# -- reductions, sorts, scans, matmul: through float32 ------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_reductions_accumulate_in_float32(name):
+    rng = np.random.default_rng(5)
+    a = rng.random((300, 70)).astype(HALVES[name])
+    t = strided.asarray(a)
+    a32 = a.astype(np.float32)
+    # 21000 values near 0.5: a float16 accumulator would stall at 4096 (its spacing there is 4)
+    for axis in (None, 0, 1):
+        got = strided.sum(t, axis=axis)
+        assert got.dtype is t.dtype
+        want = a32.sum(axis=axis, dtype=np.float64).astype(np.float32).astype(HALVES[name])
+        np.testing.assert_allclose(
+            np.asarray(got.astype("float64")), want.astype(np.float64), rtol=2.0**-7
+        )
+    for op in ("max", "min", "argmax", "argmin"):
+        np.testing.assert_array_equal(
+            np.asarray(getattr(strided, op)(t, axis=1)), getattr(np, op)(a32, axis=1)
+        )
+    m = strided.mean(t)
+    assert m.dtype is t.dtype and abs(m.item() - a32.mean()) < 2.0**-6
+    assert strided.sum(t, dtype="float64").dtype is strided.float64
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_sorting_searching_and_scans(name):
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal(500) * 100).astype(HALVES[name])
+    a[::50] = np.nan
+    t = strided.asarray(a)
+    a32 = a.astype(np.float32)
+    np.testing.assert_array_equal(
+        bits(strided.sort(t)), np.sort(a32).astype(HALVES[name]).view(np.uint16)
+    )
+    np.testing.assert_array_equal(
+        np.asarray(strided.argsort(t, stable=True)), np.argsort(a32, kind="stable")
+    )
+    u = strided.unique_values(t)
+    assert u.dtype is t.dtype
+    # every NaN its own value (the Array API's rule, strided's), so NumPy's equal_nan=False
+    np.testing.assert_array_equal(np.asarray(u.astype("float32")), np.unique(a32, equal_nan=False))
+    s = strided.sort(t[~strided.isnan(t)])
+    np.testing.assert_array_equal(
+        np.asarray(strided.searchsorted(s, t)),
+        np.searchsorted(np.asarray(s.astype("float32")), a32),
+    )
+    c = strided.cumsum(t[:40])
+    assert c.dtype is t.dtype
+    want = np.cumsum(a32[:40], dtype=np.float32).astype(HALVES[name])
+    np.testing.assert_array_equal(bits(c), want.view(np.uint16))
+    v = strided.topk(strided.nan_to_num(t), 3)
+    np.testing.assert_array_equal(
+        np.asarray(v.values.astype("float32")), np.sort(np.nan_to_num(a32))[::-1][:3]
+    )
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_matmul_rounds_a_float32_product_once(name):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((33, 40)).astype(HALVES[name])
+    b = rng.standard_normal((40, 17)).astype(HALVES[name])
+    got = strided.asarray(a) @ strided.asarray(b)
+    assert got.dtype.name == name
+    want = (a.astype(np.float32) @ b.astype(np.float32)).astype(HALVES[name])
+    np.testing.assert_allclose(
+        np.asarray(got.astype("float32")), want.astype(np.float32), rtol=2.0**-7, atol=2.0**-7
+    )
+    # transposed operands, out= of the half type and of float32
+    out = strided.empty((17, 33), dtype=name)
+    strided.matmul(strided.asarray(b).T, strided.asarray(a).T, out=out)
+    np.testing.assert_array_equal(bits(out), bits(got.T.contiguous()))
+    mixed = strided.asarray(a) @ strided.asarray(b.astype(np.float32))
+    assert mixed.dtype is strided.float32
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_indexing_and_scatter_add(name):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4).astype(HALVES[name])
+    t = strided.asarray(a)
+    idx = strided.asarray([2, 0, 2])
+    np.testing.assert_array_equal(bits(t[idx]), a[[2, 0, 2]].view(np.uint16))
+    np.testing.assert_array_equal(bits(t[t > 4]), a[a.astype(np.float32) > 4].view(np.uint16))
+    acc = strided.zeros(3, dtype=name)
+    acc.index_add_(0, idx, strided.ones(3, dtype=name))
+    np.testing.assert_array_equal(np.asarray(acc.astype("float32")), [1, 0, 2])
+    w = strided.where(t > 5, t, -t)
+    np.testing.assert_array_equal(
+        np.asarray(w.astype("float32")),
+        np.where(a.astype(np.float32) > 5, a, -a).astype(np.float32),
+    )
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_creation_and_random(name):
+    assert strided.zeros(3, dtype=name).dtype.name == name
+    np.testing.assert_array_equal(
+        np.asarray(strided.full((2,), 1.1, dtype=name)), np.full(2, 1.1, dtype=HALVES[name])
+    )
+    strided.random.manual_seed(0)
+    x = strided.random.rand(1000, dtype=name)
+    assert x.dtype.name == name
+    f = np.asarray(x.astype("float32"))
+    assert (f >= 0).all() and (f <= 1).all() and 0.4 < f.mean() < 0.6
+
+
+# -- interop ----------------------------------------------------------------------------
+
+
+def test_float16_buffer_protocol_and_numpy():
+    t = strided.asarray([1.5, -2.0], dtype="float16")
+    m = memoryview(t)
+    assert m.format == "e" and m.itemsize == 2
+    a = np.asarray(t)
+    assert a.dtype == np.float16 and a.tolist() == [1.5, -2.0]
+    assert strided.asarray(np.float16([0.25])).dtype is strided.float16
+
+
+def test_bfloat16_reaches_numpy_through_ml_dtypes_not_the_buffer_protocol():
+    t = strided.asarray([1.5, -2.0], dtype="bfloat16")
+    with pytest.raises(BufferError, match="bfloat16 has no buffer-protocol"):
+        memoryview(t)
+    a = np.asarray(t)
+    assert a.dtype == BF16 and a.astype(np.float32).tolist() == [1.5, -2.0]
+    assert strided.asarray(a).dtype is strided.bfloat16  # and back, sharing nothing it needn't
+    assert t.tolist() == [1.5, -2.0] and t[0].item() == 1.5
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_pickle_repr_and_finfo(name):
+    t = strided.asarray([1.0, 2.5, -0.125], dtype=name)
+    u = pickle.loads(pickle.dumps(t))
+    assert u.dtype is t.dtype and np.array_equal(bits(u), bits(t))
+    assert f"dtype=strided.{name}" in repr(t)
+    assert strided.finfo(name).bits == 16
+
+
+def test_linalg_refuses_halves_as_numpy_does():
+    a = strided.eye(3, dtype="float16")
+    with pytest.raises(TypeError, match="float16"):
+        strided.linalg.inv(a)
+
+
+def test_gradcheck_refuses_halves_but_gradients_keep_the_dtype():
+    from strided.autograd import gradcheck
+
+    x = strided.asarray([0.5, 1.5], dtype="float16").requires_grad_()
+    with pytest.raises(ValueError, match="float64"):
+        gradcheck(lambda v: (v * v).sum(), (x,))
+    y = (x * x).sum()
+    y.backward()
+    assert x.grad.dtype is strided.float16
+    np.testing.assert_array_equal(np.asarray(x.grad.astype("float32")), [1.0, 3.0])
