@@ -193,6 +193,7 @@ class Lowered:
         self.steps = plan_steps(gm.graph, device)
         self.groups = [g for kind, g in self.steps if kind == "group"]
         self.kernels = {}
+        self.allocs = {g.index: [_allocation(n) for n in g.outputs] for g in self.groups}
         self.c, self.cuda = [], None
         strides = lambda n: n.meta["strides"]  # noqa: E731
         if device == "cpu":
@@ -242,7 +243,7 @@ class Lowered:
                     return None  # an eager node laid its result out differently
                 env[what] = value
                 continue
-            outs = [_allocate(n) for n in what.outputs]
+            outs = [_allocate(*spec) for spec in self.allocs[what.index]]
             ptrs = [env[n].data_ptr() for n in what.inputs] + [o.data_ptr() for o in outs]
             self.kernels[what.index](ptrs)
             for n, o in zip(what.outputs, outs, strict=True):
@@ -269,16 +270,19 @@ class Lowered:
         return lines
 
 
-def _allocate(node):
-    """A fresh output for ``node`` in the layout the kernel writes (codegen.out_strides: eager's
-    memory order, so ``x.T * 2`` compiled has eager's strides)."""
+def _allocation(node):
+    """How to allocate ``node``'s output in the layout the kernel writes (codegen.out_strides:
+    eager's memory order, so ``x.T * 2`` compiled has eager's strides): (shape in memory
+    order, dtype, device, the permutation back or None), worked out once per plan."""
     m = node.meta["tensor_meta"]
     order = dense_order(m.shape, out_strides(node))
-    t = strided.empty([m.shape[d] for d in order], dtype=m.dtype, device=m.device)
-    if order == sorted(order):
-        return t
-    inverse = [order.index(d) for d in range(len(order))]
-    return t.permute(inverse)
+    inverse = None if order == sorted(order) else [order.index(d) for d in range(len(order))]
+    return [m.shape[d] for d in order], m.dtype, m.device, inverse
+
+
+def _allocate(shape, dtype, device, inverse):
+    t = strided.empty(shape, dtype=dtype, device=device)
+    return t if inverse is None else t.permute(inverse)
 
 
 class Plan:
@@ -608,18 +612,18 @@ class CompiledFunction:
             self.plans[key] = self.last = plan
             if result is not None and not (self.fullgraph and plan.eager_reason):
                 return result
-            return self._run(plan, args, kwargs)
+            return self._run(plan, args, kwargs, params)
         self.last = plan
-        return self._run(plan, args, kwargs)
+        return self._run(plan, args, kwargs, params)
 
-    def _run(self, plan, args, kwargs):
+    def _run(self, plan, args, kwargs, params=None):
         if plan.eager_reason is not None or plan.forward is None:
             if self.fullgraph:
                 self._eager(plan.eager_reason or plan.joint_reason, args, kwargs)
             return self.fn(*args, **kwargs)  # eager, and eager autograd
         tensors = [a for a, g in zip(args, plan.key, strict=True) if g[0] == "tensor"]
         if plan.lifted:
-            params = self._params()
+            params = self._params() if params is None else params
             tensors += [params[p] for p in plan.lifted]
         if plan.backward is not None:
             return _JointFunction.get().apply(plan, *tensors)
