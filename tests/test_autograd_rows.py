@@ -47,7 +47,8 @@ def test_the_row_names_its_op_and_signature():
 def test_every_differentiable_op_has_exactly_one_row():
     counts = collections.Counter(r.op for r in derivatives.ROWS)
     assert [op for op, n in counts.items() if n > 1] == []
-    assert set(derivatives.TABLE) == set(counts)
+    # custom ops (strided.library, "namespace::name") add their rows at run time
+    assert {op for op in derivatives.TABLE if "::" not in op} == set(counts)
     strided.ones(1).requires_grad_()  # autograd registers its kernels
     ops = _dispatch.registered_ops()
     views = set(_views.VIEW_OPS)
