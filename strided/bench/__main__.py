@@ -26,7 +26,7 @@ def parse_args(argv=None):
         action="append",
         default=None,
         help="only these suites (repeatable): core, elementwise, linalg, reduce, sort, "
-        "indexing, autograd (benchmarks/bench_*.py), nn, gpu",
+        "indexing, autograd, compile (benchmarks/bench_*.py), nn, gpu",
     )
     p.add_argument("--out", default="bench-results", help="directory for the reports")
     p.add_argument("--threads", type=int, default=2)
