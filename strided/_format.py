@@ -208,6 +208,10 @@ def _host_array(t):
         t = t.detach()
     if str(t.device) != "cpu":
         t = t.cpu()
+    if t.dtype.name == "bfloat16":
+        # NumPy has no bfloat16 of its own to print (ml_dtypes' prints as a non-float): float32
+        # holds every bfloat16 exactly, and prints the same digits
+        t = t.astype("float32")
     return t.numpy()
 
 

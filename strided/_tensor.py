@@ -33,6 +33,9 @@ from strided._ops import shape as _shape
 from strided._ops import sorting as _sorting
 from strided._ops import views as _vops
 
+# the dtypes of Tensor.half(), bfloat16(), float(), double()
+_half_dtypes = {n: as_dtype(n) for n in ("float16", "bfloat16", "float32", "float64")}
+
 __all__ = ["Tensor", "TensorAccessor"]
 
 
@@ -530,6 +533,20 @@ class Tensor(_core.TensorBase):
         if d is self.dtype and not copy:
             return self
         return _copying.contiguous_copy(self, d)
+
+    # PyTorch's dtype shorthands: ``x.half()`` is ``x.to(strided.float16)`` (self when it is
+    # already that dtype), and so on
+    def half(self):
+        return self.to(_half_dtypes["float16"])
+
+    def bfloat16(self):
+        return self.to(_half_dtypes["bfloat16"])
+
+    def float(self):
+        return self.to(_half_dtypes["float32"])
+
+    def double(self):
+        return self.to(_half_dtypes["float64"])
 
     def cpu(self):
         """This tensor on the CPU (itself if it is there already)."""

@@ -451,3 +451,55 @@ def test_gradcheck_refuses_halves_but_gradients_keep_the_dtype():
     y.backward()
     assert x.grad.dtype is strided.float16
     np.testing.assert_array_equal(np.asarray(x.grad.astype("float32")), [1.0, 3.0])
+
+
+def test_nn_shorthands_convert_modules_and_tensors():
+    x = strided.asarray([1.5, 2.0])
+    assert x.half().dtype is strided.float16 and x.bfloat16().dtype is strided.bfloat16
+    assert x.half().float().dtype is strided.float32 and x.double() is x  # already float64
+    m = strided.nn.Linear(4, 3, dtype="float16")
+    assert m.weight.dtype is strided.float16
+    m.bfloat16()
+    assert m.weight.dtype is strided.bfloat16 and m.bias.dtype is strided.bfloat16
+    y = m(strided.ones((2, 4), dtype="bfloat16"))
+    assert y.dtype is strided.bfloat16
+    y.astype("float32").sum().backward()
+    assert m.weight.grad.dtype is strided.bfloat16
+    np.testing.assert_array_equal(np.asarray(m.bias.grad.astype("float32")), [2, 2, 2])
+    assert m.float().weight.dtype is strided.float32
+
+
+def test_digits_mlp_trains_in_bfloat16_parameters_with_a_float32_loss():
+    # the mixed-precision recipe: parameters, activations and gradients in bfloat16, the loss
+    # (a sum of many small terms) in float32; accuracy as float32's
+    pytest.importorskip("sklearn")
+    from strided import optim
+    from strided._train import accuracy, load_digits_data, make_mlp
+    from strided.nn import functional as F
+
+    x_tr, y_tr, x_te, y_te = load_digits_data()
+
+    def train(dtype):
+        strided.random.manual_seed(0)
+        model = make_mlp().to(dtype=dtype)
+        xs, ys = strided.asarray(x_tr).astype(dtype), strided.asarray(y_tr)
+        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        order = np.random.default_rng(0).permutation
+        for _ in range(6):
+            perm = strided.asarray(order(xs.shape[0]))
+            for i in range(0, xs.shape[0], 64):
+                idx = perm[i : i + 64]
+                loss = F.cross_entropy(model(xs[idx]).astype("float32"), ys[idx])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        assert all(p.dtype.name == dtype for p in model.parameters())
+        return accuracy(model, strided.asarray(x_te).astype(dtype), strided.asarray(y_te))
+
+    threads = strided.get_num_threads()
+    strided.set_num_threads(1)  # small batches: threads would only spin on a loaded machine
+    try:
+        acc16, acc32 = train("bfloat16"), train("float32")
+    finally:
+        strided.set_num_threads(threads)
+    assert acc16 >= 0.95 and acc16 >= acc32 - 0.02, (acc16, acc32)

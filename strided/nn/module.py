@@ -321,6 +321,20 @@ class Module:
                     m._buffers[name] = b.to(*bargs, dtype=bdtype, device=device)
         return self
 
+    # PyTorch's dtype shorthands: every floating parameter and buffer converted (integer
+    # buffers, such as a step counter, keep their dtype: see to())
+    def half(self):
+        return self.to(dtype="float16")
+
+    def bfloat16(self):
+        return self.to(dtype="bfloat16")
+
+    def float(self):
+        return self.to(dtype="float32")
+
+    def double(self):
+        return self.to(dtype="float64")
+
     def cuda(self, device=None):
         return self.to(device="cuda" if device is None else device)
 
