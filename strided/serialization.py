@@ -286,6 +286,8 @@ def _read_tensor(meta, i, data, source, device):
             f"bytes {offset}..{offset + nbytes} lie past the end of the data "
             f"({len(data)} bytes): the file is truncated"
         )
+    if dtype.numpy is None:  # bfloat16 without ml_dtypes
+        raise bad(f"it holds {dtype.name}, which needs the ml_dtypes package to be read")
     arr = np.frombuffer(data[offset : offset + nbytes], dtype=dtype.numpy).reshape(shape)
     t = _creation.asarray(arr.copy())
     if device is not None:
@@ -440,6 +442,14 @@ def _to_numpy(arr, what):
     ``arr`` converted as ``strided.asarray`` would."""
     if isinstance(arr, _core.TensorBase):
         t = arr.detach() if arr.requires_grad else arr
+        if t.dtype.name == "bfloat16":
+            # ml_dtypes' bfloat16 is written to a .npy as "|V2", raw bytes no reader (NumPy or
+            # strided) can turn back into numbers: refuse rather than write such a file
+            raise TypeError(
+                f"{what}: the .npy format has no bfloat16 (NumPy would record raw 2-byte "
+                "voids); save t.astype('float32'), or use strided's own format, "
+                "strided.save(obj, f), which records the dtype"
+            )
         if t.device.type != "cpu":
             t = t.to("cpu")
         return np.asarray(t)

@@ -503,3 +503,22 @@ def test_digits_mlp_trains_in_bfloat16_parameters_with_a_float32_loss():
     finally:
         strided.set_num_threads(threads)
     assert acc16 >= 0.95 and acc16 >= acc32 - 0.02, (acc16, acc32)
+
+
+def test_save_and_load(tmp_path):
+    import io
+
+    f16 = strided.asarray([1.5, -2.25, 65504.0], dtype="float16")
+    strided.save(tmp_path / "h.npy", f16)
+    back = strided.load(tmp_path / "h.npy")
+    assert back.dtype is strided.float16 and np.array_equal(bits(back), bits(f16))
+    bf = strided.asarray([1.5, -2.25, 3e38], dtype="bfloat16")
+    with pytest.raises(TypeError, match="no bfloat16"):
+        strided.save(tmp_path / "b.npy", bf)
+    assert not (tmp_path / "b.npy").exists()  # nothing half-written
+    buf = io.BytesIO()
+    strided.save({"w": bf, "h": f16}, buf)  # strided's own format records the dtype
+    buf.seek(0)
+    state = strided.load(buf)
+    assert state["w"].dtype is strided.bfloat16 and np.array_equal(bits(state["w"]), bits(bf))
+    assert state["h"].dtype is strided.float16
