@@ -195,6 +195,20 @@ def test_guards_recompile_on_dtype_shape_and_strides():
     assert "shape=[4, 3] strides=[1, 4]" in text and "specialisation 1 of 4" in text
 
 
+def test_keywords_and_defaults_bind_to_parameters():
+    def f(x, scale=2.0, shift=1.0):
+        return x * scale + shift
+
+    cf = strided.compile(f)
+    x = strided.arange(3.0)
+    assert cf(x).tolist() == [1.0, 3.0, 5.0] and cf(x).tolist() == [1.0, 3.0, 5.0]
+    assert cf(x, shift=0.0).tolist() == [0.0, 2.0, 4.0]
+    assert cf(x=x, scale=2.0, shift=1.0).tolist() == [1.0, 3.0, 5.0]
+    assert len(cf.plans) == 2 and cf.last.forward is not None  # f(x) and f(x, 2.0, 1.0): one
+    with pytest.raises(TypeError):
+        cf(x, nope=1)  # eager's own error
+
+
 def test_python_scalars_are_specialised():
     f = strided.compile(lambda x, k: x * k + 1)
     x = strided.arange(3.0)

@@ -9,8 +9,10 @@ Note [What compile does on a call]
    constant, as Dynamo specialises ints), plus grad mode and, for a compiled nn.Module, its
    parameters. Guards on the exact strides subsume the "contiguous or not" class: a transposed
    or sliced input is another key, so the strides in the generated C are always right (Note
-   [The loop nest] in codegen.py). A call with keyword arguments, or with an argument that is
-   neither a tensor nor a plain Python value (a list of tensors, an object), runs eagerly.
+   [The loop nest] in codegen.py). Keyword arguments and defaults are bound to the parameters
+   first (``f(x, k=2.0)`` is ``f(x, 2.0)``); a function with ``*args``/``**kwargs`` parameters,
+   or a call with an argument that is neither a tensor nor a plain Python value (a list of
+   tensors, an object), runs eagerly.
 2. **Cache.** A key seen before runs its compiled *plan*. A new key is captured: the function is
    traced (strided.fx.symbolic_trace, the scalars as concrete arguments), run once eagerly node
    by node on the real inputs (that run's result is this call's result, and it records every
@@ -558,9 +560,21 @@ class CompiledFunction:
             import inspect
 
             sig = inspect.signature(target)
-            self._names = [p.name for p in sig.parameters.values()]
+            plain = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in sig.parameters.values())
+            self._names = [p.name for p in sig.parameters.values()] if plain else None
+            self._sig = sig
         except (TypeError, ValueError):
             self._names = None
+
+    def _bind(self, args, kwargs):
+        """The call's arguments in parameter order, defaults filled in (keywords and defaults
+        then share one guard key with the positional spelling), or None."""
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] for n in self._names)
 
     def _params(self):
         """{path: parameter} of a compiled module (none for a function)."""
@@ -585,8 +599,13 @@ class CompiledFunction:
             return self._eager(
                 f"it has side effects on Python state ({self._effects})", args, kwargs
             )
-        if kwargs or self._names is None or len(args) != len(self._names):
+        if self._names is None:
             return self._eager(None, args, kwargs)
+        if kwargs or len(args) != len(self._names):
+            bound = self._bind(args, kwargs)
+            if bound is None:
+                return self._eager(None, args, kwargs)
+            args, kwargs = bound, {}
         key = tuple(_guard(a) for a in args)
         if None in key:
             return self._eager(None, args, kwargs)
