@@ -20,7 +20,9 @@ Note [What compile does on a call]
    (Note [Fusion groups]), turned into C, compiled by the system compiler and cached on disk
    (Note [The kernel cache] in cc.py).
 3. **Run.** A plan is a list of steps: a fused kernel called through ctypes on the tensors'
-   data pointers (its outputs allocated here, contiguous), or one node run eagerly.
+   data pointers (its outputs allocated here, in the memory order eager gave them), or one node
+   run eagerly. The generated kernels do not read the floating-point status flags, so where
+   eager warns (errstate: ``log(0)``), the compiled function gives the same values silently.
 
 Note [Graph breaks and fallbacks]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
