@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from strided import _core, _iter
+from strided import _core, _iter, _views
 from strided._cpu import copy as _cpu_copy
 from strided._dtype import as_dtype
 from strided.cuda import _launch
@@ -168,6 +168,8 @@ def _scalar_bytes(dtype, value):
         value = value.item()
     cell = _core._empty((), dtype, "cpu")
     _cpu_copy.fill_(cell, value)
+    if dtype.name in _launch.HALVES:  # bfloat16 has no buffer format: read its 16 bits
+        cell = _views.bits_view(cell)
     return bytes(memoryview(cell).cast("B"))
 
 

@@ -51,7 +51,10 @@ _NULL = np.uint64(0)
 
 def _functor(name, dtype_name):
     """The functor of kernels/ops.cuh for op ``name`` on ``dtype_name`` (bool has a few of its
-    own, as in the CPU table: add is or, multiply is and, invert is not)."""
+    own, as in the CPU table: add is or, multiply is and, invert is not; a half dtype wraps
+    the float functor in ``half_op``, Note [CUDA half types] in kernels/common.cuh)."""
+    if dtype_name in _launch.HALVES:
+        return f"half_op<{_functor(name, 'float32')}>"
     if dtype_name == "bool":
         special = {
             "add": "op_add_bool",
@@ -83,12 +86,22 @@ def _computed_dtypes(kinds, result_kind):
     return [d for d in _ALL if _KIND[d] in kinds]
 
 
-def _instantiations(family, name):
+def _module_key(family, name, dtype_name):
+    """The module of op ``name`` on ``dtype_name``: the half instantiations are a module of
+    their own, compiled only when a half tensor meets the op."""
+    if dtype_name in _launch.HALVES:
+        return (family, name, "half")
+    return (family, name)
+
+
+def _instantiations(family, name, half=False):
     table = _binary if family == "binary" else _unary
     kinds = table.OPS[name][1]
     result_kind = table.RESULT_KINDS[name]
     names = []
     for d in _computed_dtypes(kinds, result_kind):
+        if (d in _launch.HALVES) != half:
+            continue
         out = _written(result_kind, d)
         for index, contig in _variants():
             names.append(
@@ -104,8 +117,13 @@ def _where_instantiations():
 
 def all_modules():
     """Every (module key, source, instantiations) of this file: what CI compiles."""
-    mods = [(("binary", n), "elementwise.cu", _instantiations("binary", n)) for n in _binary.OPS]
-    mods += [(("unary", n), "elementwise.cu", _instantiations("unary", n)) for n in _unary.OPS]
+    mods = []
+    for family, table in (("binary", _binary), ("unary", _unary)):
+        for n in table.OPS:
+            mods.append(((family, n), "elementwise.cu", _instantiations(family, n)))
+            half = _instantiations(family, n, half=True)
+            if half:
+                mods.append(((family, n, "half"), "elementwise.cu", half))
     mods.append((("where",), "elementwise.cu", _where_instantiations()))
     return mods
 
@@ -180,12 +198,13 @@ def binary(name, a, b, out=None):
     if name in _FLAGGING and d.kind in "iu":
         flag = backend.checks.reserve(1, _flag_report(name, plan.out.device), fill=0)
     kernel = _kernel(name, d, plan.out_dtype)
+    half = d.name in _launch.HALVES
     _launch_plan(
         plan,
         "binary",
         kernel,
-        ("binary", name),
-        lambda: _instantiations("binary", name),
+        _module_key("binary", name, d.name),
+        lambda: _instantiations("binary", name, half),
         extra=(_NULL,) if flag is None else (np.uint64(flag),),
     )
     if flag is not None:
@@ -257,12 +276,13 @@ def unary(name, x, out=None):
     if d.kind not in kinds:
         _unsupported(name, d, kinds)
     kernel = _kernel(name, d, plan.out_dtype)
+    half = d.name in _launch.HALVES
     _launch_plan(
         plan,
         "unary",
         kernel,
-        ("unary", name),
-        lambda: _instantiations("unary", name),
+        _module_key("unary", name, d.name),
+        lambda: _instantiations("unary", name, half),
     )
     return plan.finish_device()
 

@@ -76,7 +76,7 @@ import numpy as np
 
 from strided import _config, _core, _iter
 from strided._dtype import as_dtype, int64
-from strided.cuda import _launch, _sort
+from strided.cuda import _half, _launch, _sort
 from strided.cuda._backend import backend_for
 from strided.cuda._deferred import NOTHING
 
@@ -93,7 +93,7 @@ BLOCK = 256  # STRIDED_INDEX_BLOCK in kernels/index.cu
 _ALL = tuple(_launch.C_TYPES)
 _INDEX_TYPES = ("int32_t", "int64_t")
 _CARRIERS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "complex128_t"}
-_REAL = tuple(d for d in _ALL if as_dtype(d).kind in "biuf")
+_REAL = tuple(d for d in _launch.NATIVE if as_dtype(d).kind in "biuf")
 GET, PUT, CLAIM, PUT_WINNER, SLOT = range(5)
 # the dtypes whose sums depend on the order of the additions (Note [Deterministic algorithms])
 _IN_ORDER = tuple(d for d in _ALL if as_dtype(d).kind in "fc")
@@ -443,6 +443,9 @@ def searchsorted(x1, x2, out, right):
     sorting last (the CPU's ``searchsorted`` in _cpu/search.pyx.tp)."""
     _same_device(x2, x1, "x2")
     _same_device(out, x1, "out")
+    if _half.is_half(x1) and x2.dtype is x1.dtype:
+        # Note [CUDA half precision through float32]: widening keeps every value and the order
+        return searchsorted(_half.widen(x1), _half.widen(x2), out, right)
     if x1.dtype is not x2.dtype or not x1.is_contiguous() or x1.dtype.name not in _REAL:
         raise ValueError("searchsorted: x1 contiguous and of x2's (real) dtype, please")
     _launch_loop(

@@ -48,6 +48,8 @@ from strided import _dtype_table, _iter
 
 __all__ = [
     "C_TYPES",
+    "HALVES",
+    "NATIVE",
     "coalesce",
     "MAX_DIMS",
     "geometry_struct",
@@ -62,21 +64,15 @@ BLOCK = 256
 UNROLL = 4
 
 
-class _CudaTypes(dict):
-    """dtype name -> CUDA C type; a dtype without CUDA kernels fails with a clear error."""
-
-    def __missing__(self, name):
-        raise NotImplementedError(
-            f"strided's CUDA kernels do not handle {name} yet (its rows compute in float on the "
-            "CPU, Note [Half precision rows] in strided/_dtype_table.py); move the tensor with "
-            ".cpu(), or keep float32 on the GPU"
-        )
-
-
 # dtype name -> the C type the kernels spell it with (kernels/common.cuh): the "cuda" column of
-# the one dtype table (Note [The dtype table] in strided/_dtype_table.py), for the rows whose
-# kernel type does its own arithmetic. float16 and bfloat16 have no CUDA kernels yet.
-C_TYPES = _CudaTypes((row.name, row.cuda) for row in _dtype_table.NATIVE_ROWS)
+# the one dtype table (Note [The dtype table] in strided/_dtype_table.py). float16 and bfloat16
+# are ``half_t``/``bfloat16_t``, their 16 bits with no arithmetic (Note [CUDA half types] in
+# kernels/common.cuh): the casts, elementwise ops, where, fills and index moves have kernels
+# for them; every other kernel takes ``NATIVE`` only and runs a half tensor through float32
+# (strided/cuda/_half.py).
+C_TYPES = {row.name: row.cuda for row in _dtype_table.ROWS}
+NATIVE = tuple(row.name for row in _dtype_table.NATIVE_ROWS)
+HALVES = tuple(row.name for row in _dtype_table.ROWS if row.half is not None)
 
 KERNEL_DIR = os.path.join(os.path.dirname(__file__), "kernels")
 # The options CuPy would use, plus C++17 for ``if constexpr``.

@@ -50,7 +50,7 @@ import numpy as np
 
 from strided import _core, _iter, _views
 from strided._dtype import promote_types
-from strided.cuda import _launch
+from strided.cuda import _half, _launch
 from strided.cuda._backend import backend_for
 
 __all__ = ["matmul", "all_modules"]
@@ -80,7 +80,7 @@ _GEOMETRY = np.dtype(
 
 
 def _instantiations():
-    return [f"strided_matmul<{c}>" for c in _launch.C_TYPES.values()]
+    return [f"strided_matmul<{_launch.C_TYPES[d]}>" for d in _launch.NATIVE]
 
 
 def all_modules():
@@ -141,6 +141,12 @@ def matmul(x1, x2, out=None):
         # CPU inputs reach this kernel when only out= is on a CUDA device): Note [Checking out=]
         # in _iter.pyx
         _iter.check_out("matmul", out, rshape, dtype, x1.device)
+    if dtype.name in _launch.HALVES:
+        # Note [CUDA half precision through float32]: a float32 product, rounded once
+        result = matmul(_half.widen(x1.astype(dtype)), _half.widen(x2.astype(dtype)))
+        if out is not None:
+            return _half.into(out, result)
+        return _half.narrow(result, dtype)
     a = x1 if x1.dtype is dtype else x1.astype(dtype)
     b = x2 if x2.dtype is dtype else x2.astype(dtype)
     a = a.reshape(1, -1) if a.ndim == 1 else a

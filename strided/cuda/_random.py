@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from strided.cuda import _launch
+from strided.cuda import _half, _launch
 from strided.cuda._backend import backend_for
 
 __all__ = ["uniform_fill", "normal_fill", "integers_fill", "all_modules"]
@@ -82,6 +82,11 @@ def _run(out, name, n, per_block, **fields):
 def uniform_fill(out, seed, offset, low, high):
     """The CUDA twin of strided._cpu.random.uniform_fill (returns the blocks used)."""
     _check(out, "uniform")
+    if _half.is_half(out):  # Note [CUDA half precision through float32]: round each draw
+        wide = _half.widen(out)
+        used = uniform_fill(wide, seed, offset, low, high)
+        _half.into(out, wide)
+        return used
     if not low < high:
         raise ValueError(f"uniform: low must be < high, got low={low}, high={high}")
     if not high - low < math.inf:
@@ -112,6 +117,11 @@ def uniform_fill(out, seed, offset, low, high):
 def normal_fill(out, seed, offset, mean, std):
     """The CUDA twin of strided._cpu.random.normal_fill (returns the blocks used)."""
     _check(out, "normal")
+    if _half.is_half(out):  # Note [CUDA half precision through float32]
+        wide = _half.widen(out)
+        used = normal_fill(wide, seed, offset, mean, std)
+        _half.into(out, wide)
+        return used
     if not std >= 0:
         raise ValueError(f"normal: std must be >= 0, got {std}")
     d = out.dtype.name

@@ -59,7 +59,7 @@ _OPS = {
     "argmax": ("red_argmax<{T}>", "biuf"),
     "argmin": ("red_argmin<{T}>", "biuf"),
 }
-_ALL = tuple(_launch.C_TYPES)
+_ALL = _launch.NATIVE  # halves reduce in float32: strided/_ops/reduction.py
 _GEOMETRY = np.dtype(
     [
         ("osizes", "<i8", (_launch.MAX_DIMS,)),

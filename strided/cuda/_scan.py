@@ -35,7 +35,7 @@ import numpy as np
 
 from strided import _core
 from strided._dtype import as_dtype
-from strided.cuda import _launch
+from strided.cuda import _half, _launch
 from strided.cuda._backend import backend_for
 
 __all__ = ["scan", "all_modules"]
@@ -61,7 +61,7 @@ def _names(name, dtype_name):
 
 
 def _dtypes():
-    return [d for d in _launch.C_TYPES if as_dtype(d).kind in _KINDS]
+    return [d for d in _launch.NATIVE if as_dtype(d).kind in _KINDS]
 
 
 def all_modules():
@@ -85,6 +85,8 @@ def scan(name, x, axis, include_initial):
     starting with the identity). See Note [CUDA scans]."""
     if x.dtype.kind not in _KINDS:
         raise TypeError(f"{name} does not support dtype {x.dtype.name}")
+    if _half.is_half(x):  # Note [CUDA half precision through float32]: float32 sums
+        return _half.narrow(scan(name, _half.widen(x), axis, include_initial), x.dtype)
     if not 0 <= axis < x.ndim:
         raise IndexError(f"{name}: axis={axis} is out of range for a tensor with {x.ndim} dims")
     shape, strides, item = x.shape, x.stride(), x.itemsize

@@ -52,7 +52,7 @@ import numpy as np
 
 from strided import _core, _views
 from strided._dtype import as_dtype
-from strided.cuda import _launch
+from strided.cuda import _half, _launch
 from strided.cuda._backend import backend_for
 
 __all__ = ["sort", "topk", "unique", "all_modules"]
@@ -97,7 +97,7 @@ def _names(dtype_name):
 
 def all_modules():
     """Every (module key, source, instantiations) of this file: what CI compiles."""
-    return [(("sort", d), "sort.cu", _names(d)) for d in _launch.C_TYPES]
+    return [(("sort", d), "sort.cu", _names(d)) for d in _launch.NATIVE]
 
 
 def _function(backend, dtype_name, fname):
@@ -117,6 +117,9 @@ def sort(x, axis, descending, want_values, want_indices):
     """Sort the CUDA tensor ``x`` (``ndim >= 1``) stably along ``axis`` (normalised): (values,
     int64 positions), fresh row-major tensors of x's shape, each None when not wanted. See
     Note [CUDA sorting]."""
+    if _half.is_half(x):  # Note [CUDA half precision through float32]: widening keeps order
+        values, indices = sort(_half.widen(x), axis, descending, want_values, want_indices)
+        return (None if values is None else _half.narrow(values, x.dtype)), indices
     values = _core._empty(x.shape, x.dtype, x.device) if want_values else None
     indices = _core._empty(x.shape, _INT64, x.device) if want_indices else None
     if x.numel() == 0 or not (want_values or want_indices):
@@ -223,6 +226,9 @@ def topk(x, dim, k, largest):
 def unique(x, with_positions):
     """(values, first positions, counts, inverse in x's shape) of the CUDA tensor ``x``; the
     positions and the inverse are None without ``with_positions``. See Note [CUDA sorting]."""
+    if _half.is_half(x):  # Note [CUDA half precision through float32]
+        values, first, counts, inverse = unique(_half.widen(x), with_positions)
+        return _half.narrow(values, x.dtype), first, counts, inverse
     from strided.cuda import _scan
 
     flat = x.reshape(-1)

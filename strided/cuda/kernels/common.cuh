@@ -129,6 +129,66 @@ __device__ __forceinline__ bool operator==(cplx<T> a, cplx<T> b) { return a.re =
 template <typename T>
 __device__ __forceinline__ bool operator!=(cplx<T> a, cplx<T> b) { return !(a == b); }
 
+// ---- float16 and bfloat16 ------------------------------------------------------------------
+// Note [CUDA half types]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// ``half_t`` and ``bfloat16_t`` (the "cuda" column of the dtype table's two half rows) are a
+// struct holding the 16 bits, as the CPU kernels hold a uint16_t (Note [Half precision: 16 bits
+// stored, float computed] in strided/_cpu/scalar_math.h). They have no arithmetic of their own:
+// a kernel widens to float with scalar_math.h's conversions, computes, and rounds once with
+// them. The same functions as the CPU's, compiled from the same text, so every cast and every
+// elementwise result is bit for bit the CPU's (NaN payloads included), on a GPU and under the
+// emulator's g++ alike. CUDA's own ``__half``/``__nv_bfloat16`` (cuda_fp16.h) also round to
+// nearest even, but their NaN handling is theirs, and NVRTC would need the CUDA include path to
+// find the headers; the conversions here are a few integer instructions, which an elementwise
+// kernel (limited by memory) does not notice. Only index_add needs a ``+``: one float addition
+// rounded once, as the CPU's scatter-add loop does it.
+#include "../../_cpu/scalar_math.h"
+
+struct alignas(2) half_t {
+    uint16_t bits;
+};
+struct alignas(2) bfloat16_t {
+    uint16_t bits;
+};
+template <typename T> struct is_half { static const bool value = false; };
+template <> struct is_half<half_t> { static const bool value = true; };
+template <> struct is_half<bfloat16_t> { static const bool value = true; };
+template <typename A, typename B> struct same_type { static const bool value = false; };
+template <typename A> struct same_type<A, A> { static const bool value = true; };
+
+__device__ __forceinline__ float half_widen(half_t h) { return strided_f16_to_f32(h.bits); }
+__device__ __forceinline__ float half_widen(bfloat16_t h) { return strided_bf16_to_f32(h.bits); }
+__device__ __forceinline__ double half_widen64(half_t h) { return strided_f16_to_f64(h.bits); }
+__device__ __forceinline__ double half_widen64(bfloat16_t h) { return strided_bf16_to_f64(h.bits); }
+template <typename H> __device__ __forceinline__ H half_bits(uint16_t bits) {
+    H h;
+    h.bits = bits;
+    return h;
+}
+// x rounded once to H: from a float, or from a double directly (NumPy's float16 rule; bfloat16's
+// goes through float, as ml_dtypes does: scalar_math.h's strided_f64_to_bf16)
+template <typename H> __device__ __forceinline__ H half_round(float x);
+template <> __device__ __forceinline__ half_t half_round<half_t>(float x) {
+    return half_bits<half_t>(strided_f32_to_f16(x));
+}
+template <> __device__ __forceinline__ bfloat16_t half_round<bfloat16_t>(float x) {
+    return half_bits<bfloat16_t>(strided_f32_to_bf16(x));
+}
+template <typename H> __device__ __forceinline__ H half_round64(double x);
+template <> __device__ __forceinline__ half_t half_round64<half_t>(double x) {
+    return half_bits<half_t>(strided_f64_to_f16(x));
+}
+template <> __device__ __forceinline__ bfloat16_t half_round64<bfloat16_t>(double x) {
+    return half_bits<bfloat16_t>(strided_f64_to_bf16(x));
+}
+__device__ __forceinline__ half_t operator+(half_t a, half_t b) {
+    return half_round<half_t>(half_widen(a) + half_widen(b));
+}
+__device__ __forceinline__ bfloat16_t operator+(bfloat16_t a, bfloat16_t b) {
+    return half_round<bfloat16_t>(half_widen(a) + half_widen(b));
+}
+
 // Conversions between element types, including complex (real -> (x, 0); complex -> its real
 // part, as NumPy's astype does with a ComplexWarning).
 template <typename To, typename From>
@@ -155,5 +215,25 @@ template <typename T, typename U>
 struct convert<cplx<T>, cplx<U> > {
     __device__ __forceinline__ static cplx<T> run(cplx<U> x) { return mkc((T)x.re, (T)x.im); }
 };
+// A half converts as _cpu/copy.pyx.tp's half loops do: widened through double for a double or
+// complex128 destination, through float for every other; to bool, any bit but the sign's (NaN
+// is true, -0.0 false); narrowed from a double or complex128 directly, from the rest through
+// float (an integer's C conversion to float, then the one rounding).
 template <typename To, typename From>
-__device__ __forceinline__ To cast(From x) { return convert<To, From>::run(x); }
+__device__ __forceinline__ To cast(From x) {
+    if constexpr (is_half<From>::value) {
+        if constexpr (same_type<To, From>::value) return x;
+        else if constexpr (is_half<To>::value) return half_round<To>(half_widen(x));
+        else if constexpr (same_type<To, bool_t>::value) return (x.bits & 0x7FFFu) != 0;
+        else if constexpr (same_type<To, double>::value || same_type<To, complex128_t>::value)
+            return convert<To, double>::run(half_widen64(x));
+        else return convert<To, float>::run(half_widen(x));
+    } else if constexpr (is_half<To>::value) {
+        if constexpr (same_type<From, double>::value) return half_round64<To>(x);
+        else if constexpr (same_type<From, complex128_t>::value) return half_round64<To>(x.re);
+        else if constexpr (same_type<From, complex64_t>::value) return half_round<To>(x.re);
+        else return half_round<To>((float)x);
+    } else {
+        return convert<To, From>::run(x);
+    }
+}

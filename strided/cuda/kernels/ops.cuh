@@ -296,3 +296,30 @@ template <typename T> __device__ __forceinline__ bool truth(T x) {
 STRIDED_BINARY(logical_and) { return truth(a) && truth(b); } STRIDED_END
 STRIDED_BINARY(logical_or) { return truth(a) || truth(b); } STRIDED_END
 STRIDED_BINARY(logical_xor) { return truth(a) != truth(b); } STRIDED_END
+
+// ---- float16 and bfloat16: the float functor, widened and rounded once ----------------------
+// The CUDA twin of the CPU's HALF_LOOPS (strided/_cpu/unary.pyx.tp, binary.pyx.tp): a half op
+// loads each operand into float, runs the float functor and hands back its float (or bool)
+// result, which the kernel's ``cast<Out>`` rounds once to the half type (Note [CUDA half types]
+// in common.cuh). The host names ``half_op<op_add>`` for a half dtype.
+template <typename Op>
+struct half_op {
+    template <typename H>
+    __device__ __forceinline__ auto operator()(H x) const { return Op()(half_widen(x)); }
+    template <typename H>
+    __device__ __forceinline__ auto operator()(H a, H b, int* flag) const {
+        return Op()(half_widen(a), half_widen(b), flag);
+    }
+};
+// nextafter's answer is one step of the 16-bit pattern: it reads the bits (scalar_math.h)
+__device__ __forceinline__ half_t half_nextafter(half_t a, half_t b) {
+    return half_bits<half_t>(strided_nextafter_f16(a.bits, b.bits));
+}
+__device__ __forceinline__ bfloat16_t half_nextafter(bfloat16_t a, bfloat16_t b) {
+    return half_bits<bfloat16_t>(strided_nextafter_bf16(a.bits, b.bits));
+}
+template <>
+struct half_op<op_nextafter> {
+    template <typename H>
+    __device__ __forceinline__ H operator()(H a, H b, int*) const { return half_nextafter(a, b); }
+};
