@@ -275,6 +275,9 @@ def test_reductions_scans_sorts_and_matmul_are_the_cpus(device, name):
     assert_same(strided.searchsorted(on(device, s), dc), strided.searchsorted(s, clean))
     assert_same(strided.matmul(dc, dc.mT), strided.matmul(clean, clean.mT))
     assert_same(dc @ on(device, clean.astype("float32")).mT, clean @ clean.astype("float32").mT)
+    c = strided.asarray(np.linspace(-1, 1, 6, dtype=np.float32)).astype(name)
+    got = strided.addmm(on(device, c), dc, dc.mT, beta=0.5, alpha=1 / 3)
+    assert_same(got, strided.addmm(c, clean, clean.mT, beta=0.5, alpha=1 / 3))  # one rounding
     out = on(device, strided.empty((6, 6), dtype=name))
     strided.matmul(dc, dc.mT, out=out)
     assert_same(out, strided.matmul(clean, clean.mT))

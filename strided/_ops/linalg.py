@@ -65,6 +65,18 @@ def _cuda_addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
             f"addmm: expected all tensors on one device, got {input.device}, {mat1.device} "
             f"and {mat2.device}"
         )
+    from strided._dtype import promote_types
+    from strided.cuda import _half
+
+    if _half.is_half(input) or _half.is_half(mat1) or _half.is_half(mat2):
+        # as the CPU's addmm: all in float32, rounded once (Note [CUDA half precision through
+        # float32] in strided/cuda/_half.py), not a half product then half alpha and beta steps
+        want = promote_types(promote_types(mat1.dtype, mat2.dtype), input.dtype)
+        wide = [_half.widen(t) for t in (input, mat1, mat2)]
+        result = _cuda_addmm(*wide, beta=beta, alpha=alpha)
+        if out is not None:
+            return _copying.copy_(out, result)
+        return _half.narrow(result, want) if want.itemsize == 2 else result
     result = _linalg.matmul(mat1, mat2)
     if alpha != 1:
         result = _ew.multiply(result, alpha)
