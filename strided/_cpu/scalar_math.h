@@ -284,24 +284,40 @@ STRIDED_FLOAT_MATH(double, f64, , uint64_t)
  *   NaN 0x7FC0 with its sign; a double, an integer or a complex narrows through float (as
  *   ml_dtypes does, so double rounding and all).
  *
- * Every function is a few integer operations and selects, no branches, so the casting loops of
- * _cpu/copy.pyx.tp vectorise. The tricks: ``bits + 0x7FFF + lsb`` rounds the low 16 bits
- * away to nearest-even (a carry into the exponent is exactly the right next value, infinity
- * included); and a subnormal result n * 2^-24 is ``(|x| * 2^24 + 2^23) - 2^23`` in float (or
- * 2^52 in double): adding 2^23 leaves no fraction bits, so the FPU rounds |x| * 2^24 to an
- * integer, to nearest even, as it rounds every sum.
+ * Every function is a few integer operations and mask selects, no branches, so the loops that
+ * call them vectorise. The tricks: ``bits + 0x7FFF + lsb`` rounds the low 16 (or 13) bits away
+ * to nearest-even (a carry into the exponent is exactly the right next value, infinity
+ * included); a subnormal result n 2^-24 is read off ``|x| + 0.5`` in float (2^28 in double),
+ * whose ulp is 2^-24, so the FPU rounds |x| to a multiple of 2^-24, to nearest even, as it
+ * rounds every sum; and a subnormal float16 widens as ``2^-14 (1 + m/1024) - 2^-14``, exact.
  */
 typedef union { float f; uint32_t u; } strided_f32_bits;
 typedef union { double f; uint64_t u; } strided_f64_bits;
+
+/* select(c, a, b): a where c, else b, as masks. Written with ?: GCC turns the float16
+ * conversions into branches (it will not compute a float value it might not use, in case that
+ * raises a floating-point flag), and a loop with branches does not vectorise; with masks, every
+ * candidate is computed and the loop runs 8 lanes at a time (AVX2). */
+STRIDED_HD uint32_t strided_select32(uint32_t c, uint32_t a, uint32_t b) {
+    uint32_t m = 0u - c;
+    return (a & m) | (b & ~m);
+}
+
+STRIDED_HD uint64_t strided_select64(uint64_t c, uint64_t a, uint64_t b) {
+    uint64_t m = 0u - c;
+    return (a & m) | (b & ~m);
+}
 
 STRIDED_HD float strided_f16_to_f32(uint16_t h) {
     strided_f32_bits sub, out;
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
-    sub.f = (float)man * 5.9604644775390625e-8f;                /* man * 2^-24, exact */
-    out.u = exp == 0x1Fu ? (sign | 0x7F800000u | (man << 13))  /* inf, NaN: payload kept */
-          : exp == 0 ? (sign | sub.u)                           /* zero, subnormal */
-          : (sign | ((exp + 112u) << 23) | (man << 13));        /* normal: bias 15 -> 127 */
+    sub.u = 0x38800000u | (man << 13);                          /* 2^-14 (1 + man/1024) */
+    sub.f -= 6.103515625e-05f;                                  /* - 2^-14 = man 2^-24, exact */
+    out.u = strided_select32(exp == 0, sign | sub.u,            /* zero, subnormal */
+            strided_select32(exp == 0x1Fu,
+                             sign | 0x7F800000u | (man << 13),  /* inf, NaN: payload kept */
+                             sign | ((exp + 112u) << 23) | (man << 13)));   /* bias 15 -> 127 */
     return out.f;
 }
 
@@ -309,52 +325,53 @@ STRIDED_HD double strided_f16_to_f64(uint16_t h) {
     strided_f64_bits sub, out;
     uint64_t sign = (uint64_t)(h & 0x8000u) << 48;
     uint64_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
-    sub.f = (double)man * 5.9604644775390625e-8;
-    out.u = exp == 0x1Fu ? (sign | 0x7FF0000000000000ull | (man << 42))
-          : exp == 0 ? (sign | sub.u)
-          : (sign | ((exp + 1008u) << 52) | (man << 42));       /* bias 15 -> 1023 */
+    sub.u = 0x3F10000000000000ull | (man << 42);
+    sub.f -= 6.103515625e-05;
+    out.u = strided_select64(exp == 0, sign | sub.u,
+            strided_select64(exp == 0x1Fu,
+                             sign | 0x7FF0000000000000ull | (man << 42),
+                             sign | ((exp + 1008u) << 52) | (man << 42)));  /* bias 15 -> 1023 */
     return out.f;
 }
 
 STRIDED_HD uint16_t strided_f32_to_f16(float x) {
-    strided_f32_bits in;
-    uint32_t sign, ax, normal, sub, nan, r;
-    float af;
+    strided_f32_bits in, sub;
+    uint32_t sign, ax, normal, nan, r;
     in.f = x;
     sign = (in.u >> 16) & 0x8000u;
     ax = in.u & 0x7FFFFFFFu;
     /* normal: rebias the exponent (127 -> 15), round the 13 dropped bits to nearest even */
     normal = ((ax - 0x38000000u) + 0x0FFFu + (((ax - 0x38000000u) >> 13) & 1u)) >> 13;
-    /* below 2^-14: a subnormal n * 2^-24 (n may round up to 1024, the smallest normal) */
-    in.u = ax;
-    af = in.f;
-    sub = (uint32_t)((af * 16777216.0f + 8388608.0f) - 8388608.0f);
+    /* below 2^-14: a subnormal n 2^-24. float's ulp at 0.5 is 2^-24, so |x| + 0.5 rounds |x| to
+     * a multiple of it (to nearest even), and the low bits of the sum are n (up to 1024, the
+     * smallest normal) */
+    sub.u = ax;
+    sub.f += 0.5f;
     nan = 0x7C00u | ((ax >> 13) & 0x3FFu);
-    nan = nan == 0x7C00u ? 0x7C01u : nan;                       /* NumPy: stay a NaN */
-    r = ax < 0x38800000u ? sub : normal;
-    r = ax >= 0x477FF000u ? 0x7C00u : r;                        /* 65520 and up: infinity */
-    r = ax > 0x7F800000u ? nan : r;
+    nan = strided_select32(nan == 0x7C00u, 0x7C01u, nan);      /* NumPy: stay a NaN */
+    r = strided_select32(ax < 0x38800000u, sub.u - 0x3F000000u, normal);
+    r = strided_select32(ax >= 0x477FF000u, 0x7C00u, r);       /* 65520 and up: infinity */
+    r = strided_select32(ax > 0x7F800000u, nan, r);
     return (uint16_t)(sign | r);
 }
 
 STRIDED_HD uint16_t strided_f64_to_f16(double x) {
-    strided_f64_bits in;
+    strided_f64_bits in, sub;
     uint64_t ax, v;
-    uint32_t sign, normal, sub, nan, r;
-    double ad;
+    uint32_t sign, normal, nan, r;
     in.f = x;
     sign = (uint32_t)(in.u >> 48) & 0x8000u;
     ax = in.u & 0x7FFFFFFFFFFFFFFFull;
     v = ax - 0x3F00000000000000ull;                             /* rebias 1023 -> 15 */
     normal = (uint32_t)((v + 0x1FFFFFFFFFFull + ((v >> 42) & 1u)) >> 42);
-    in.u = ax;
-    ad = in.f;
-    sub = (uint32_t)((ad * 16777216.0 + 4503599627370496.0) - 4503599627370496.0);
+    sub.u = ax;
+    sub.f += 268435456.0;                                       /* 2^28: its ulp is 2^-24 */
     nan = 0x7C00u | (uint32_t)((ax >> 42) & 0x3FFu);
-    nan = nan == 0x7C00u ? 0x7C01u : nan;
-    r = ax < 0x3F10000000000000ull ? sub : normal;              /* below 2^-14 */
-    r = ax >= 0x40EFFE0000000000ull ? 0x7C00u : r;              /* 65520 and up */
-    r = ax > 0x7FF0000000000000ull ? nan : r;
+    nan = strided_select32(nan == 0x7C00u, 0x7C01u, nan);
+    r = strided_select32(ax < 0x3F10000000000000ull,            /* below 2^-14 */
+                         (uint32_t)(sub.u - 0x41B0000000000000ull), normal);
+    r = strided_select32(ax >= 0x40EFFE0000000000ull, 0x7C00u, r);   /* 65520 and up */
+    r = strided_select32(ax > 0x7FF0000000000000ull, nan, r);
     return (uint16_t)(sign | r);
 }
 
