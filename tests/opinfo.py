@@ -792,8 +792,8 @@ def _astype_special_samples(shape):
 
 def _astype_errors():
     x = _zeros(3)
-    yield x, ("float16",), TypeError, r"dtype 'float16' is not supported by strided; use one of"
-    yield x, ("foo",), TypeError, r"dtype 'foo' is not supported.*bool, int8.*complex128"
+    yield x, ("float128",), TypeError, r"dtype 'float128' is not supported by strided; use one of"
+    yield x, ("foo",), TypeError, r"dtype 'foo' is not supported.*bool, int8.*float16, bfloat16"
 
 
 def _copy_samples(shape):
