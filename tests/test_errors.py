@@ -104,12 +104,12 @@ def test_tensor_cannot_be_constructed_directly():
 
 SUPPORTED = (
     r"use one of bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-    r"float32, float64, complex64, complex128"
+    r"float32, float64, complex64, complex128, float16, bfloat16"
 )
 
 
 @pytest.mark.parametrize(
-    "dtype", ["float16", "foo", np.float16, object, "U8", "bfloat16"], ids=repr
+    "dtype", ["float128", "foo", np.longdouble, object, "U8", "complex256"], ids=repr
 )
 @pytest.mark.parametrize(
     "call",

@@ -608,6 +608,10 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         d = as_dtype(dtype)
     if d.kind in "bc":
         raise TypeError(f"arange: dtype {d.name} is not supported; use an integer or float dtype")
+    if d.kind == "f" and d.itemsize == 2:
+        # float16/bfloat16: each value computed in float64, rounded once (the fill kernels have
+        # no half loops: Note [Half precision through float32] in _cpu/half.py)
+        return arange(start, stop, step, dtype="float64", device=device).astype(d)
     if all_int:
         n = max(0, -((start - stop) // step))  # ceil((stop - start) / step) in exact ints
     else:
