@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from layouts import ALL_DTYPES, make_values, to_numpy_dtype
+from layouts import ALL_DTYPES, HALF_DTYPES, make_values, to_numpy_dtype
 from opinfo import OpInfo
 
 import strided
@@ -45,6 +45,10 @@ __all__ = [
     "check",
     "dtype_of",
     "fits",
+    "HALF_TOLERANCES",
+    "half_operands",
+    "half_tolerance",
+    "half_reference",
     "quiet",
     "reference",
     "supports",
@@ -61,7 +65,7 @@ def dtype_of(np_dtype):
     return _BY_NP[np.dtype(np_dtype)]
 
 
-_BY_NP = {to_numpy_dtype(d): d for d in ALL_DTYPES}
+_BY_NP = {to_numpy_dtype(d): d for d in ALL_DTYPES + HALF_DTYPES}
 
 
 @dataclass(repr=False)
@@ -112,6 +116,54 @@ def reference(op, *args):
         return np.asarray(op.ref(*args))
 
 
+# Note [The halves' oracles]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A float op on float16 or bfloat16 computes in float32 and rounds once (Note [Half precision
+# through float32] in _cpu/half.py). float16's oracle is NumPy's own float16 loop, which does the
+# same (and steps float16's bits for nextafter); bfloat16's is the row's NumPy reference on the
+# operands widened to float32 (exactly), its float32 results rounded once to bfloat16, except for
+# the rows in _BFLOAT16_NATIVE, whose reference ml_dtypes' own bfloat16 loops compute: nextafter
+# steps bfloat16's bits, and lerp is a composite of three ops (strided.lerp), each rounding.
+# Reductions (test_reduction.py) accumulate in float32 and round at the end, and so does their
+# oracle for both halves (NumPy's float16 softmax and var round every intermediate). Rows whose
+# float32 results are within a tolerance (libm against NumPy's SIMD functions) are compared
+# within one unit of the half's last place (half_tolerance); the others exactly.
+HALF_TOLERANCES = {strided.float16: (1e-3, 6e-8), strided.bfloat16: (8e-3, 1e-39)}
+
+
+def half_tolerance(op, dtype):
+    """(rtol, atol) for row ``op``'s results in half ``dtype``: exact where the row is exact;
+    else an ulp of the half, and no less than the row's float32 atol (the float32 steps'
+    cancellation near 0, as in log_softmax, is what it is in float32)."""
+    if not op.tolerances:
+        return 0, 0
+    rtol, atol = HALF_TOLERANCES[dtype]
+    return rtol, max(atol, op.tolerances.get(strided.float32, (0, 0))[1])
+
+
+def half_operands(op, shape, dtype, rng):
+    """The operands' values for a half dtype: the row's value makers in float32, rounded."""
+    dt = to_numpy_dtype(dtype)
+    made = [make(shape, np.float32, rng) for make in op.domains]
+    with np.errstate(over="ignore"):  # float32's 1e30 is float16's inf, on purpose
+        return [v.astype(dt) if v.dtype == np.float32 else v for v in made]  # (where's condition)
+
+
+_BFLOAT16_NATIVE = {"nextafter", "lerp"}
+
+
+def half_reference(op, *args):
+    """The oracle for ``op`` on half-precision operands (Note [The halves' oracles])."""
+    if op.name in _BFLOAT16_NATIVE or any(
+        a.dtype == to_numpy_dtype(strided.float16) for a in args if hasattr(a, "dtype")
+    ):
+        return reference(op, *args)
+    half = next(a.dtype for a in args if hasattr(a, "dtype") and a.dtype.kind == "V")
+    wide = [a.astype(np.float32) if getattr(a, "dtype", None) == half else a for a in args]
+    out = reference(op, *wide)
+    return out.astype(half) if out.dtype == np.float32 else out
+
+
 @contextlib.contextmanager
 def quiet():
     """Integer division by zero warns (tested on its own in the edge-case tests)."""
@@ -130,6 +182,10 @@ def check(op, got, expected, where, tol_dtype=None):
     assert arr.dtype == exp.dtype, f"{where}: dtype {arr.dtype}, NumPy {exp.dtype}"
     tol_dtype = tol_dtype or got.dtype
     rtol, atol = op.tolerances.get(tol_dtype, (0, 0))
+    if tol_dtype in HALF_TOLERANCES:
+        rtol, atol = half_tolerance(op, tol_dtype)
+    if arr.dtype.kind == "V":  # bfloat16 (ml_dtypes): NumPy's testing compares float32 copies
+        arr, exp = arr.astype(np.float32), exp.astype(np.float32)
     if rtol or atol:
         np.testing.assert_allclose(arr, exp, rtol=rtol, atol=atol, err_msg=where)
     else:

@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 import pytest
-from layouts import ALL_DTYPES, LAYOUTS, make_layout, to_numpy_dtype
+from layouts import ALL_DTYPES, HALF_DTYPES, LAYOUTS, make_layout, to_numpy_dtype
+from opinfo_elementwise import HALF_TOLERANCES, half_tolerance
 from opinfo_reduction import RED_OPS, dtype_samples, numpy_axis, reference
 
 import strided
@@ -41,6 +42,10 @@ def _check(op, got, expected, where, tol_dtype=None):
     arr = np.asarray(got)
     assert arr.dtype == exp.dtype, f"{where}: dtype {arr.dtype}, NumPy {exp.dtype}"
     rtol, atol = op.tolerances.get(tol_dtype or got.dtype, (0, 0))
+    if (tol_dtype or got.dtype) in HALF_TOLERANCES:
+        rtol, atol = half_tolerance(op, tol_dtype or got.dtype)
+    if arr.dtype.kind == "V":  # bfloat16 (ml_dtypes): NumPy's testing compares float32 copies
+        arr, exp = arr.astype(np.float32), exp.astype(np.float32)
     if rtol or atol:
         np.testing.assert_allclose(arr, exp, rtol=rtol, atol=atol, err_msg=where)
     else:
@@ -98,24 +103,42 @@ def _cases():
             for dtype in dtypes:
                 if dtype in op.dtypes:
                     yield pytest.param(op, layout, dtype, id=f"{op.name}-{layout}-{dtype.name}")
+            # the halves on every layout, for every row that takes real floats
+            for dtype in HALF_DTYPES if strided.float32 in op.dtypes else ():
+                yield pytest.param(op, layout, dtype, id=f"{op.name}-{layout}-{dtype.name}")
+
+
+def _half_oracle(op, a, kw):
+    """Note [The halves' oracles] (opinfo_elementwise.py): NumPy's float32 answer on the widened
+    input, rounded once (for float16 too: NumPy's float16 softmax or var would round every
+    intermediate, where a reduction of halves accumulates in float32)."""
+    expected = _numpy_or_error(op, a.astype(np.float32), kw)
+    if expected is not ValueError and expected.dtype == np.float32:
+        expected = expected.astype(a.dtype)
+    return expected
 
 
 @pytest.mark.parametrize("op,layout,dtype", list(_cases()))
 def test_op_matches_numpy(op, layout, dtype, rng):
-    values = op.values(SHAPE, dtype, rng)
+    if dtype in HALF_DTYPES:
+        with np.errstate(over="ignore"):
+            values = op.values(SHAPE, strided.float32, rng).astype(to_numpy_dtype(dtype))
+    else:
+        values = op.values(SHAPE, dtype, rng)
     t, a = make_layout(layout, values, rng)
     before = np.asarray(t).copy()
     for kw in op.sample_inputs(t.shape):
         kw = {**kw, **op.kwargs}
         where = f"{op.name}({kw}) of a {layout} {dtype.name} {t.shape} input"
-        expected = _numpy_or_error(op, a, kw)
+        expected = (_half_oracle if dtype in HALF_DTYPES else _numpy_or_error)(op, a, kw)
         if expected is ValueError:
             with pytest.raises(ValueError, match="zero elements"):
                 op.op(t, **kw)
             continue
         _check(op, op.op(t, **kw), expected, where)
-    # a reduction never writes into its input
-    np.testing.assert_array_equal(np.asarray(t), before, strict=True)
+    # a reduction never writes into its input (bits compared: bfloat16 has no NumPy testing)
+    now, before = (np.ascontiguousarray(x).reshape(-1).view(np.uint8) for x in (t, before))
+    np.testing.assert_array_equal(now, before, strict=True)
 
 
 # ---------------------------------------------------------------------------------------------

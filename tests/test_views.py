@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from layouts import ALL_DTYPES, LAYOUTS, has_exact_overlap, make_layout
+from layouts import ALL_DTYPES, HALF_DTYPES, LAYOUTS, has_exact_overlap, make_layout
 from opinfo import OPS, OPS_BY_NAME
 
 import strided
@@ -36,7 +36,8 @@ def _cases():
         for layout in LAYOUTS:
             if not list(op.sample_inputs(_layout_shape(layout))):
                 continue  # e.g. mT or diagonal of a 0-d tensor: see their error_inputs
-            dtypes = ALL_DTYPES if layout in ALL_LAYOUT_NAMES else FEW_DTYPES
+            # (the halves with every dtype: a view moves bits, whatever they stand for)
+            dtypes = ALL_DTYPES + HALF_DTYPES if layout in ALL_LAYOUT_NAMES else FEW_DTYPES
             for dtype in dtypes:
                 if dtype in op.dtypes:
                     yield pytest.param(op, layout, dtype, id=f"{op.name}-{layout}-{dtype.name}")
@@ -50,6 +51,16 @@ def _big_strides(shape, strides):
     return tuple(s for n, s in zip(shape, strides, strict=True) if n > 1)
 
 
+def _equal(got, expected, where):
+    """Equal arrays, dtype included; float16 and bfloat16 compared by their bits (a view or a
+    copy moves bits, and NumPy's testing has no bfloat16)."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.dtype.itemsize == 2 and got.dtype.kind in "fV":
+        assert got.dtype == expected.dtype, f"{where}: dtype {got.dtype}, NumPy {expected.dtype}"
+        got, expected = (np.ascontiguousarray(x).view(np.uint16) for x in (got, expected))
+    np.testing.assert_array_equal(got, expected, err_msg=where, strict=True)
+
+
 def _check_values(op, out, expected, where):
     exp = np.asarray(expected)
     assert isinstance(out, strided.Tensor), where
@@ -60,7 +71,7 @@ def _check_values(op, out, expected, where):
     if rtol or atol:
         np.testing.assert_allclose(got, exp, rtol=rtol, atol=atol, err_msg=where)
     else:
-        np.testing.assert_array_equal(got, exp, err_msg=where, strict=True)
+        _equal(got, exp, where)
 
 
 def _check_memory(op, t, a, out, expected, where):
@@ -107,10 +118,10 @@ def _check_writes(op, t, a, args, outs, expecteds, rng, where):
             # Allowed only in the documented conservative case: see Note [Internal overlap].
             assert strided._core._has_internal_overlap(out), where
             continue
-        np.testing.assert_array_equal(np.asarray(out), new, err_msg=where, strict=True)
+        _equal(out, new, where)
         # The values landed where the op points: a fresh view reads them back.
         fresh = _as_list(op.op(t, *args))[pos]
-        np.testing.assert_array_equal(np.asarray(fresh), new, err_msg=where, strict=True)
+        _equal(fresh, new, where)
         written[pos] = new
         if isinstance(exp, np.ndarray) and exp.flags.writeable and np.shares_memory(exp, a):
             exp[...] = new
@@ -118,7 +129,7 @@ def _check_writes(op, t, a, args, outs, expecteds, rng, where):
             mirrored = False
     # ... and nowhere else: the whole input equals NumPy's after the same writes.
     if written and mirrored:
-        np.testing.assert_array_equal(np.asarray(t), a, err_msg=f"{where}: after writes")
+        _equal(t, a, f"{where}: after writes")
 
 
 @pytest.mark.parametrize("op,layout,dtype", list(_cases()))
@@ -147,7 +158,7 @@ def test_op_matches_numpy(op, layout, dtype, rng):
             _check_values(op, o, e, where)
             _check_memory(op, t, a, o, e, where)
         # Making a view or a copy never changes the input.
-        np.testing.assert_array_equal(np.asarray(t), before, err_msg=where, strict=True)
+        _equal(t, before, where)
         _check_writes(op, t, a, args, outs, expecteds, rng, where)
 
 

@@ -384,6 +384,8 @@ def mean(
     dims = _dims("mean", x, axis, dim)
     keep = keepdims if keepdim is None else keepdim
     acc = as_dtype(dtype) if dtype is not None else (float64 if x.dtype.kind in "biu" else x.dtype)
+    if _is_half(acc):  # Note [Composite reductions of halves]
+        return _finish(mean(x, dims, float32, None, keep, where=where).astype(acc), out, "mean")
     if where is not None and where is not True:
         total = sum(x, axis=dims, keepdims=keep, dtype=acc, where=where)
         mask = _views.broadcast_to(_tensor(where, like=x), x.shape)
@@ -439,6 +441,10 @@ def var(
     if correction is None:
         correction = 0 if dim is None else 1
     x = _tensor(x)
+    if dtype is None and _is_half(x.dtype):  # Note [Composite reductions of halves]
+        kw = dict(axis=axis, ddof=ddof, keepdims=keepdims, where=where, correction=correction)
+        result = var(x, dtype=float32, dim=dim, keepdim=keepdim, unbiased=unbiased, **kw)
+        return _finish(result.astype(x.dtype), out, "var")
     if dtype is not None:
         x = x.astype(dtype)
     elif x.dtype.kind in "biu":
@@ -487,6 +493,12 @@ def std(
     >>> strided.std(strided.asarray([[1.0, 3.0], [2.0, 2.0]]), 1)
     tensor([1., 0.])
     """
+    x = _tensor(x)
+    half = x.dtype if dtype is None and _is_half(x.dtype) else None
+    if half is not None:  # Note [Composite reductions of halves]: the root in float32 too
+        kw = dict(axis=axis, ddof=ddof, keepdims=keepdims, where=where, correction=correction)
+        result = std(x, dtype=float32, dim=dim, keepdim=keepdim, unbiased=unbiased, **kw)
+        return _finish(result.astype(half), out, "std")
     return _finish(
         _ew.sqrt(
             var(
@@ -562,6 +574,32 @@ def _log_softmax_kernel(x, dims):
     shifted = _ew.subtract(x, m)
     s = sum(_ew.exp(shifted), axis=dims, keepdims=True)
     return _ew.subtract(shifted, _ew.log(s), out=shifted)
+
+
+# Note [Composite reductions of halves]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A reduction of float16 or bfloat16 accumulates in float32 and rounds once (_run above). The
+# reductions made of other ops (mean, var, std, logsumexp, softmax, log_softmax) do the same as a
+# whole: they widen the input to float32, run their float32 steps, and round the result once, as
+# PyTorch's kernels do. Run in the half itself, every step would round: the mean of a constant
+# slice would come back an ulp off, and its variance would not be 0.
+
+
+def _through_float32(kernel):
+    """``kernel(x, dims, ...)``, computed in float32 when x is a half and rounded once."""
+
+    def run(x, dims, *args):
+        if not _is_half(x.dtype):
+            return kernel(x, dims, *args)
+        return kernel(_copying.cast_in_memory_order(x, float32), dims, *args).astype(x.dtype)
+
+    run.__name__ = run.__qualname__ = kernel.__name__
+    return run
+
+
+_logsumexp_kernel = _through_float32(_logsumexp_kernel)
+_softmax_kernel = _through_float32(_softmax_kernel)
+_log_softmax_kernel = _through_float32(_log_softmax_kernel)
 
 
 def _fused_or(composite, log):
