@@ -236,6 +236,48 @@ def test_cholesky_and_eigh_match_numpy(dtype, rng):
                 _close(L.eigvalsh(t, UPLO=uplo), ww, f"eigvalsh {where}", ww.dtype)
 
 
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64], ids=lambda d: d.name)
+def test_small_eigh_by_jacobi_matches_numpy(dtype, rng):
+    # Note [Small symmetric eigenproblems by Jacobi]: real matrices of up to 8 rows (5 for
+    # eigvalsh); larger ones go to LAPACK. Repeated eigenvalues, a rank-1 matrix, extreme
+    # scales, and inf/NaN matrices (declined: LAPACK's answer, NumPy's) inside a batch of
+    # finite ones.
+    npd = np.dtype(dtype.name)
+    big = 1e30 if npd == np.float32 else 1e150
+    for n in (1, 2, 3, 4, 5, 6, 8, 9):
+        g = rng.standard_normal((6, n, n)).astype(npd)
+        batch = g + np.swapaxes(g, -1, -2)
+        batch[1] = np.eye(n)  # one eigenvalue n times
+        batch[2] = np.diag(np.repeat([2.0, -1.0], (n + 1) // 2)[:n])
+        batch[3] = np.outer(np.arange(1, n + 1), np.arange(1, n + 1))  # rank 1
+        batch[4] *= big
+        batch[5] /= big
+        for a in (batch, batch.copy()):
+            w, v = L.eigh(strided.asarray(a))
+            ww = np.linalg.eigvalsh(a)
+            w, v = np.asarray(w), np.asarray(v)
+            scale = np.abs(ww).max(axis=-1, keepdims=True)
+            tol = 20 * n * np.finfo(npd).eps
+            assert np.all(np.abs(w - ww) <= tol * scale), f"n={n} {dtype.name}"
+            assert np.all(np.diff(w, axis=-1) >= 0), "ascending"
+            ident = np.swapaxes(v, -1, -2) @ v
+            assert np.allclose(ident, np.eye(n), atol=tol), f"n={n}: orthonormal"
+            rebuilt = (v * w[..., None, :]) @ np.swapaxes(v, -1, -2)
+            assert np.all(np.abs(rebuilt - a) <= tol * scale[..., None]), f"n={n}: rebuilt"
+            values = np.asarray(L.eigvalsh(strided.asarray(a)))
+            if n <= 5:  # the same rotations without the vectors: the same values
+                np.testing.assert_array_equal(values, w)
+            assert np.all(np.abs(values - ww) <= tol * scale), f"n={n}: eigvalsh"
+        bad = batch[:3].copy()
+        bad[1, 0, 0] = np.nan
+        bad[2, -1, -1] = np.inf
+        w, v = L.eigh(strided.asarray(bad))
+        ww, wv = np.linalg.eigh(bad)
+        np.testing.assert_array_equal(np.isnan(np.asarray(w)), np.isnan(ww), f"n={n}")
+        np.testing.assert_array_equal(np.isnan(np.asarray(v)), np.isnan(wv), f"n={n}")
+        np.testing.assert_allclose(np.asarray(w)[0], ww[0], rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
 def test_qr_matches_numpy(dtype, rng):
     for shape in [(3, 5, 3), (3, 3, 5), (4, 4), (2, 0, 3), (3, 0)]:

@@ -62,12 +62,16 @@ from strided._dtype cimport (
     kFloat64,
 )
 from strided._cpu.small_lapack cimport (  # Note [Small matrices without LAPACK] there
+    SMALL_DECLINED,
+    SMALL_EIGH_N,
+    SMALL_EIGVALSH_N,
     SMALL_N,
     small_geqrf,
     small_getrf,
     small_getrs,
     small_orgqr,
     small_potrf,
+    small_syev,
 )
 
 from strided._cpu.copy import contiguous_copy
@@ -453,6 +457,8 @@ cdef bint _small(Job* j) noexcept nogil:
         return False
     if j.routine == GEQRF or j.routine == ORGQR:  # any shape; never a workspace query
         return j.m <= SMALL_N and j.n <= SMALL_N and j.lwork != -1
+    if j.routine == HEEVD:  # ?syevd: Jacobi (Note [Small symmetric eigenproblems by Jacobi])
+        return j.n <= (SMALL_EIGH_N if j.c1 == b"V" else SMALL_EIGVALSH_N) and j.lwork != -1
     return ((j.routine == GETRF or j.routine == GETRS or j.routine == POTRF)
             and j.m == j.n and j.n <= SMALL_N)
 
@@ -481,6 +487,10 @@ cdef lapack_int _call_small(Job* j, char* a, char* b, lapack_int* ipiv) noexcept
         else:
             small_orgqr(<double*>a, j.m, j.n, j.k, <double*>b)
         return 0
+    if j.routine == HEEVD:  # SMALL_DECLINED for a matrix that must go to LAPACK
+        if j.num == kFloat32:
+            return small_syev(j.c1, j.c2, <float*>a, j.n, <float*>b)
+        return small_syev(j.c1, j.c2, <double*>a, j.n, <double*>b)
     if j.num == kFloat32:
         return small_potrf(j.c1, <float*>a, j.n)
     return small_potrf(j.c1, <double*>a, j.n)
@@ -502,8 +512,11 @@ cdef lapack_int _call(Job* j, Py_ssize_t i, char* work, char* rwork,
     cdef char* b2
     cdef char* v
     cdef void* vv
+    cdef lapack_int small_info
     if _small(j):
-        return _call_small(j, a, b, ipiv)
+        small_info = _call_small(j, a, b, ipiv)
+        if small_info != SMALL_DECLINED:
+            return small_info
     if j.routine == GETRF:
         if num == kFloat32:
             return scipy_LAPACKE_sgetrf_work(L, j.m, j.n, <float*>a, lda, ipiv)
@@ -633,9 +646,11 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     j.work_bytes = j.rwork_bytes = j.iwork_bytes = 0
     if nbatch == 0:
         return
-    if (j.routine == HEEVD or j.routine == GEQRF or j.routine == ORGQR or j.routine == GEEV) \
-            and not _small(&j):
-        # one workspace query for the whole batch (every matrix has the same shape)
+    if j.routine == HEEVD or ((j.routine == GEQRF or j.routine == ORGQR or j.routine == GEEV)
+                              and not _small(&j)):
+        # one workspace query for the whole batch (every matrix has the same shape); also for
+        # small eigenproblems, whose matrices with an inf or a NaN go to LAPACK
+        # (SMALL_DECLINED, Note [Small symmetric eigenproblems by Jacobi])
         j.lwork = j.lrwork = j.liwork = -1
         query[0] = query[1] = rquery[0] = rquery[1] = 0
         iquery[0] = iquery[1] = 0
