@@ -246,8 +246,8 @@ cdef inline void small_orgqr(real_t* a, lapack_int m, lapack_int n, lapack_int k
 # (an element under eps sqrt(|A_pp A_qq|), or under eps n max|A|, is dropped), the rotations'
 # product V holding the eigenvectors. Jacobi is as accurate as LAPACK's method or more
 # (every eigenvalue to a few ulps of ||A||), works on the full matrix built from the triangle
-# ``uplo`` names (the other is not read, as LAPACK), and sorts the eigenvalues ascending with their vectors, as ?syevd
-# returns them. Eigenvectors are defined only up to sign (or, for a repeated eigenvalue, up to
+# ``uplo`` names (the other is not read, as LAPACK), and sorts the eigenvalues ascending
+# with their vectors, as ?syevd returns them. Eigenvectors are defined only up to sign (or, for a repeated eigenvalue, up to
 # a rotation of their space), and Jacobi's signs are not ?syevd's: NumPy's own results change
 # sign between LAPACK builds for the same reason. A matrix with an infinity or a NaN, or one
 # that has not converged after 50 sweeps (it does not happen for finite input), is declined
