@@ -241,17 +241,17 @@ cdef inline void small_orgqr(real_t* a, lapack_int m, lapack_int n, lapack_int k
 #
 #     J = [[c, s], [-s, c]] in rows/columns p and q,  A <- J^T A J,  V <- V J,
 #
-# is chosen to zero A[p, q]; a sweep visits every pair p < q, and a few sweeps (4-6 for these
-# sizes: the convergence is quadratic) drive the off-diagonal part below the rounding noise
-# (an element under eps sqrt(|A_pp A_qq|), or under eps n max|A|, is dropped), the rotations'
-# product V holding the eigenvectors. Jacobi is as accurate as LAPACK's method or more
-# (every eigenvalue to a few ulps of ||A||), works on the full matrix built from the triangle
-# ``uplo`` names (the other is not read, as LAPACK), and sorts the eigenvalues ascending
-# with their vectors, as ?syevd returns them. Eigenvectors are defined only up to sign (or, for a repeated eigenvalue, up to
-# a rotation of their space), and Jacobi's signs are not ?syevd's: NumPy's own results change
-# sign between LAPACK builds for the same reason. A matrix with an infinity or a NaN, or one
-# that has not converged after 50 sweeps (it does not happen for finite input), is declined
-# (SMALL_DECLINED) and goes to LAPACK, whose NaN results NumPy users see.
+# is chosen to zero A[p, q]; a sweep visits every pair p < q, and a few sweeps (4-6 for these sizes:
+# the convergence is quadratic) drive the off-diagonal part below the rounding noise (an element
+# under eps sqrt(|A_pp A_qq|), or under eps n max|A|, is dropped), the rotations' product V holding
+# the eigenvectors. Jacobi is as accurate as LAPACK's method or more (every eigenvalue to a few ulps
+# of ||A||), works on the full matrix built from the triangle ``uplo`` names (the other is not read,
+# as LAPACK), and sorts the eigenvalues ascending with their vectors, as ?syevd returns them.
+# Eigenvectors are defined only up to sign (or, for a repeated eigenvalue, up to a rotation of their
+# space), and Jacobi's signs are not ?syevd's: NumPy's own results change sign between LAPACK builds
+# for the same reason. A matrix with an infinity or a NaN, or one that has not converged after 50
+# sweeps (it does not happen for finite input), is declined (SMALL_DECLINED) and goes to LAPACK,
+# whose NaN results NumPy users see.
 #
 # Jacobi's work grows as n^3 per sweep, LAPACK's set-up does not, so the crossover is low.
 # Measured on 10000 float32 matrices, one thread (AMD EPYC, AVX2), Jacobi against NumPy's
