@@ -138,6 +138,17 @@ cdef lapack_int _gesdd(GesddCtx* g, void* a, void* s, void* u, void* vt,
                                      g.iwork)
 
 
+cdef lapack_int _gesdd_on_thread(GesddCtx* g, int t, Py_ssize_t work_bytes,
+                                 Py_ssize_t rwork_bytes, void* a, void* s, void* u,
+                                 void* vt) noexcept nogil:
+    """``_gesdd`` on thread ``t``'s share of the workspaces (its own, for a parallel batch)."""
+    cdef GesddCtx mine = g[0]
+    mine.work = <char*>g.work + t * work_bytes
+    mine.rwork = <char*>g.rwork + t * rwork_bytes if g.rwork != NULL else NULL
+    mine.iwork = g.iwork + t * 8 * g.k
+    return _gesdd(&mine, a, s, u, vt, g.lwork)
+
+
 cdef Py_ssize_t _rwork_size(GesddCtx* g) noexcept nogil:
     """The real workspace ?gesdd needs for complex input (its documented LRWORK, LAPACK 3.7+)."""
     cdef Py_ssize_t mn = g.k, mx = g.m if g.m > g.n else g.n
@@ -196,7 +207,10 @@ def svd(TensorBase x, bint full_matrices=True, bint compute_uv=True, str name="s
     cdef int nd = x._ndim, d
     cdef Py_ssize_t m, n, k, nbatch = 1, b, failed = -1, i, nwork
     cdef Py_ssize_t a_step, s_step, u_step, vt_step, isz
-    cdef Py_ssize_t cu, rv
+    cdef Py_ssize_t cu, rv, nt = 1, work_bytes, rwork_bytes = 0
+    cdef lapack_int* infos = NULL
+    cdef int blas_threads
+    cdef bint parallel
     cdef lapack_int info = 0, bad_info = 0
     cdef bint colmajor, single
     cdef DType dtype, real
@@ -286,35 +300,55 @@ def svd(TensorBase x, bint full_matrices=True, bint compute_uv=True, str name="s
             raise ValueError(f"{name}: the workspace for a {m} x {n} matrix exceeds 32-bit "
                              "LAPACK's limits")
         g.lwork = <lapack_int>nwork
-        g.work = malloc(nwork * isz)
-        g.iwork = <lapack_int*>malloc(8 * k * sizeof(lapack_int))
-        g.rwork = NULL
+        # a batch of small matrices runs across the threads, each with its own workspaces and
+        # each ?gesdd on one OpenBLAS thread (Note [A batch of LAPACK calls]); 10000 4 x 4
+        # float32 on 2 threads: 69 -> 37 ms (NumPy 65 ms, one matrix after another)
+        parallel = nbatch >= 16 and m <= 64 and n <= 64 and num_threads() > 1
+        nt = num_threads() if parallel else 1
+        work_bytes = nwork * isz
         if dtype.kind == "c":
-            g.rwork = malloc(max(1, _rwork_size(&g)) * real.itemsize)
+            rwork_bytes = max(1, _rwork_size(&g)) * real.itemsize
+        g.work = malloc(work_bytes * nt)
+        g.iwork = <lapack_int*>malloc(8 * k * sizeof(lapack_int) * nt)
+        g.rwork = malloc(rwork_bytes * nt) if dtype.kind == "c" else NULL
+        infos = <lapack_int*>malloc(nbatch * sizeof(lapack_int))
+        blas_threads = scipy_openblas_get_num_threads()
         try:
-            if g.work == NULL or g.iwork == NULL or (dtype.kind == "c" and g.rwork == NULL):
+            if g.work == NULL or g.iwork == NULL or (dtype.kind == "c" and g.rwork == NULL) \
+                    or infos == NULL:
                 raise MemoryError(f"{name}: no memory for LAPACK's workspace ({nwork} "
                                   f"elements of {dtype.name})")
-            # -- the batch, one matrix after another ------------------------------------------
-            with nogil:
-                for b in range(nbatch):
-                    info = _gesdd(&g, pa + b * a_step, ps + b * s_step, pu + b * u_step,
-                                  pvt + b * vt_step, g.lwork)
-                    if info == 0:
-                        continue
-                    if compute_uv:
-                        failed = b
-                        bad_info = info
-                        break
-                    for i in range(k):  # svdvals: NaN for this matrix, as NumPy
-                        if single:
-                            (<float*>(ps + b * s_step))[i] = NAN
-                        else:
-                            (<double*>(ps + b * s_step))[i] = NAN
+            if parallel:
+                if blas_threads > 1:
+                    scipy_openblas_set_num_threads(1)
+                for b in prange(nbatch, nogil=True, num_threads=nt, schedule="static"):
+                    infos[b] = _gesdd_on_thread(&g, openmp.omp_get_thread_num(), work_bytes,
+                                                rwork_bytes, pa + b * a_step, ps + b * s_step,
+                                                pu + b * u_step, pvt + b * vt_step)
+            else:
+                with nogil:
+                    for b in range(nbatch):
+                        infos[b] = _gesdd(&g, pa + b * a_step, ps + b * s_step,
+                                          pu + b * u_step, pvt + b * vt_step, g.lwork)
+            for b in range(nbatch):
+                if infos[b] == 0:
+                    continue
+                if compute_uv:  # the first matrix that failed is the error's
+                    failed = b
+                    bad_info = infos[b]
+                    break
+                for i in range(k):  # svdvals: NaN for this matrix, as NumPy
+                    if single:
+                        (<float*>(ps + b * s_step))[i] = NAN
+                    else:
+                        (<double*>(ps + b * s_step))[i] = NAN
         finally:
+            if parallel and blas_threads > 1:
+                scipy_openblas_set_num_threads(blas_threads)
             free(g.work)
             free(g.iwork)
             free(g.rwork)
+            free(infos)
     if failed >= 0:
         # ?gesdd refuses NaN as its argument 4 (A): info = -4, which LAPACKE reports as -5,
         # counting its own first argument (the layout)
