@@ -66,7 +66,9 @@ from strided._cpu.small_lapack cimport (  # Note [Small matrices without LAPACK]
     SMALL_EIGH_N,
     SMALL_EIGVALSH_N,
     SMALL_N,
+    SMALL_SVD_N,
     small_geqrf,
+    small_gesvd,
     small_getrf,
     small_getrs,
     small_orgqr,
@@ -114,6 +116,7 @@ ctypedef struct GesddCtx:
     void* work                  # lwork elements of the dtype
     void* rwork                 # complex only: real workspace
     lapack_int* iwork           # 8 * k integers
+    bint small                  # real and small: Note [Small SVDs by one-sided Jacobi] first
 
 
 cdef lapack_int _gesdd(GesddCtx* g, void* a, void* s, void* u, void* vt,
@@ -141,7 +144,18 @@ cdef lapack_int _gesdd(GesddCtx* g, void* a, void* s, void* u, void* vt,
 cdef lapack_int _gesdd_on_thread(GesddCtx* g, int t, Py_ssize_t work_bytes,
                                  Py_ssize_t rwork_bytes, void* a, void* s, void* u,
                                  void* vt) noexcept nogil:
-    """``_gesdd`` on thread ``t``'s share of the workspaces (its own, for a parallel batch)."""
+    """``_gesdd`` on thread ``t``'s share of the workspaces (its own, for a parallel batch);
+    a small real matrix by one-sided Jacobi unless that declines it (inf or NaN)."""
+    cdef lapack_int info
+    if g.small:
+        if g.num == kFloat32:
+            info = small_gesvd(g.jobz, <float*>a, g.m, g.n, <float*>s, <float*>u, g.ldu,
+                               <float*>vt, g.ldvt)
+        else:
+            info = small_gesvd(g.jobz, <double*>a, g.m, g.n, <double*>s, <double*>u, g.ldu,
+                               <double*>vt, g.ldvt)
+        if info != SMALL_DECLINED:
+            return info
     cdef GesddCtx mine = g[0]
     mine.work = <char*>g.work + t * work_bytes
     mine.rwork = <char*>g.rwork + t * rwork_bytes if g.rwork != NULL else NULL
@@ -256,6 +270,8 @@ def svd(TensorBase x, bint full_matrices=True, bint compute_uv=True, str name="s
         g.m, g.n = <lapack_int>n, <lapack_int>m
     g.k = <lapack_int>k
     g.num = dtype.num
+    g.small = ((dtype.num == kFloat32 or dtype.num == kFloat64)
+               and m <= SMALL_SVD_N and n <= SMALL_SVD_N)
     isz = dtype.itemsize
 
     # -- outputs: S, and LAPACK's U (g.m x cu) and VT (rv x g.n), column-major ------------------
@@ -328,8 +344,9 @@ def svd(TensorBase x, bint full_matrices=True, bint compute_uv=True, str name="s
             else:
                 with nogil:
                     for b in range(nbatch):
-                        infos[b] = _gesdd(&g, pa + b * a_step, ps + b * s_step,
-                                          pu + b * u_step, pvt + b * vt_step, g.lwork)
+                        infos[b] = _gesdd_on_thread(&g, 0, work_bytes, rwork_bytes,
+                                                    pa + b * a_step, ps + b * s_step,
+                                                    pu + b * u_step, pvt + b * vt_step)
             for b in range(nbatch):
                 if infos[b] == 0:
                     continue

@@ -364,3 +364,171 @@ cdef inline lapack_int small_syev(char jobz, char uplo, real_t* a, lapack_int n,
             for k in range(n):
                 a[r + k * n] = v[r * n + k]
     return 0
+
+
+# Note [Small SVDs by one-sided Jacobi]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ?gesdd's set-up costs a small matrix what ?syevd's does (Note [Small symmetric eigenproblems
+# by Jacobi]), so real matrices of up to SMALL_SVD_N rows and columns take Hestenes' one-sided
+# Jacobi method instead (Demmel and Veselic, "Jacobi's method is more accurate than QR",
+# 1992). With W the tall one of A and A^T (r x c, r >= c), each rotation of two columns p, q
+#
+#     [w_p, w_q] <- [w_p, w_q] [[cs, sn], [-sn, cs]],  V <- V (the same rotation),
+#
+# makes them orthogonal; sweeps over every pair p < q go on until no pair is further from
+# orthogonal than eps ||w_p|| ||w_q||. Then W = U' S (S the column norms, U' the normalised
+# columns), and W = U' S V^T is the SVD of W: of A, U = U' and V^T; of A^T, U = V and
+# V^T = U'^T. Values are sorted descending with their vectors. The columns of U' whose value is
+# 0 (a rank-deficient matrix), and the extra columns of a full U' (full_matrices), are
+# completed to an orthonormal basis from the unit vectors (Gram-Schmidt, twice). The matrix is
+# first scaled by a power of 2 so that its largest element is about 1 (exact: the squares of
+# 1e30 would overflow float32), and S scaled back. As with eigh, singular vectors are defined
+# up to sign (a pair of them) and Jacobi's signs are not ?gesdd's; a matrix with inf or NaN is
+# declined (SMALL_DECLINED) and goes to LAPACK, whose error or NaN values NumPy users see.
+
+cdef enum:
+    SMALL_SVD_N = 8  # the largest rows and columns svd solves by one-sided Jacobi
+
+
+cdef inline real_t _dot(const real_t* x, const real_t* y, lapack_int n) noexcept nogil:
+    cdef lapack_int i
+    cdef real_t t = 0
+    for i in range(n):
+        t += x[i] * y[i]
+    return t
+
+
+cdef inline void _complete(real_t* q, lapack_int r, lapack_int ncols, bint* have) noexcept nogil:
+    """Make the columns j < ncols of the column-major r x ncols ``q`` with ``have[j]`` False
+    orthonormal to the others and each other: unit vectors orthogonalised twice."""
+    cdef lapack_int j, e, i, k, _rep
+    cdef real_t t, nrm
+    for j in range(ncols):
+        if have[j]:
+            continue
+        for e in range(r):
+            for i in range(r):
+                q[i + j * r] = 1 if i == e else 0
+            for _rep in range(2):
+                for k in range(ncols):
+                    if have[k]:
+                        t = _dot(q + k * r, q + j * r, r)
+                        for i in range(r):
+                            q[i + j * r] -= t * q[i + k * r]
+            nrm = sqrt(_dot(q + j * r, q + j * r, r))
+            if nrm > <real_t>0.5:
+                for i in range(r):
+                    q[i + j * r] /= nrm
+                have[j] = True
+                break
+
+
+cdef inline lapack_int small_gesvd(char jobz, const real_t* a, lapack_int m, lapack_int n,
+                                   real_t* s, real_t* u, lapack_int ldu, real_t* vt,
+                                   lapack_int ldvt) noexcept nogil:
+    """?gesdd's results for the column-major m x n ``a`` (not written): ``s`` (min(m, n),
+    descending) and, for ``jobz`` "S" or "A", U (m x min(m, n), or m x m; column-major with
+    leading dim ``ldu``) and V^T (min(m, n) x n, or n x n; ``ldvt``). 0, or SMALL_DECLINED
+    (Note [Small SVDs by one-sided Jacobi])."""
+    cdef real_t w[SMALL_N * SMALL_N]   # W, column-major r x r (the first c columns used)
+    cdef real_t v[SMALL_N * SMALL_N]   # V, column-major c x c
+    cdef real_t uq[SMALL_N * SMALL_N]  # U', column-major r x (c, or r when full)
+    cdef real_t sig[SMALL_N]
+    cdef lapack_int order[SMALL_N]
+    cdef bint have[SMALL_N]
+    cdef bint tall = m >= n, vectors = jobz != b"N", full = jobz == b"A", rotated
+    cdef lapack_int r = m if tall else n, c = n if tall else m, i, j, k, p, q, _sweep
+    cdef lapack_int ucols
+    cdef real_t eps, big = 0, scale, x, y, alpha, beta, gamma, zeta, t, cs, sn, top
+    eps = <real_t>5.9604644775390625e-08 if real_t is float else <real_t>1.1102230246251565e-16
+    for j in range(n):
+        for i in range(m):
+            x = a[i + j * m]
+            if not (x - x == 0):  # inf or NaN
+                return SMALL_DECLINED
+            if fabs(x) > big:
+                big = fabs(x)
+    scale = 1
+    if big > 0:  # a power of 2 near 1 / big: scaling by it is exact
+        while big * scale > 2:
+            scale *= <real_t>0.5
+        while big * scale < <real_t>0.5:
+            scale *= 2
+    for j in range(c):
+        for i in range(r):
+            w[i + j * r] = (a[i + j * m] if tall else a[j + i * m]) * scale
+        for i in range(c):
+            v[i + j * c] = 1 if i == j else 0
+    for _sweep in range(60):
+        rotated = False
+        for p in range(c):
+            for q in range(p + 1, c):
+                alpha = _dot(w + p * r, w + p * r, r)
+                beta = _dot(w + q * r, w + q * r, r)
+                gamma = _dot(w + p * r, w + q * r, r)
+                if fabs(gamma) <= eps * sqrt(alpha) * sqrt(beta):
+                    continue
+                rotated = True
+                zeta = (beta - alpha) / (2 * gamma)
+                if fabs(zeta) > <real_t>1e15:
+                    t = <real_t>0.5 / zeta
+                else:
+                    t = 1 / (fabs(zeta) + sqrt(1 + zeta * zeta))
+                    if zeta < 0:
+                        t = -t
+                cs = 1 / sqrt(1 + t * t)
+                sn = cs * t
+                for i in range(r):
+                    x = w[i + p * r]
+                    y = w[i + q * r]
+                    w[i + p * r] = cs * x - sn * y
+                    w[i + q * r] = sn * x + cs * y
+                for i in range(c if vectors else 0):
+                    x = v[i + p * c]
+                    y = v[i + q * c]
+                    v[i + p * c] = cs * x - sn * y
+                    v[i + q * c] = sn * x + cs * y
+        if not rotated:
+            break
+    else:
+        return SMALL_DECLINED
+    for j in range(c):
+        sig[j] = sqrt(_dot(w + j * r, w + j * r, r))
+        order[j] = j
+    for j in range(c):  # descending (selection sort of the order: c <= SMALL_SVD_N)
+        k = j
+        for i in range(j + 1, c):
+            if sig[order[i]] > sig[order[k]]:
+                k = i
+        i = order[j]
+        order[j] = order[k]
+        order[k] = i
+    for j in range(c):
+        s[j] = sig[order[j]] / scale
+    if not vectors:
+        return 0
+    # U' (r x ucols, column-major): W's columns in sorted order, normalised; those whose value
+    # is 0 (to working precision) and the extra ones of a full U' completed
+    ucols = r if full else c
+    top = sig[order[0]]
+    for j in range(ucols):
+        have[j] = j < c and sig[order[j]] > top * eps * eps
+        if have[j]:
+            for i in range(r):
+                uq[i + j * r] = w[i + order[j] * r] / sig[order[j]]
+    _complete(uq, r, ucols, have)
+    if tall:  # A = U' S V^T
+        for j in range(ucols):
+            for i in range(r):
+                u[i + j * ldu] = uq[i + j * r]
+        for j in range(c):
+            for i in range(c):
+                vt[j + i * ldvt] = v[i + order[j] * c]
+    else:  # A^T = U' S V^T, so A = V S U'^T
+        for j in range(c):
+            for i in range(c):
+                u[i + j * ldu] = v[i + order[j] * c]
+        for j in range(ucols):
+            for i in range(r):
+                vt[j + i * ldvt] = uq[i + j * r]
+    return 0
