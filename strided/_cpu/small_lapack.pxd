@@ -265,6 +265,19 @@ cdef enum:
     SMALL_EIGVALSH_N = 5       # ... and eigvalsh (jobz "N")
 
 
+cdef inline void _rotate(real_t* x, real_t* y, lapack_int n, lapack_int step, real_t cs,
+                         real_t sn) noexcept nogil:
+    """[x, y] <- [x, y] [[cs, sn], [-sn, cs]]: a plane rotation of two vectors of n elements,
+    ``step`` elements apart (the columns of a matrix)."""
+    cdef lapack_int i
+    cdef real_t a, b
+    for i in range(n):
+        a = x[i * step]
+        b = y[i * step]
+        x[i * step] = cs * a - sn * b
+        y[i * step] = sn * a + cs * b
+
+
 cdef inline lapack_int small_syev(char jobz, char uplo, real_t* a, lapack_int n,
                                   real_t* w) noexcept nogil:
     """Eigenvalues (ascending, into ``w``) and, for ``jobz`` "V", eigenvectors (the columns
@@ -337,11 +350,8 @@ cdef inline lapack_int small_syev(char jobz, char uplo, real_t* a, lapack_int n,
                         s[r * n + q] = y + sn * (x - y * tau)
                         s[p * n + r] = s[r * n + p]
                         s[q * n + r] = s[r * n + q]
-                for r in range(n if jobz == b"V" else 0):  # V <- V J (for eigenvectors)
-                    x = v[r * n + p]
-                    y = v[r * n + q]
-                    v[r * n + p] = x - sn * (y + x * tau)
-                    v[r * n + q] = y + sn * (x - y * tau)
+                if jobz == b"V":  # V <- V J (for eigenvectors): V's columns p and q
+                    _rotate(v + p, v + q, n, n, c, sn)
         if not rotated:
             break
     else:
@@ -439,7 +449,7 @@ cdef inline lapack_int small_gesvd(char jobz, const real_t* a, lapack_int m, lap
     cdef bint tall = m >= n, vectors = jobz != b"N", full = jobz == b"A", rotated
     cdef lapack_int r = m if tall else n, c = n if tall else m, i, j, k, p, q, _sweep
     cdef lapack_int ucols
-    cdef real_t eps, big = 0, scale, x, y, alpha, beta, gamma, zeta, t, cs, sn, top
+    cdef real_t eps, big = 0, scale, x, alpha, beta, gamma, zeta, t, cs, sn, top
     eps = <real_t>5.9604644775390625e-08 if real_t is float else <real_t>1.1102230246251565e-16
     for j in range(n):
         for i in range(m):
@@ -478,16 +488,9 @@ cdef inline lapack_int small_gesvd(char jobz, const real_t* a, lapack_int m, lap
                         t = -t
                 cs = 1 / sqrt(1 + t * t)
                 sn = cs * t
-                for i in range(r):
-                    x = w[i + p * r]
-                    y = w[i + q * r]
-                    w[i + p * r] = cs * x - sn * y
-                    w[i + q * r] = sn * x + cs * y
-                for i in range(c if vectors else 0):
-                    x = v[i + p * c]
-                    y = v[i + q * c]
-                    v[i + p * c] = cs * x - sn * y
-                    v[i + q * c] = sn * x + cs * y
+                _rotate(w + p * r, w + q * r, r, 1, cs, sn)
+                if vectors:
+                    _rotate(v + p * c, v + q * c, c, 1, cs, sn)
         if not rotated:
             break
     else:
