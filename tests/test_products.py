@@ -443,3 +443,25 @@ def test_products_gradcheck(rng):
         a, v = _leaf((5,), rng), _leaf((3,), rng)
         assert gradcheck(lambda x, y, mode=mode: strided.convolve(x, y, mode), (a, v))
         assert gradcheck(lambda x, y, mode=mode: strided.correlate(x, y, mode), (v, a))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped", "negative-stride"])
+def test_a_matrix_times_its_own_transpose(dtype, layout, rng):
+    # Note [A matrix times its own transpose] (_cpu/blas.pyx): x.T @ x and x @ x.T through
+    # ?syrk when x is a BLAS matrix and the product is big enough, else through GEMM: NumPy's
+    # values either way, and an exactly symmetric result from ?syrk
+    for shape in [(300, 40), (40, 300), (5, 3)]:
+        t, a = make_layout(layout, rng.standard_normal(shape).astype(dtype), rng)
+        tol = 1e-4 if dtype == np.float32 else 1e-12
+        for got, want in ((t.T @ t, a.T @ a), (t @ t.T, a @ a.T), (t.mT @ t, a.T @ a)):
+            got = np.asarray(got)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+            if layout in ("contiguous", "transposed") and got.size > 10000:
+                np.testing.assert_array_equal(got, got.T)
+        # a copy of x, or x with another offset, is not x's transpose: GEMM, the same values
+        other = strided.asarray(a.copy())
+        np.testing.assert_allclose(
+            np.asarray(t.T @ other), a.T @ a, rtol=tol, atol=tol * np.abs(a.T @ a).max()
+        )

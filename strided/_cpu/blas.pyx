@@ -107,6 +107,9 @@ cdef extern from "cblas.h" nogil:
     ctypedef enum CBLAS_TRANSPOSE:
         CblasNoTrans
         CblasTrans
+    ctypedef enum CBLAS_UPLO:
+        CblasUpper
+        CblasLower
     # The wheel's library prefixes every symbol with scipy_ (see Note [Finding OpenBLAS at run
     # time] in setup.py): these are cblas_sgemm & co. (OpenBLAS's thread settings are in
     # blas_threads.pyx).
@@ -122,6 +125,12 @@ cdef extern from "cblas.h" nogil:
     void scipy_cblas_zgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m,
                            blasint n, blasint k, const void* alpha, const void* a, blasint lda,
                            const void* b, blasint ldb, const void* beta, void* c, blasint ldc)
+    void scipy_cblas_ssyrk(CBLAS_ORDER order, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans,
+                           blasint n, blasint k, float alpha, const float* a, blasint lda,
+                           float beta, float* c, blasint ldc)
+    void scipy_cblas_dsyrk(CBLAS_ORDER order, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans,
+                           blasint n, blasint k, double alpha, const double* a, blasint lda,
+                           double beta, double* c, blasint ldc)
     float scipy_cblas_sdot(blasint n, const float* x, blasint incx, const float* y,
                            blasint incy)
     double scipy_cblas_ddot(blasint n, const double* x, blasint incx, const double* y,
@@ -585,6 +594,74 @@ cdef str _dim_text(bint vector, bint first):
     return "the last dim" if first else "the second-to-last dim"
 
 
+# Note [A matrix times its own transpose]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# x.T @ x (a Gram matrix, the heart of least squares, PCA and covariances) and x @ x.T are
+# symmetric: C[i, j] = C[j, i]. BLAS's ?syrk computes one triangle of such a product, half of
+# GEMM's multiply-adds, and NumPy's matmul calls it when its two operands are one buffer read
+# both ways. strided does the same for float32/float64 matrices (2-d, no out=, big enough for
+# the saving to show: SYRK_MIN multiply-adds): when x2 is x1's transpose (one storage, one
+# offset, the strides swapped), it asks ?syrk for the upper triangle and copies it into the
+# lower one, in tiles so that both reads and writes stay in cache. The result is exactly
+# symmetric, which GEMM's is not always (its two triangles are summed in different orders).
+# 2000 x 200 float64, x.T @ x on one thread: GEMM 48 ms, ?syrk + mirror ~25 ms (NumPy 30 ms).
+
+cdef enum:
+    SYRK_MIN = 262144   # m * m * k: below it GEMM (one call) is as quick
+
+
+cdef bint _is_own_transpose(TensorBase x1, TensorBase x2) noexcept:
+    """Whether the 2-d x2 is x1's transpose: the same storage, offset and swapped strides."""
+    return (x1._storage is x2._storage and x1._offset == x2._offset
+            and x1._sizes[0] == x2._sizes[1] and x1._sizes[1] == x2._sizes[0]
+            and x1._strides[0] == x2._strides[1] and x1._strides[1] == x2._strides[0])
+
+
+cdef void _mirror_upper(char* c, Py_ssize_t n, Py_ssize_t itemsize) noexcept nogil:
+    """Copy the upper triangle of the row-major n x n ``c`` into its lower one, in 64 x 64 tiles."""
+    cdef Py_ssize_t i0, j0, i, j, i1, j1
+    for i0 in range(0, n, 64):
+        i1 = min(i0 + 64, n)
+        for j0 in range(0, i0 + 1, 64):
+            j1 = min(j0 + 64, n)
+            for i in range(i0, i1):  # row i of the lower triangle, from column i above
+                for j in range(j0, min(j1, i)):
+                    if itemsize == 4:
+                        (<float*>c)[i * n + j] = (<float*>c)[j * n + i]
+                    else:
+                        (<double*>c)[i * n + j] = (<double*>c)[j * n + i]
+
+
+cdef TensorBase _syrk(TensorBase x1, DType dtype, Py_ssize_t m, Py_ssize_t k):
+    """x1 @ x1.T through ?syrk (Note [A matrix times its own transpose]), or None when x1 is
+    not a BLAS matrix (strides BLAS cannot read: the GEMM path copies it)."""
+    cdef Py_ssize_t ld
+    cdef Py_ssize_t shape[2]
+    cdef int lay = blas_layout(m, k, x1._strides[0], x1._strides[1], &ld)
+    cdef CBLAS_TRANSPOSE trans
+    cdef TensorBase c
+    cdef char* pc
+    cdef const char* pa = x1._data()
+    if lay == LAYOUT_OTHER:
+        return None
+    # C = X X^T with X = x1 (m x k): row-major X is ?syrk's NoTrans; column-major X is the
+    # row-major k x m matrix Y = X^T, and C = Y^T Y is its Trans
+    trans = CblasNoTrans if lay == LAYOUT_ROW else CblasTrans
+    shape[0] = m
+    shape[1] = m
+    c = empty_tensor(2, shape, dtype, cpu_device)
+    pc = c._data()
+    with nogil:
+        if dtype.num == kFloat32:
+            scipy_cblas_ssyrk(CblasRowMajor, CblasUpper, trans, <blasint>m, <blasint>k, 1,
+                              <const float*>pa, <blasint>ld, 0, <float*>pc, <blasint>m)
+        else:
+            scipy_cblas_dsyrk(CblasRowMajor, CblasUpper, trans, <blasint>m, <blasint>k, 1,
+                              <const double*>pa, <blasint>ld, 0, <double*>pc, <blasint>m)
+        _mirror_upper(pc, m, dtype.itemsize)
+    return c
+
+
 def matmul(TensorBase x1, TensorBase x2, TensorBase out=None):
     """The CPU kernel of ``strided.matmul``: see Note [Strided views as BLAS matrices]."""
     if _half.is_half(x1) or _half.is_half(x2):
@@ -689,6 +766,15 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     # -- out= checks (Note [Checking out=] in _iter.pyx) ---------------------------------------
     if out is not None:
         check_out_c(name, out, rnd, rshape, dtype, cpu_device)
+
+    # -- x @ x.T and x.T @ x: half the work (Note [A matrix times its own transpose]) ----------
+    if (out is None and c_in is None and nd1 == 2 and nd2 == 2 and m == n
+            and (g.kernel == KERNEL_SGEMM or g.kernel == KERNEL_DGEMM)
+            and x1.dtype is dtype and x2.dtype is dtype and <double>m * m * k >= SYRK_MIN
+            and m <= INT_MAX and k <= INT_MAX and _is_own_transpose(x1, x2)):
+        target = _syrk(x1, dtype, m, k)
+        if target is not None:
+            return target
 
     # -- inputs: cast to the computation dtype; copy what BLAS cannot read ----------------------
     a = x1
