@@ -110,11 +110,14 @@ def _reduction_method(fn, numpy_positional, torch_positional, pairs=False):
     methods: NumPy's positions, PyTorch's keywords] says; ``pairs``: max and min, whose
     PyTorch calls give (values, indices) and whose argument may be another tensor."""
     name = fn.__name__
+    # x.sum() with every default: the short road of Note [Whole reductions at NumPy's per-call
+    # cost] in _ops/reduction.py, where the function has one
+    whole = getattr(fn, "_whole", fn)
 
     def method(self, *args, **kwargs):
         if not kwargs and len(args) <= 1:  # the common calls, x.sum() and x.sum(0), at once
             if not args:
-                return fn(self)
+                return whole(self)
             if not isinstance(args[0], _core.TensorBase):
                 return fn(self, axis=args[0])
         if pairs and len(args) == 1 and isinstance(args[0], _core.TensorBase):

@@ -121,6 +121,20 @@ def _run(name, x, dims, keepdims, acc):
     return _reduce.reduce(name, x, dims, keepdims, acc)
 
 
+# Note [Whole reductions at NumPy's per-call cost]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``x.sum()`` of 100 elements is all call overhead: the kernel takes 0.1 us, and each Python
+# frame on the way (the method, the public function, ``run``, ``_dims``, the dispatcher's CPU
+# kernel, ``_run``) about as much again, which made it 2x NumPy's ``a.sum()``. The commonest
+# call, a reduction of a whole tensor with every default, takes a shorter road (``whole``
+# below, which the Tensor method calls directly): when the call's key set is exactly {CPU}
+# (Note [Dispatch key sets] in _dispatch.py) and the tensor is already of the accumulation
+# dtype (no cast, not a half: Note [Half precision through float32] in _cpu/half.py) and not
+# empty, it goes straight to the compiled kernel with the dims of every axis, the same call
+# ``_run`` would make. Anything else takes the general road, which stays the reference.
+_ALL_DIMS = tuple(tuple(range(n)) for n in range(65))
+
+
 def _make(name, default_acc):
     def kernel(x, dims, keepdims, dtype):
         acc = as_dtype(dtype) if dtype is not None else default_acc(x.dtype)
@@ -128,6 +142,23 @@ def _make(name, default_acc):
 
     _dispatch.register(name, "CPU", kernel)
     _dispatch.register(name, "CUDA", kernel)  # the same steps; _run picks the device's kernel
+    possible, forced, tensor_keys, cpu = (
+        _dispatch.possible,
+        _dispatch.forced,
+        _dispatch.tensor_keys,
+        _dispatch.CPU,
+    )
+    reduce_ = _reduce.reduce
+
+    def whole(x):
+        """``op(x)`` with every default: Note [Whole reductions at NumPy's per-call cost]."""
+        if isinstance(x, _core.TensorBase) and (
+            possible[0] == cpu or forced[0] | tensor_keys(x) == cpu
+        ):
+            d = x.dtype
+            if d is default_acc(d) and not _is_half(d) and x.numel():
+                return reduce_(name, x, _ALL_DIMS[x.ndim], False, d)
+        return run(x, None, None, None, False, None, None, None, None)
 
     def run(x, axis, dtype, out, keepdims, initial, where, dim, keepdim):
         x = _tensor(x)
@@ -159,6 +190,17 @@ def _make(name, default_acc):
             dim=None,
             keepdim=None,
         ):
+            if (
+                axis is None
+                and dtype is None
+                and out is None
+                and keepdims is False
+                and initial is None
+                and where is None
+                and dim is None
+                and keepdim is None
+            ):
+                return whole(x)
             return run(x, axis, dtype, out, keepdims, initial, where, dim, keepdim)
 
     elif name in ("max", "min"):
@@ -205,6 +247,7 @@ def _make(name, default_acc):
             return run(x, axis, dtype, out, keepdims, None, where, dim, keepdim)
 
     op.__name__ = op.__qualname__ = name
+    op._whole = whole
     return op
 
 
