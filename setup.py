@@ -5,13 +5,16 @@ environment turns bounds checks, wraparound and initialised-check back on and co
 ``-O0 -g``, for when a kernel misbehaves.
 """
 
+import copy
 import os
+import platform
 import sys
 import sysconfig
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.sdist import sdist
 
 DEBUG = os.environ.get("STRIDED_DEBUG", "0") not in ("", "0")
@@ -87,20 +90,54 @@ MODULES = [
     "strided._cpu.count",
     "strided._views",
     "strided.cuda._params",
+    "strided._cpu.cpu_features",
 ]
+
+# The hot kernel modules, compiled once per x86-64 level beyond the baseline when the build
+# dispatches (Note [-march] below; Note [Choosing kernels at run time] in
+# strided/_cpu/cpu_dispatch.py): the elementwise loops and vector math, copies and casts,
+# reductions and scans, sort and select, random numbers. Each level's folder under strided/_cpu.
+DISPATCHED = [
+    "strided._cpu.copy",
+    "strided._cpu.sort",
+    "strided._cpu.select",
+    "strided._cpu.random",
+    "strided._cpu.binary",
+    "strided._cpu.unary",
+    "strided._cpu.reduce",
+    "strided._cpu.scan",
+]
+DISPATCH_LEVELS = {3: "x86_64_v3", 4: "x86_64_v4"}
 
 if sys.platform == "win32":  # pragma: no cover - the project's machines are Linux
     compile_args = ["/O2", "/openmp"]
     link_args = []
+    march = "none"
 else:
-    compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
-    # Note [-march]: strided is built where it runs (pip install -e . compiles in place), so by
-    # default the compiler may use every instruction of this CPU (AVX2, FMA, ...): the
-    # elementwise loops and scalar_math.h's vectorisable layer vectorise to its full width.
-    # STRIDED_MARCH=x86-64 (or any -march value) builds for another target; STRIDED_MARCH=none
-    # adds no flag.
-    march = os.environ.get("STRIDED_MARCH", "native")
-    if march != "none" and not DEBUG:
+    # -g0: no debug information outside STRIDED_DEBUG builds (Python's own flags ask for -g),
+    # which makes the build a third faster and the wheel a third of the size.
+    compile_args = ["-O0", "-g"] if DEBUG else ["-O3", "-g0"]
+    # Note [-march]: a build is either for many CPUs or for this one.
+    # * STRIDED_MARCH unset (or "dispatch"), the default and what wheels are: every module is
+    #   compiled for the x86-64-v2 baseline, and the hot kernel modules (DISPATCHED below) are
+    #   compiled twice more, for x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512), into folders of
+    #   their own; strided/_cpu/cpu_dispatch.py loads the best one this CPU runs (Note [Choosing
+    #   kernels at run time] there). An in-place build (build_ext --inplace, pip install -e: the
+    #   development build) compiles only the levels this CPU runs (BuildExt below). On machines
+    #   other than x86-64, the compiler's default target, one build.
+    # * STRIDED_MARCH=native: everything once, with every instruction of this CPU (the local
+    #   tuned build); STRIDED_MARCH=<any -march value> builds for that target; STRIDED_MARCH=none
+    #   adds no flag. None of these has variants.
+    # Switching between them changes flags, not sources, so rebuild with --force.
+    march = os.environ.get("STRIDED_MARCH", "dispatch")
+    if DEBUG:
+        march = "none"
+    elif march == "dispatch" and platform.machine() not in ("x86_64", "AMD64"):
+        march = "none"
+        DISPATCH_LEVELS = {}
+    if march == "dispatch":
+        compile_args.append("-march=x86-64-v2")
+    elif march != "none":
         compile_args.append(f"-march={march}")
     # The kernels read and write elements through char* arithmetic: tell the optimiser not to
     # assume that pointers of different types never alias. No kernel reads errno, so sqrt and
@@ -126,9 +163,12 @@ def openblas_options():
     to it with an rpath, so that it loads without LD_LIBRARY_PATH. Two rpath entries: the
     wheel's directory as seen by this build (right for ``setup.py build_ext --inplace``), and
     where it will be installed in the environment being built for (right for ``pip install``,
-    whose isolated build environment, the first entry, is deleted afterwards). As a last resort
-    ``strided/_ops/linalg.py`` imports ``scipy_openblas32`` first, which loads the library
-    globally, and the loader then finds it already loaded by its soname.
+    whose isolated build environment, the first entry, is deleted afterwards). A wheel repaired
+    by auditwheel (tools/build_wheels.sh) keeps neither: auditwheel drops every RUNPATH outside
+    the wheel, and is told not to copy OpenBLAS in (the package is a dependency). So
+    ``strided/_cpu/__init__.py`` loads the package's library itself, before any module that
+    links to it, and the loader then finds it already loaded by its soname; the rpaths only
+    matter to a program that loads strided._cpu.blas without the package.
     """
     import scipy_openblas32 as openblas
 
@@ -166,12 +206,20 @@ def random_options():
     return {"extra_compile_args": [] if sys.platform == "win32" else ["-ffp-contract=off"]}
 
 
+def cpu_features_options():
+    """strided._cpu.cpu_features asks the CPU what it can run: it must itself run on any x86-64
+    CPU, to say so in Python rather than die of SIGILL (strided/_cpu/cpu_features.h)."""
+    native_x86 = sys.platform != "win32" and platform.machine() in ("x86_64", "AMD64")
+    return {"extra_compile_args": ["-march=x86-64"] if native_x86 else []}
+
+
 # Modules that need more than the common options: name -> a function giving the extra ones.
 EXTRA_OPTIONS = {
     "strided._cpu.blas_threads": openblas_options,
     "strided._cpu.blas": openblas_options,
     "strided._cpu.lapack": lapack_options,  # the same library holds LAPACK
     "strided._cpu.random": random_options,
+    "strided._cpu.cpu_features": cpu_features_options,
 }
 
 
@@ -189,6 +237,47 @@ def extension(name):
 
 
 extensions = [extension(name) for name in MODULES]
+
+
+def with_variants(compiled):
+    """The compiled modules, and the DISPATCHED ones once more per level above the baseline,
+    from the C that Cython wrote once (Note [-march]): ``strided._cpu.x86_64_v3.binary`` is
+    binary.c compiled with ``-march=x86-64-v3``. The last part of the name stays, so that the
+    file still holds ``PyInit_binary``; strided/_cpu/cpu_dispatch.py loads it as
+    ``strided._cpu.binary``."""
+    if march != "dispatch":
+        return compiled
+    out = list(compiled)
+    for ext in compiled:
+        if ext.name not in DISPATCHED:
+            continue
+        package, _, leaf = ext.name.rpartition(".")
+        for level, folder in DISPATCH_LEVELS.items():
+            variant = copy.deepcopy(ext)
+            variant.name = f"{package}.{folder}.{leaf}"
+            variant.extra_compile_args = [*ext.extra_compile_args, f"-march=x86-64-v{level}"]
+            variant.strided_level = level  # for BuildExt
+            out.append(variant)
+    return out
+
+
+def write_build_record():
+    """strided/_cpu/_build.py: what this build compiled, for cpu_dispatch.py at import (a
+    variant folder left over from another build must not be loaded). Generated, not committed."""
+    dispatching = march == "dispatch"
+    text = (
+        "# GENERATED by setup.py: how the compiled modules were built (Note [-march]).\n"
+        f"MARCH = {march!r}\n"
+        f"DISPATCHED = {tuple(DISPATCHED) if dispatching else ()!r}\n"
+        f"FOLDERS = {DISPATCH_LEVELS if dispatching else {}!r}\n"
+    )
+    path = "strided/_cpu/_build.py"
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+write_build_record()
 
 directives = {
     "language_level": 3,
@@ -209,19 +298,58 @@ directives = {
 # 29 MB of generated C (pyproject.toml's package-data and exclude-package-data).
 
 
+def this_cpu_level():
+    """The x86-64 level of the CPU that builds (the flags Linux lists in /proc/cpuinfo, which
+    name the same features as strided/_cpu/cpu_features.h); 4 where it cannot tell."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next(line for line in f if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return 4
+    v3 = {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"}
+    v4 = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
+    return 4 if v3 | v4 <= set(flags) else 3 if v3 <= set(flags) else 2
+
+
+class BuildExt(build_ext):
+    """setuptools' build_ext, which for an in-place build (``build_ext --inplace``, ``pip install
+    -e``: the development build, which runs only where it is built) leaves out the variants for
+    levels this CPU cannot run, to keep the build short: AVX-512 kernels on an AVX2 machine are
+    only compile time (Note [-march]). A wheel (not in place) gets every level.
+    ``STRIDED_BUILD_JOBS`` sets the number of parallel compiles where -j is not given."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None and os.environ.get("STRIDED_BUILD_JOBS"):
+            self.parallel = int(os.environ["STRIDED_BUILD_JOBS"])
+
+    def run(self):
+        if self.inplace:
+            top = this_cpu_level()
+            self.extensions = [e for e in self.extensions if getattr(e, "strided_level", 0) <= top]
+            for folder in {
+                e.name.split(".")[-2] for e in self.extensions if hasattr(e, "strided_level")
+            }:
+                os.makedirs(os.path.join("strided", "_cpu", folder), exist_ok=True)
+        super().run()
+
+
 class SourceOnlySdist(sdist):
     """``python -m build --sdist``: setuptools' sdist, less the files that templates render."""
 
     def make_release_tree(self, base_dir, files):
-        files = [f for f in files if not os.path.exists(f + ".tp")]
+        written = {os.path.join("strided", "_cpu", "_build.py")}  # write_build_record's
+        files = [f for f in files if not os.path.exists(f + ".tp") and f not in written]
         super().make_release_tree(base_dir, files)
 
 
 setup(
-    cmdclass={"sdist": SourceOnlySdist},
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives=directives,
-        nthreads=int(os.environ.get("STRIDED_BUILD_JOBS", os.cpu_count() or 1)),
+    cmdclass={"build_ext": BuildExt, "sdist": SourceOnlySdist},
+    ext_modules=with_variants(
+        cythonize(
+            extensions,
+            compiler_directives=directives,
+            nthreads=int(os.environ.get("STRIDED_BUILD_JOBS", os.cpu_count() or 1)),
+        )
     ),
 )

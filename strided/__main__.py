@@ -18,6 +18,7 @@ import numpy as np
 
 import strided
 from strided import _threads
+from strided._cpu import cpu_dispatch
 
 
 def _cuda_status():
@@ -54,6 +55,9 @@ def build_facts():
         ("strided", strided.__version__),
         ("python", f"{platform.python_version()} ({sys.platform}, {platform.machine()})"),
         ("numpy", np.__version__),
+        # which compiled variant of the hot kernels this CPU runs (Note [Choosing kernels at run
+        # time] in strided/_cpu/cpu_dispatch.py)
+        ("kernels", cpu_dispatch.facts()),
         (
             "OpenMP",
             f"{'yes' if has_omp else 'no'}; strided uses {strided.get_num_threads()} "
