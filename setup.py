@@ -206,6 +206,18 @@ def random_options():
     return {"extra_compile_args": [] if sys.platform == "win32" else ["-ffp-contract=off"]}
 
 
+def unary_options():
+    """-fno-trapping-math for the unary kernels: GCC 12 will not turn a select of a computed
+    float (``c ? a : b``) into vector code while floating-point operations may trap, so the
+    branch-free functions of strided/_cpu/vecmath.h and scalar_math.h's exp would run one
+    element at a time. The flag lets the compiler compute both arms of a select in every lane,
+    so the vector code of a checked op (log: NumPy warns on log(0)) computes nothing that can
+    raise a flag in any lane, and the arguments that must raise go to the C library in the
+    loop's fix-up pass (Note [Vectorised transcendental functions]; tests/test_errstate.py and
+    tests/test_vecmath_accuracy.py check the warnings)."""
+    return {"extra_compile_args": [] if sys.platform == "win32" else ["-fno-trapping-math"]}
+
+
 def cpu_features_options():
     """strided._cpu.cpu_features asks the CPU what it can run: it must itself run on any x86-64
     CPU, to say so in Python rather than die of SIGILL (strided/_cpu/cpu_features.h)."""
@@ -220,6 +232,7 @@ EXTRA_OPTIONS = {
     "strided._cpu.lapack": lapack_options,  # the same library holds LAPACK
     "strided._cpu.random": random_options,
     "strided._cpu.cpu_features": cpu_features_options,
+    "strided._cpu.unary": unary_options,
 }
 
 

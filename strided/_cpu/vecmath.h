@@ -1,0 +1,339 @@
+/* Vectorisable transcendental functions for the CPU's elementwise loops (issue 20).
+ *
+ * Note [Vectorised transcendental functions]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The C library's logf(), sinf() and the rest are opaque calls: a loop over them runs one
+ * element at a time, 3-10x behind PyTorch (SLEEF) and NumPy (its own SIMD routines). The
+ * functions here are written so that GCC vectorises the generated loops of unary.pyx.tp for
+ * whatever -march the build uses (the same idea as Note [Vectorisable math] in scalar_math.h,
+ * whose strided_exp they reuse): straight-line code of multiplies, adds, integer operations on
+ * the bit patterns and selects (``c ? a : b``); no calls, no branches, no tables; rounding to
+ * an integer by adding and subtracting 1.5 * 2^52; int64 -> double conversions by the same
+ * trick (a plain conversion vectorises only with AVX-512DQ).
+ *
+ * Why our own polynomials, not a library: SLEEF (what PyTorch uses) is a C library that is not
+ * on PyPI, so a wheel build could not get it through the registries; NumPy's SIMD routines are
+ * internal to NumPy; SVML is Intel's and closed. The classic public-domain algorithms are
+ * short: fdlibm/musl's log (f = m - 1, s = f / (2 + f), a degree-14 polynomial in s), fdlibm's
+ * sin/cos kernels with its medium-size Cody-Waite reduction, musl's float sin/cos kernels.
+ *
+ * Accuracy (tests/test_vecmath_accuracy.py measures it on ~3 million points per function,
+ * against float64 for float32 results and long double for float64 results; measured maxima):
+ * float64 log 0.75 ulp, sin 0.72, cos 0.75; float32 log 0.75 (Cephes' float polynomial), the
+ * others 0.5-0.56 (computed in double, rounded once).
+ *
+ * Three rules that the code follows:
+ *   - The float32 functions widen to double and round once at the end: a double polynomial of
+ *     modest accuracy (~1e-15) then gives a float result within 1 ulp, and float subnormals
+ *     are normal doubles. Half the lanes of a float vector, but no float-specific subtleties.
+ *     The exception is log, the most used, in float lanes (Cephes), to keep up with PyTorch.
+ *   - Floating-point flags are NumPy's. log, log1p, log2 and log10 are "checked" ops (Note
+ *     [Floating-point errors] in strided/_errstate.py): the loop's flags become warnings. So
+ *     every lane computes only values that raise nothing (inputs are classified by integer
+ *     compares on their bits: a float compare of NaN may raise "invalid"), and the arguments
+ *     that must raise something (log(0), log(-1)) go to the C library in the fix-up pass, with
+ *     inf and NaN. (Raising the flags in the vector code takes a division per element, which
+ *     costs as much as the rest of log.)
+ *   - Arguments the vector code cannot reduce accurately (trig beyond 2^20 pi/2), inf, NaN and
+ *     outside the domain are not its business: the kernel computes a block with the vector code, then recomputes the
+ *     rare such elements with the C library (Note [Fix-up passes] in unary.pyx.tp).
+ */
+#ifndef STRIDED_VECMATH_H
+#define STRIDED_VECMATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "scalar_math.h"  /* strided_exp */
+
+/* Always inlined: a function that stays a call is a scalar call in every lane. GCC's inliner
+ * gives up on the bigger ones (log is used by five loops per dtype) without this. */
+#if defined(__GNUC__)
+#define STRIDED_VINLINE static inline __attribute__((always_inline))
+#else
+#define STRIDED_VINLINE static inline
+#endif
+
+STRIDED_VINLINE uint64_t strided_bits64(double x) {
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+STRIDED_VINLINE double strided_from_bits64(uint64_t u) {
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* ---- log -------------------------------------------------------------------------------- */
+
+/* log(x) for x > 0 finite and normal, plus ek * ln 2 (ek a small integer as a double): fdlibm's
+ * e_log.c without its branches (musl's form). x = 2^k * m, m in [sqrt(2)/2, sqrt(2)), f = m - 1,
+ * s = f / (2 + f); log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)) with R a degree-7 polynomial in
+ * s^2; k ln 2 in two parts (ln2_hi has trailing zero bits, so k * ln2_hi is exact). < 1 ulp. */
+STRIDED_VINLINE double strided_vlog_core(double x, double ek, int for_float) {
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01,
+                 Lg3 = 2.857142874366239149e-01, Lg4 = 2.222219843214978396e-01,
+                 Lg5 = 1.818357216161805012e-01, Lg6 = 1.531383769920937332e-01,
+                 Lg7 = 1.479819860511658591e-01;
+    /* move the boundary of m's interval from 1 to sqrt(2)/2 (bits 0x3fe6a09e...) */
+    uint64_t ix = strided_bits64(x) + (0x3ff0000000000000ULL - 0x3fe6a09e00000000ULL);
+    /* k + 1023 from the exponent field, to a double by 2^52 + i - 2^52 */
+    double dk = strided_from_bits64(0x4330000000000000ULL | (ix >> 52))
+                - (4503599627370496.0 + 1023.0) + ek;
+    ix = (ix & 0x000fffffffffffffULL) + 0x3fe6a09e00000000ULL;
+    double f = strided_from_bits64(ix) - 1.0;
+    double hfsq = 0.5 * f * f;
+    double s = f / (2.0 + f);
+    if (for_float) {
+        /* a float result needs s only to ~2^-40: a float division (twice the lanes per
+         * instruction, and the division is the slowest step) and one Newton step in double */
+        double d = 2.0 + f;
+        double r = (double)(1.0f / (float)d);
+        r = r * (2.0 - d * r);
+        s = f * r;
+    }
+    double z = s * s;
+    double w = z * z;
+    double t1 = w * (Lg2 + w * (Lg4 + w * Lg6));
+    double t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
+    double R = t2 + t1;
+    return s * (hfsq + R) + dk * ln2_lo - hfsq + f + dk * ln2_hi;
+}
+
+/* log(x) for x > 0 finite, subnormals included (scaled by 2^54 first, by a multiply by 1
+ * elsewhere, which cannot overflow). Zero, negative, inf and NaN arguments are left to the C
+ * library by the loop's fix-up pass (strided_vlog_hard below; Note [Fix-up passes] in
+ * unary.pyx.tp), which then also raises NumPy's flags (divide by zero for log(0), invalid for
+ * log(-1)): here they only must not raise anything, and they do not (the bits of such an x give
+ * some finite m and k). */
+STRIDED_VINLINE double strided_vlog(double x) {
+    uint64_t ix = strided_bits64(x);
+    int sub = ix < 0x0010000000000000ULL;                  /* +0 or a positive subnormal */
+    /* a subnormal times 2^1022 without a multiply (which the compiler might do in every lane,
+     * where a big x would raise "overflow", with -fno-trapping-math): its mantissa bits under
+     * 1.0's exponent give 1 + x 2^1022, exactly */
+    double xs = sub ? strided_from_bits64(ix | 0x3ff0000000000000ULL) - 1.0 : x;
+    return strided_vlog_core(xs, sub ? -1022.0 : 0.0, 0);
+}
+
+/* log of a float's value (never subnormal as a double), to be rounded to float */
+STRIDED_VINLINE double strided_vlog_for_float(double x) {
+    return strided_vlog_core(x, 0.0, 1);
+}
+
+/* 1 where x is not a positive finite double (or float): the fix-up pass's condition for log,
+ * as an integer compare of the bits (a float compare of NaN may raise "invalid") */
+STRIDED_VINLINE int strided_vlog_hard(double x) {
+    return strided_bits64(x) - 1 >= 0x7fefffffffffffffULL;
+}
+
+STRIDED_VINLINE int strided_vlogf_hard(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b - 1 >= 0x7f7fffffu;
+}
+
+/* 1 where log1p(x) is not for the vector code: x <= -1, inf or NaN */
+STRIDED_VINLINE int strided_vlog1pf_hard(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return !(b < 0x7f800000u || (b >= 0x80000000u && b < 0xbf800000u));
+}
+
+/* logf in float lanes (twice as many per instruction as the double route): Cephes' logf, the
+ * same reduction as strided_vlog_core in float bits, a degree-8 polynomial, within 1.5 ulp. */
+STRIDED_VINLINE float strided_vlogf(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    int sub = b < 0x00800000u;                            /* +0 or a positive subnormal */
+    uint32_t one_bits = b | 0x3f800000u;                  /* x 2^126 as in strided_vlog */
+    float one_x;
+    memcpy(&one_x, &one_bits, sizeof one_x);
+    float xs = sub ? one_x - 1.0f : x;
+    memcpy(&b, &xs, sizeof b);
+    b += 0x3f800000u - 0x3f3504f3u;
+    float k = (float)((int32_t)(b >> 23) - 0x7f) + (sub ? -126.0f : 0.0f);
+    b = (b & 0x007fffffu) + 0x3f3504f3u;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    f -= 1.0f;
+    float z = f * f;
+    float p = 7.0376836292e-2f;
+    p = p * f - 1.1514610310e-1f;
+    p = p * f + 1.1676998740e-1f;
+    p = p * f - 1.2420140846e-1f;
+    p = p * f + 1.4249322787e-1f;
+    p = p * f - 1.6668057665e-1f;
+    p = p * f + 2.0000714765e-1f;
+    p = p * f - 2.4999993993e-1f;
+    p = p * f + 3.3333331174e-1f;
+    float y = p * f * z;
+    y += -2.12194440e-4f * k;          /* ln 2 = 0.693359375 - 2.12194440e-4, the first exact */
+    y += -0.5f * z;
+    return (f + y) + 0.693359375f * k;
+}
+
+STRIDED_VINLINE float strided_vlog2f(float x) {
+    return (float)(strided_vlog_for_float((double)x) * 1.44269504088896340736);
+}
+
+STRIDED_VINLINE float strided_vlog10f(float x) {
+    return (float)(strided_vlog_for_float((double)x) * 0.434294481903251827651);
+}
+
+/* log1p(x) = log(1 + x) in double: 1 + x is exact for a float |x| >= 2^-29 (at most 53 bits
+ * from 2^0 down to x's last bit) and barely rounded for big x; below 2^-29 log1p(x) rounds to
+ * x. x <= -1, inf and NaN go to the fix-up pass (strided_vlog1pf_hard). */
+STRIDED_VINLINE float strided_vlog1pf(float x) {
+    uint32_t ax;
+    memcpy(&ax, &x, sizeof ax);
+    ax &= 0x7fffffffu;                       /* |x|'s bits: compared as integers, no flags */
+    double u = 1.0 + (double)x;
+    /* x <= -1 (or NaN): a harmless argument, fixed up later; tested on the bits, as a float
+     * compare of NaN may raise "invalid" */
+    u = strided_bits64(u) - 1 < 0x7fefffffffffffffULL ? u : 1.0;
+    double y = strided_vlog_for_float(u);
+    return ax < 0x31000000u ? x : (float)y;  /* 2^-29 */
+}
+
+/* ---- expm1 ------------------------------------------------------------------------------ */
+
+/* exp(x) - 1 in double: for a float |x| >= 2^-20 the subtraction loses at most 20 of double's
+ * 29 spare bits; below, x + x^2/2 (written x * (1 + x/2) so that -0 stays -0). */
+STRIDED_VINLINE float strided_vexpm1f(float x) {
+    double xd = (double)x;
+    double y = strided_exp(xd) - 1.0;
+    y = fabs(xd) < 0x1p-20 ? xd * (1.0 + 0.5 * xd) : y;
+    return (float)y;
+}
+
+/* ---- sin and cos ------------------------------------------------------------------------ */
+
+/* musl's __sindf and __cosdf: sin and cos on [-pi/4, pi/4] in double, |error| < 2^-37, for the
+ * float functions. */
+STRIDED_VINLINE double strided_sindf(double x) {
+    const double S1 = -0x15555554cbac77.0p-55, S2 = 0x111110896efbb2.0p-59,
+                 S3 = -0x1a00f9e2cae774.0p-65, S4 = 0x16cd878c3b46a7.0p-71;
+    double z = x * x, w = z * z, r = S3 + z * S4, s = z * x;
+    return (x + s * (S1 + z * S2)) + s * w * r;
+}
+
+STRIDED_VINLINE double strided_cosdf(double x) {
+    const double C0 = -0x1ffffffd0c5e81.0p-54, C1 = 0x155553e1053a42.0p-57,
+                 C2 = -0x16c087e80f1e27.0p-62, C3 = 0x199342e0ee5069.0p-68;
+    double z = x * x, w = z * z, r = C2 + z * C3;
+    return ((1.0 + z * C0) + w * C1) + (w * z) * r;
+}
+
+/* The float reduction: n = round(x 2/pi), y = x - n pi/2 with pi/2 in 25 + 53 bits (musl's
+ * __rem_pio2f), good for |x| < 2^28 pi/2 (STRIDED_VTRIGF_MAX below); larger, inf and NaN go to
+ * the C library in the fix-up pass. Returns y and the quadrant n mod 4. */
+#define STRIDED_VTRIGF_MAX 0x1.921fb6p+28f
+STRIDED_VINLINE double strided_rem_pio2f(float x, uint64_t* quadrant) {
+    const double invpio2 = 6.36619772367581382433e-01;
+    const double pio2_1 = 1.57079631090164184570e+00, pio2_1t = 1.58932547735281966916e-08;
+    double xd = (double)x;
+    double t = xd * invpio2 + 6755399441055744.0;          /* 1.5 * 2^52: n in the low bits */
+    double fn = t - 6755399441055744.0;
+    *quadrant = strided_bits64(t) & 3;
+    return (xd - fn * pio2_1) - fn * pio2_1t;
+}
+
+STRIDED_VINLINE float strided_vsinf(float x) {
+    uint64_t q;
+    double y = strided_rem_pio2f(x, &q);
+    double s = strided_sindf(y), c = strided_cosdf(y);
+    double r = (q & 1) ? c : s;
+    r = (q & 2) ? -r : r;
+    return fabsf(x) < 0x1p-12f ? x : (float)r;               /* tiny: x, and -0 stays -0 */
+}
+
+STRIDED_VINLINE float strided_vcosf(float x) {
+    uint64_t q;
+    double y = strided_rem_pio2f(x, &q);
+    double s = strided_sindf(y), c = strided_cosdf(y);
+    double r = (q & 1) ? -s : c;
+    r = (q & 2) ? -r : r;
+    return (float)r;
+}
+
+/* fdlibm's __kernel_sin(x, y, 1) and __kernel_cos(x, y): sin and cos of x + y, |x + y| <= pi/4,
+ * y the tail of the reduced argument; < 1 ulp in fdlibm's analysis. */
+STRIDED_VINLINE double strided_ksin(double x, double y) {
+    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+    double z = x * x, w = z * z;
+    double r = S2 + z * (S3 + z * S4) + z * w * (S5 + z * S6);
+    double v = z * x;
+    return x - ((z * (0.5 * y - v * r) - y) - v * S1);
+}
+
+STRIDED_VINLINE double strided_kcos(double x, double y) {
+    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+    double z = x * x, w = z * z;
+    double r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
+    double hz = 0.5 * z;
+    double v = 1.0 - hz;
+    return v + (((1.0 - v) - hz) + (z * r - x * y));
+}
+
+/* a + b = s + e exactly (Knuth's TwoSum: no condition on the sizes of a and b) */
+#define STRIDED_TWO_SUM(a, b, s, e)                                                             \
+    do {                                                                                        \
+        (s) = (a) + (b);                                                                        \
+        double _bb = (s) - (a);                                                                 \
+        (e) = ((a) - ((s) - _bb)) + ((b) - _bb);                                                \
+    } while (0)
+
+/* The medium-size reduction for |x| < 2^20 pi/2 (fdlibm's __rem_pio2 range), branch free:
+ * n = round(x 2/pi), pi/2 = pio2_1 + pio2_2 + pio2_3 + pio2_3t with the first three of 33 bits
+ * (fdlibm's constants), so each n * pio2_i is exact; x - n pio2_1 is exact (x and n pio2_1 are
+ * close), the next two subtractions are TwoSums whose errors join the tail. (fdlibm does its
+ * second and third rounds only after a cancellation, when they are exact; done always, they
+ * must keep their rounding errors.) Returns y0 + y1 (|y1| <= ulp(y0)/2) and n mod 4. */
+#define STRIDED_VTRIG_MAX 0x1.921fb54442d18p+20
+STRIDED_VINLINE double strided_rem_pio2(double x, double* tail, uint64_t* quadrant) {
+    const double invpio2 = 6.36619772367581382433e-01;
+    const double pio2_1 = 1.57079632673412561417e+00, pio2_2 = 6.07710050630396597660e-11,
+                 pio2_3 = 2.02226624871116645580e-21, pio2_3t = 8.47842766036889956997e-32;
+    double t0 = x * invpio2 + 6755399441055744.0;
+    double fn = t0 - 6755399441055744.0;
+    *quadrant = strided_bits64(t0) & 3;
+    double r1 = x - fn * pio2_1;
+    double r2, e2, r3, e3;
+    STRIDED_TWO_SUM(r1, -(fn * pio2_2), r2, e2);
+    STRIDED_TWO_SUM(r2, -(fn * pio2_3), r3, e3);
+    double w = (e2 + e3) - fn * pio2_3t;
+    double y0 = r3 + w;
+    *tail = (r3 - y0) + w;
+    return y0;
+}
+
+STRIDED_VINLINE double strided_vsin(double x) {
+    uint64_t q;
+    double y1;
+    double y0 = strided_rem_pio2(x, &y1, &q);
+    double s = strided_ksin(y0, y1), c = strided_kcos(y0, y1);
+    double r = (q & 1) ? c : s;
+    r = (q & 2) ? -r : r;
+    return fabs(x) < 0x1p-26 ? x : r;                       /* tiny: x, and -0 stays -0 */
+}
+
+STRIDED_VINLINE double strided_vcos(double x) {
+    uint64_t q;
+    double y1;
+    double y0 = strided_rem_pio2(x, &y1, &q);
+    double s = strided_ksin(y0, y1), c = strided_kcos(y0, y1);
+    double r = (q & 1) ? -s : c;
+    r = (q & 2) ? -r : r;
+    return r;
+}
+
+#endif /* STRIDED_VECMATH_H */

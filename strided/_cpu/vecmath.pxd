@@ -1,0 +1,22 @@
+# The Cython declarations of strided/_cpu/vecmath.h: the vectorisable transcendental functions
+# that the generated loops of unary.pyx.tp call (Note [Vectorised transcendental functions]
+# there). The functions are defined only in the header.
+
+cdef extern from "vecmath.h" nogil:
+    float strided_vlogf(float)
+    double strided_vlog(double)
+    float strided_vlog2f(float)
+    float strided_vlog10f(float)
+    float strided_vlog1pf(float)
+    # the fix-up passes' conditions: 1 where the argument is for the C library
+    int strided_vlog_hard(double)
+    int strided_vlogf_hard(float)
+    int strided_vlog1pf_hard(float)
+    float strided_vexpm1f(float)
+    float strided_vsinf(float)
+    float strided_vcosf(float)
+    double strided_vsin(double)
+    double strided_vcos(double)
+    # the largest |x| whose trig reduction the vector code does; beyond, the C library's
+    float STRIDED_VTRIGF_MAX
+    double STRIDED_VTRIG_MAX
