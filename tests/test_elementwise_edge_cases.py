@@ -93,6 +93,23 @@ def test_integer_pow_to_a_negative_power_raises(dtype):
     np.testing.assert_array_equal(np.asarray(x.astype("float64") ** -1), [1, 0.5, 1 / 3])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_squared_is_the_correctly_rounded_square(dtype):
+    # x ** 2 with a scalar 2 is x * x in the float pow loop (binary.pyx.tp): NumPy's square,
+    # bit for bit, specials and overflow included, through every spelling
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(1000) * 10.0 ** rng.integers(-30, 30, 1000)).astype(dtype)
+    a[:6] = [np.nan, np.inf, -np.inf, -0.0, 0.0, np.finfo(dtype).max]
+    want = np.square(a)
+    t = strided.asarray(a)
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for got in (t**2, strided.pow(t, 2), strided.pow(t, 2.0), np.power(t, 2)):
+            np.testing.assert_array_equal(np.asarray(got), want, strict=True)
+        rtol = 4 * np.finfo(dtype).eps  # other powers: libm's pow, within NumPy's few ulps
+        np.testing.assert_allclose(np.asarray(t**3), a**3, rtol=rtol)
+
+
 def test_failed_integer_pow_leaves_out_unchanged():
     # Note [The elementwise iterator]: a failing call leaves out= untouched.
     x = _t([1, 2, 3], np.int8)
