@@ -279,7 +279,8 @@ def _cast_input(name, x, dtype, casting):
             f"Cannot cast ufunc '{name}' input from {x.dtype.numpy!r} to {want!r} with "
             f"casting rule {casting!r}"
         )
-    return x.astype(want)
+    # (already in it: no copy; Dask's partial sums call np.add(a, b, dtype=...) on every pair)
+    return x if x.dtype.numpy == want else x.astype(want)
 
 
 def _store_into(ufunc, out, result, casting, where):
