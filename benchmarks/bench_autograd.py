@@ -1,9 +1,10 @@
 """Autograd benchmark: one training step of a 784-256-10 MLP, batch 64, float32.
 
 Run: ``python benchmarks/bench_autograd.py [--threads N]``. A step is the forward pass (ReLU,
-then softmax cross-entropy written as log_softmax), ``backward()``, and an SGD update written with
-tensor ops under ``no_grad``. The NumPy column is the same step with the backward pass written by
-hand (the ideal: no graph, no bookkeeping); the PyTorch column uses torch's autograd on the CPU.
+then softmax cross-entropy written as log_softmax, or the mean squared error against the one-hot
+labels), ``backward()``, and an SGD update written with tensor ops under ``no_grad``. The NumPy
+column is the same step with the backward pass written by hand (the ideal: no graph, no
+bookkeeping); the PyTorch column uses torch's autograd on the CPU.
 Ratios are other / strided: above 1 means strided is faster.
 
 The last rows measure what autograd costs ops that do not need it: a one-element add once
@@ -35,30 +36,46 @@ def _init(seed=0):
     return x, onehot, [w1, b1, w2, b2]
 
 
+def _backward_and_sgd(lib, loss, params):
+    """``loss.backward()``, then the SGD update under ``lib.no_grad()`` (strided or torch)."""
+    loss.backward()
+    with lib.no_grad():
+        for p in params:
+            p -= LR * p.grad
+            p.grad = None
+    return loss
+
+
+def ce_step(lib, x, onehot, params):
+    """The softmax cross-entropy step with autograd, for ``lib`` strided or torch."""
+    w1, b1, w2, b2 = params
+    h = lib.relu(x @ w1 + b1)
+    logp = lib.log_softmax(h @ w2 + b2, dim=1)
+    return _backward_and_sgd(lib, -(logp * onehot).sum() / BATCH, params)
+
+
+def mse_step(lib, x, target, params):
+    """The mean-squared-error step with autograd, for ``lib`` strided or torch."""
+    w1, b1, w2, b2 = params
+    out = lib.relu(x @ w1 + b1) @ w2 + b2
+    return _backward_and_sgd(lib, ((out - target) ** 2).mean(), params)
+
+
 def strided_step(x, onehot, params):
-    w1, b1, w2, b2 = params
-    h = strided.relu(x @ w1 + b1)
-    logp = strided.log_softmax(h @ w2 + b2, dim=1)
-    loss = -(logp * onehot).sum() / BATCH
-    loss.backward()
-    with strided.no_grad():
-        for p in params:
-            p -= LR * p.grad
-            p.grad = None
-    return loss
+    return ce_step(strided, x, onehot, params)
 
 
-def torch_step(x, onehot, params):
+def _numpy_backprop(x, pre, h, dout, params):
+    """From the gradient of the output layer ``dout`` down, by hand, then the SGD update."""
     w1, b1, w2, b2 = params
-    h = torch.relu(x @ w1 + b1)
-    logp = torch.log_softmax(h @ w2 + b2, dim=1)
-    loss = -(logp * onehot).sum() / BATCH
-    loss.backward()
-    with torch.no_grad():
-        for p in params:
-            p -= LR * p.grad
-            p.grad = None
-    return loss
+    dw2 = h.T @ dout
+    db2 = dout.sum(0)
+    dh = dout @ w2.T
+    dh[pre <= 0] = 0
+    dw1 = x.T @ dh
+    db1 = dh.sum(0)
+    for p, g in zip(params, (dw1, db1, dw2, db2), strict=True):
+        p -= LR * g
 
 
 def numpy_step(x, onehot, params):
@@ -70,16 +87,17 @@ def numpy_step(x, onehot, params):
     e = np.exp(z)
     s = e / e.sum(axis=1, keepdims=True)
     loss = -(np.log(s) * onehot).sum() / BATCH
-    dz = (s - onehot) / BATCH  # the softmax cross-entropy gradient, by hand
-    dw2 = h.T @ dz
-    db2 = dz.sum(0)
-    dh = dz @ w2.T
-    dh[pre <= 0] = 0
-    dw1 = x.T @ dh
-    db1 = dh.sum(0)
-    for p, g in zip(params, (dw1, db1, dw2, db2), strict=True):
-        p -= LR * g
+    _numpy_backprop(x, pre, h, (s - onehot) / BATCH, params)  # softmax cross-entropy's gradient
     return loss
+
+
+def numpy_mse_step(x, target, params):
+    w1, b1, w2, b2 = params
+    pre = x @ w1 + b1
+    h = np.maximum(pre, 0)
+    diff = h @ w2 + b2 - target
+    _numpy_backprop(x, pre, h, diff * (2 / diff.size), params)  # the squared error's gradient
+    return (diff**2).mean()
 
 
 def cases():
@@ -105,13 +123,38 @@ def cases():
 
     out = [
         (
-            "MLP 784-256-10 step, batch 64, float32",
+            "MLP 784-256-10 step, batch 64, float32",  # softmax cross-entropy
             lambda: strided_step(s_x, s_onehot, s_params),
             lambda: numpy_step(x_np, onehot_np, n_params),
-            (lambda: torch_step(t_x, t_onehot, t_params)) if torch is not None else None,
+            (lambda: ce_step(torch, t_x, t_onehot, t_params)) if torch is not None else None,
             check,
         )
     ]
+    m_params = [strided.tensor(p).requires_grad_() for p in params_np]
+    mn_params = [p.copy() for p in params_np]
+    mt_params = None
+    if torch is not None:
+        mt_params = [torch.tensor(p, requires_grad=True) for p in params_np]
+
+    def check_mse():
+        xs, oh, ps = _init(1)
+        sp = [strided.tensor(p).requires_grad_() for p in ps]
+        npp = [p.copy() for p in ps]
+        ls = float(mse_step(strided, strided.asarray(xs), strided.asarray(oh), sp))
+        ln = float(numpy_mse_step(xs, oh, npp))
+        np.testing.assert_allclose(ls, ln, rtol=1e-5)
+        for a, b in zip(sp, npp, strict=True):
+            np.testing.assert_allclose(a.numpy(), b, rtol=1e-4, atol=1e-6)
+
+    out.append(
+        (
+            "MLP 784-256-10 step, batch 64, float32, MSE",
+            lambda: mse_step(strided, s_x, s_onehot, m_params),
+            lambda: numpy_mse_step(x_np, onehot_np, mn_params),
+            (lambda: mse_step(torch, t_x, t_onehot, mt_params)) if torch is not None else None,
+            check_mse,
+        )
+    )
     a, b = strided.asarray(np.ones(1)), strided.asarray(np.ones(1))
     an, bn = np.ones(1), np.ones(1)
     ta = tb = None

@@ -44,6 +44,21 @@ def cases():
     v, tv = strided.asarray(v_np), _t(v_np)
     case("sum 1e7 f32", lambda: strided.sum(v), lambda: v_np.sum(), lambda: tv.sum(), 1e-5)
 
+    # the per-call cost: a whole reduction of 100 elements, as the method NumPy code calls
+    # (Note [Whole reductions at NumPy's per-call cost] in strided/_ops/reduction.py)
+    small_np = rng.random(100, dtype=np.float32)
+    small, t_small = strided.asarray(small_np), _t(small_np)
+    case(
+        "x.sum() of 100 f32",
+        small.sum,
+        small_np.sum,
+        t_small.sum if torch is not None else None,
+        1e-6,
+    )
+    case(
+        "x.max() of 100 f32", small.max, small_np.max, t_small.max if torch is not None else None, 0
+    )
+
     a_np = rng.random((4000, 4000), dtype=np.float32)
     a, ta = strided.asarray(a_np), _t(a_np)
     case(
@@ -65,6 +80,13 @@ def cases():
         lambda: strided.max(a, axis=1),
         lambda: a_np.max(1),
         lambda: torch.amax(ta, 1),
+        0,
+    )
+    case(
+        "min dim 1, 4000x4000 f32",
+        lambda: strided.min(a, axis=1),
+        lambda: a_np.min(1),
+        lambda: torch.amin(ta, 1),
         0,
     )
     case(
