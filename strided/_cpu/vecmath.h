@@ -67,13 +67,26 @@ STRIDED_VINLINE double strided_from_bits64(uint64_t u) {
     return x;
 }
 
+/* c ? a : b done on the bits with integer masks. The functions of checked ops (log1p, acosh,
+ * atanh: NumPy warns on their flags) replace out-of-domain arguments by harmless ones this way,
+ * not by a select: with -fno-trapping-math (setup.py's unary_options) the compiler may move
+ * the arithmetic that follows a select into both of its arms, and then compute inf - inf or
+ * sqrt(-1) on the raw argument in every lane; it does not look through integer masks. */
+STRIDED_VINLINE double strided_blend64(int c, double a, double b) {
+    uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return strided_from_bits64((strided_bits64(a) & m) | (strided_bits64(b) & ~m));
+}
+
 /* ---- log -------------------------------------------------------------------------------- */
 
 /* log(x) for x > 0 finite and normal, plus ek * ln 2 (ek a small integer as a double): fdlibm's
  * e_log.c without its branches (musl's form). x = 2^k * m, m in [sqrt(2)/2, sqrt(2)), f = m - 1,
  * s = f / (2 + f); log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)) with R a degree-7 polynomial in
  * s^2; k ln 2 in two parts (ln2_hi has trailing zero bits, so k * ln2_hi is exact). < 1 ulp. */
-STRIDED_VINLINE double strided_vlog_core(double x, double ek, int for_float) {
+#define STRIDED_LOG_E 0
+#define STRIDED_LOG_2 1
+#define STRIDED_LOG_10 2
+STRIDED_VINLINE double strided_vlog_core(double x, double ek, int for_float, int base, double c) {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
     const double Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01,
                  Lg3 = 2.857142874366239149e-01, Lg4 = 2.222219843214978396e-01,
@@ -101,7 +114,32 @@ STRIDED_VINLINE double strided_vlog_core(double x, double ek, int for_float) {
     double t1 = w * (Lg2 + w * (Lg4 + w * Lg6));
     double t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
     double R = t2 + t1;
-    return s * (hfsq + R) + dk * ln2_lo - hfsq + f + dk * ln2_hi;
+    if (base == STRIDED_LOG_E)  /* c: log1p's correction for the rounding of 1 + x */
+        return s * (hfsq + R) + (dk * ln2_lo + c) - hfsq + f + dk * ln2_hi;
+    /* log2 and log10 (musl's e_log2.c, e_log10.c): log(1 + f) = hi + lo with hi = f - hfsq
+     * cut to its high 32 bits, so that hi times the high part of 1/ln 2 (1/ln 10) loses little,
+     * then k (k log10(2)) added with the rounding error kept */
+    double hi = f - hfsq;
+    hi = strided_from_bits64(strided_bits64(hi) & 0xffffffff00000000ULL);
+    double lo = f - hi - hfsq + s * (hfsq + R);
+    double val_hi, val_lo, y;
+    if (base == STRIDED_LOG_2) {
+        const double ivln2hi = 1.44269504072144627571e+00, ivln2lo = 1.67517131648865118353e-10;
+        val_hi = hi * ivln2hi;
+        val_lo = (lo + hi) * ivln2lo + lo * ivln2hi;
+        y = dk;
+    } else {
+        const double ivln10hi = 4.34294481878168880939e-01,
+                     ivln10lo = 2.50829467116452752298e-11,
+                     log10_2hi = 3.01029995663611771306e-01,
+                     log10_2lo = 3.69423907715893078616e-13;
+        val_hi = hi * ivln10hi;
+        val_lo = dk * log10_2lo + (lo + hi) * ivln10lo + lo * ivln10hi;
+        y = dk * log10_2hi;
+    }
+    double sum = y + val_hi;
+    val_lo += (y - sum) + val_hi;
+    return val_lo + sum;
 }
 
 /* log(x) for x > 0 finite, subnormals included (scaled by 2^54 first, by a multiply by 1
@@ -110,19 +148,54 @@ STRIDED_VINLINE double strided_vlog_core(double x, double ek, int for_float) {
  * unary.pyx.tp), which then also raises NumPy's flags (divide by zero for log(0), invalid for
  * log(-1)): here they only must not raise anything, and they do not (the bits of such an x give
  * some finite m and k). */
-STRIDED_VINLINE double strided_vlog(double x) {
+STRIDED_VINLINE double strided_vlog_base(double x, int base) {
     uint64_t ix = strided_bits64(x);
     int sub = ix < 0x0010000000000000ULL;                  /* +0 or a positive subnormal */
     /* a subnormal times 2^1022 without a multiply (which the compiler might do in every lane,
      * where a big x would raise "overflow", with -fno-trapping-math): its mantissa bits under
      * 1.0's exponent give 1 + x 2^1022, exactly */
     double xs = sub ? strided_from_bits64(ix | 0x3ff0000000000000ULL) - 1.0 : x;
-    return strided_vlog_core(xs, sub ? -1022.0 : 0.0, 0);
+    return strided_vlog_core(xs, sub ? -1022.0 : 0.0, 0, base, 0.0);
 }
+
+STRIDED_VINLINE double strided_vlog(double x) {
+    return strided_vlog_base(x, STRIDED_LOG_E);
+}
+
+STRIDED_VINLINE double strided_vlog2(double x) {
+    return strided_vlog_base(x, STRIDED_LOG_2);
+}
+
+STRIDED_VINLINE double strided_vlog10(double x) {
+    return strided_vlog_base(x, STRIDED_LOG_10);
+}
+
+STRIDED_VINLINE int strided_vlog1p_hard(double x) {
+    uint64_t b = strided_bits64(x);
+    return !(b < 0x7ff0000000000000ULL || (b >= 0x8000000000000000ULL && b < 0xbff0000000000000ULL));
+}
+
+/* log1p(x) for x > -1 finite (others: the fix-up pass): musl's log1p without branches. u = 1 + x
+ * is rounded; c = the rounding error over u corrects log(u) (dropped when x is so big that 1
+ * vanishes in it); below 2^-54, log1p(x) rounds to x. */
+STRIDED_VINLINE double strided_vlog1p(double x) {
+    uint64_t ix = strided_bits64(x);
+    /* x <= -1, inf, NaN: a harmless argument (the fix-up pass redoes them), by integer masks
+     * (strided_blend64: else inf - inf could appear in a lane) */
+    double xx = strided_blend64(strided_vlog1p_hard(x), 0.0, x);
+    double u = 1.0 + xx;
+    uint64_t ku = (strided_bits64(u) + (0x3ff0000000000000ULL - 0x3fe6a09e00000000ULL)) >> 52;
+    /* k = ku - 1023 >= 2: u - x is exact; k < 2: u - 1 is */
+    double c = ku >= 1023 + 2 ? 1.0 - (u - xx) : xx - (u - 1.0);
+    c = ku < 1023 + 54 ? c / u : 0.0;
+    double y = strided_vlog_core(u, 0.0, 0, STRIDED_LOG_E, c);
+    return (ix & 0x7fffffffffffffffULL) < 0x3c90000000000000ULL ? x : y;  /* 2^-54 */
+}
+
 
 /* log of a float's value (never subnormal as a double), to be rounded to float */
 STRIDED_VINLINE double strided_vlog_for_float(double x) {
-    return strided_vlog_core(x, 0.0, 1);
+    return strided_vlog_core(x, 0.0, 1, STRIDED_LOG_E, 0.0);
 }
 
 /* 1 where x is not a positive finite double (or float): the fix-up pass's condition for log,
@@ -195,7 +268,7 @@ STRIDED_VINLINE float strided_vlog1pf(float x) {
     double u = 1.0 + (double)x;
     /* x <= -1 (or NaN): a harmless argument, fixed up later; tested on the bits, as a float
      * compare of NaN may raise "invalid" */
-    u = strided_bits64(u) - 1 < 0x7fefffffffffffffULL ? u : 1.0;
+    u = strided_blend64(strided_bits64(u) - 1 < 0x7fefffffffffffffULL, u, 1.0);
     double y = strided_vlog_for_float(u);
     return ax < 0x31000000u ? x : (float)y;  /* 2^-29 */
 }
@@ -209,6 +282,69 @@ STRIDED_VINLINE float strided_vexpm1f(float x) {
     double y = strided_exp(xd) - 1.0;
     y = fabs(xd) < 0x1p-20 ? xd * (1.0 + 0.5 * xd) : y;
     return (float)y;
+}
+
+/* ---- float32 functions through double: sinh, cosh, asinh, acosh, atanh --------------- */
+
+/* sinh and cosh from e = exp(|x|) in double (finite for every float): (e -+ 1/e) / 2; sinh's
+ * subtraction loses at most 20 of double's 29 spare bits for |x| >= 2^-20, below which
+ * sinh(x) = x (1 + x^2/6). */
+STRIDED_VINLINE float strided_vsinhf(float x) {
+    double xd = (double)x;
+    double e = strided_exp(fabs(xd));
+    double y = 0.5 * (e - 1.0 / e);
+    y = copysign(y, xd);
+    return fabs(xd) < 0x1p-20 ? (float)(xd * (1.0 + xd * xd * (1.0 / 6.0))) : (float)y;
+}
+
+STRIDED_VINLINE float strided_vcoshf(float x) {
+    double e = strided_exp(fabs((double)x));
+    return (float)(0.5 * (e + 1.0 / e));
+}
+
+/* log1p(t) in double for t >= 2^-24 (to be rounded to float): log of 1 + t (rounded) */
+STRIDED_VINLINE double strided_vlog1p_for_float(double t) {
+    return strided_vlog_core(1.0 + t, 0.0, 1, STRIDED_LOG_E, 0.0);
+}
+
+/* asinh(x) = sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) (no cancellation; x^2 of a float
+ * is finite in double); below 2^-20, asinh(x) rounds to x(1 - x^2/6). */
+STRIDED_VINLINE float strided_vasinhf(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    int special = (b & 0x7fffffffu) >= 0x7f800000u;          /* inf, NaN: x itself */
+    double a = strided_blend64(special, 1.0, fabs((double)x));
+    double t = a + a * a / (1.0 + sqrt(1.0 + a * a));
+    double y = copysign(strided_vlog1p_for_float(t), (double)x);
+    return (special || a < 0x1p-20) ? x : (float)y;
+}
+
+/* acosh(x) = log1p((x - 1) + sqrt((x - 1)(x + 1))) for x >= 1 (x - 1 exact); x < 1 and NaN
+ * (invalid: acosh is a checked op) go to the fix-up pass, and the vector code sees 1 instead */
+STRIDED_VINLINE int strided_vacoshf_hard(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b - 0x3f800000u >= 0x7f800000u - 0x3f800000u;   /* not in [1, inf) */
+}
+
+STRIDED_VINLINE float strided_vacoshf(float x) {
+    double xd = strided_blend64(strided_vacoshf_hard(x), 1.0, (double)x);
+    double d = xd - 1.0;
+    return (float)strided_vlog1p_for_float(d + sqrt(d * (xd + 1.0)));
+}
+
+/* atanh(x) = log1p(2|x| / (1 - |x|)) / 2 with x's sign; |x| >= 1 and NaN (divide by zero,
+ * invalid) go to the fix-up pass; below 2^-20, atanh(x) rounds to x. */
+STRIDED_VINLINE int strided_vatanhf_hard(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b & 0x7fffffffu) >= 0x3f800000u;
+}
+
+STRIDED_VINLINE float strided_vatanhf(float x) {
+    double a = strided_blend64(strided_vatanhf_hard(x), 0.5, fabs((double)x));
+    double y = 0.5 * strided_vlog1p_for_float(2.0 * a / (1.0 - a));
+    return a < 0x1p-20 ? x : (float)copysign(y, (double)x);
 }
 
 /* ---- sin and cos ------------------------------------------------------------------------ */
