@@ -34,6 +34,7 @@ CASES = [
     ("expm1", "float32"),
     ("sin", "float32"),
     ("cos", "float32"),
+    ("tan", "float32"),
     ("sin", "float64"),
     ("cos", "float64"),
     ("log2", "float64"),
@@ -76,7 +77,7 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
     if name == "expm1":  # around 0 and the overflow edge, 88.72 for float32
         parts.append((sign[: n // 8] * np.exp2(rng.uniform(-60, 0, n // 8))).astype(ft))
         parts.append(rng.uniform(80.0, 89.0, n // 16).astype(ft))
-    if name in ("sin", "cos"):
+    if name in ("sin", "cos", "tan"):
         # near multiples of pi/2 up to 2^22, where the reduction cancels most: the floats
         # around k pi/2 (a few ulps either side), and a uniform sweep of [-1e4, 1e4]
         k = rng.integers(1, 1 << 22, n // 8).astype(np.float64)

@@ -26,6 +26,7 @@ cdef extern from "vecmath.h" nogil:
     int strided_vatanhf_hard(float)
     float strided_vsinf(float)
     float strided_vcosf(float)
+    float strided_vtanf(float)
     double strided_vsin(double)
     double strided_vcos(double)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
