@@ -479,3 +479,33 @@ def test_small_mlp_trains_to_a_known_loss():
         B1 -= 0.5 * dh.sum(0)  # noqa: N806
     assert float(loss) == pytest.approx(ref_loss, rel=1e-9)
     assert float(loss) < 0.2
+
+
+@pytest.mark.parametrize(
+    "shape, strides, offset, by_taps",
+    [
+        ((2, 5, 5, 3, 3, 4), (196, 28, 4, 28, 4, 1), 3, True),  # conv2d's channels-last windows
+        ((4, 4), (2, 1), 0, True),  # overlapping rows
+        ((3, 4), (0, 1), 1, True),  # an expand: stride 0 is a tap
+        ((4, 3), (1, 4), 0, True),  # a transpose: no overlap, no taps
+        ((65, 2), (0, 1), 0, False),  # 65 taps: over the limit, index_add instead
+        ((3, 3), (-3, 1), 8, False),  # a negative stride: index_add
+    ],
+)
+def test_view_backward_by_taps_matches_the_scatter(shape, strides, offset, by_taps):
+    # Note [A view's backward by taps] in formulas.py: the same sums as index_add's scatter,
+    # checked against NumPy's scatter of the same view (np.add.at)
+    from strided.autograd import formulas
+
+    cells = 400
+    x = strided.asarray(np.arange(cells, dtype=np.float64)).requires_grad_()
+    g = np.random.default_rng(0).standard_normal(shape)
+    taps = formulas._scatter_by_taps(cells, (shape, strides, offset), strided.asarray(g))
+    assert (taps is not None) == by_taps
+    strided.as_strided(x, shape, strides, offset).backward(strided.asarray(g))
+    where = np.lib.stride_tricks.as_strided(
+        np.arange(cells)[offset:], shape, [s * 8 for s in strides]
+    )
+    expected = np.zeros(cells)
+    np.add.at(expected, where.ravel(), g.ravel())
+    np.testing.assert_allclose(np.asarray(x.grad), expected, rtol=1e-12, atol=1e-12)

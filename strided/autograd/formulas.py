@@ -448,6 +448,10 @@ def strided_backward(node, g):
     cell feeds several outputs and their gradients must add up."""
     in_shape, in_strides, in_offset = node.in_geometry
     cells = node.storage_cells
+    if not _grad_mode.state.enabled:  # not create_graph: the taps' in-place adds may be used
+        flat = _scatter_by_taps(cells, node.out_geometry, g)
+        if flat is not None:
+            return V.as_strided(flat, in_shape, in_strides, in_offset)
     flat = _ix.index_add(
         _cr.zeros(cells, dtype=g.dtype, device=g.device),
         0,
@@ -455,6 +459,58 @@ def strided_backward(node, g):
         V.reshape(g, (-1,)),
     )
     return V.as_strided(flat, in_shape, in_strides, in_offset)
+
+
+# Note [A view's backward by taps]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``strided_backward``'s index_add is general, but slow for a convolution's window view (for the
+# digits CNN's 64x16x8x8 input and 3x3 windows: 147,456 scattered adds, 3 ms, more than the
+# rest of the convolution's backward). Most views that overlap themselves do so through a few
+# dims only: the window view (N, H_out, W_out, kh, kw, C) of conv2d has strides (.., s_H, s_W,
+# s_H, s_W, ..), and with the two tap dims (kh, kw) held fixed the rest reads every cell at
+# most once. So the gradient is scattered tap by tap: for each of the kh * kw taps, one
+# strided in-place add of the gradient's slice for that tap into the cells it was read from
+# (9 vectorised adds instead of 147,456 scattered ones; PyTorch's col2im does the same sums).
+# The taps are found from the strides alone: dims sorted by stride, a dim is *kept* when its
+# stride steps beyond every cell the kept dims before it reach (then the kept dims address
+# distinct cells), else it is a tap. Views with negative strides, more than 64 taps (an
+# expand's stride-0 dims are taps), or a recorded backward (create_graph: the in-place adds
+# would not be differentiable) take index_add.
+_MAX_TAPS = 64
+
+
+def _scatter_by_taps(cells, geometry, g):
+    """``index_add`` of strided_backward by taps (Note [A view's backward by taps]): the flat
+    storage of ``cells`` cells with each element of ``g`` added into the cell the view
+    ``geometry`` read it from; None when the view does not fit the rule."""
+    shape, strides, offset = geometry
+    if any(st < 0 for st in strides):
+        return None
+    reach, taps = 0, []
+    dims = sorted((st, size, d) for d, (size, st) in enumerate(zip(shape, strides, strict=True)))
+    for st, size, d in dims:
+        if size == 1:
+            continue
+        if st > reach:
+            reach += (size - 1) * st  # kept: beyond every cell the kept dims reach so far
+        else:
+            taps.append(d)
+    if math.prod(shape[d] for d in taps) > _MAX_TAPS:
+        return None
+    kept = [d for d in range(len(shape)) if d not in taps]
+    kept_shape = tuple(shape[d] for d in kept)
+    kept_strides = tuple(strides[d] for d in kept)
+    flat = _cr.zeros(cells, dtype=g.dtype, device=g.device)
+    storage = flat.untyped_storage()
+    index = [slice(None)] * len(shape)
+    for tap in np.ndindex(*(shape[d] for d in taps)):
+        start = offset
+        for d, i in zip(taps, tap, strict=True):
+            index[d] = i
+            start += i * strides[d]
+        cells_of_tap = _core._from_parts(storage, start, kept_shape, kept_strides, g.dtype)
+        E.add(cells_of_tap, g[tuple(index)], out=cells_of_tap)
+    return flat
 
 
 # Note [Cached view positions]

@@ -98,6 +98,7 @@ def nn_cases(only=None):
         tx, tw = torch.from_dlpack(x), torch.from_dlpack(w)  # zero-copy: the same memory
         fns["torch"] = lambda: torch.nn.functional.conv2d(tx, tw, padding=1)
     out = [Case("nn", "conv2d 64x16x8x8, 32 3x3 filters, padding 1 (forward)", fns, rtol=1e-4)]
+    out += _conv_backward_cases(torch, rng, x_np, w_np)
 
     from strided._train import make_cnn
 
@@ -145,6 +146,40 @@ def nn_cases(only=None):
             notes=["not compared: the updated weights are checked in tests/"],
         )
     )
+    return out
+
+
+def _conv_backward_cases(torch, rng, x_np, w_np):
+    """conv2d forward and backward (the input's gradient, compared), on the digits CNN's
+    shapes and on a 64x64x56x56 input with 64 3x3 filters (issue 20's cases): strided against
+    PyTorch (NumPy has no autograd)."""
+    from strided.nn import functional as F
+
+    big_x = rng.standard_normal((64, 64, 56, 56), dtype=np.float32)
+    big_w = rng.standard_normal((64, 64, 3, 3), dtype=np.float32) / 24
+    out = []
+    for label, xn, wn in (("64x16x8x8, 32", x_np, w_np), ("64x64x56x56, 64", big_x, big_w)):
+        x = strided.asarray(xn).requires_grad_()
+        w = strided.asarray(wn).requires_grad_()
+
+        def s_step(x=x, w=w):
+            F.conv2d(x, w, padding=1).sum().backward()
+            g, x.grad, w.grad = x.grad, None, None
+            return g
+
+        fns = {"strided": s_step}
+        if torch is not None:
+            tx = torch.from_numpy(xn).requires_grad_()
+            tw = torch.from_numpy(wn).requires_grad_()
+
+            def t_step(tx=tx, tw=tw):
+                torch.nn.functional.conv2d(tx, tw, padding=1).sum().backward()
+                g, tx.grad, tw.grad = tx.grad, None, None
+                return g.numpy()
+
+            fns["torch"] = t_step
+        name = f"conv2d {label} 3x3 filters, padding 1, forward + backward"
+        out.append(Case("nn", name, fns, reference="torch", rtol=1e-3))
     return out
 
 
