@@ -35,6 +35,9 @@ CASES = [
     ("sin", "float32"),
     ("cos", "float32"),
     ("tan", "float32"),
+    ("arctan", "float32"),
+    ("arcsin", "float32"),
+    ("arccos", "float32"),
     ("sin", "float64"),
     ("cos", "float64"),
     ("log2", "float64"),
@@ -63,6 +66,11 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
         lo, hi = (-1.0, 30.0) if name.startswith("log") else (-30.0, 2.0)
         mag = np.exp2(rng.uniform(lo * 4, hi * 4, n // 4))  # 2^-4..2^120 or so, both signs
         parts.append((sign * mag).astype(ft))
+    if name in ("arcsin", "arccos"):  # the whole of [-1, 1], near +-1 and near 0
+        parts.append(rng.uniform(-1.0, 1.0, n // 4).astype(ft))
+        parts.append((sign * (1.0 - np.exp2(rng.uniform(-60, 0, n // 4)))).astype(ft))
+    if name == "arctan":
+        parts.append((sign * np.exp2(rng.uniform(-30, 30, n // 4))).astype(ft))
     if name == "arccosh":  # just above 1
         parts.append((1.0 + np.exp2(rng.uniform(-60, 4, n // 4))).astype(ft))
     if name == "arctanh":  # the whole of (-1, 1), near +-1 and near 0
@@ -177,6 +185,13 @@ _FLAG_CASES = [
     ("arctanh", -1.0, "divide by zero"),
     ("arctanh", 2.0, "invalid value"),
     ("arctanh", np.nan, None),
+    ("arcsin", 1.0, None),
+    ("arcsin", -1.5, "invalid value"),
+    ("arcsin", np.nan, None),
+    ("arccos", -1.0, None),
+    ("arccos", 1.0, None),
+    ("arccos", 2.0, "invalid value"),
+    ("arccos", -np.inf, "invalid value"),
 ]
 
 
@@ -185,7 +200,7 @@ _FLAG_CASES = [
 def test_floating_point_warnings_as_numpy(name, value, warning, dtype):
     """The checked ops warn exactly as NumPy does: the vector code raises no flag of its own (a
     block of ordinary values around the special one, so that the vector loop runs)."""
-    x = np.full(1000, 0.5 if name == "arctanh" else 1.5, dtype=dtype)
+    x = np.full(1000, 0.5 if name in ("arctanh", "arcsin", "arccos") else 1.5, dtype=dtype)
     x[500] = value
     with np.errstate(all="ignore"):
         want = getattr(np, name)(x)

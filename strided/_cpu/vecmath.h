@@ -23,7 +23,7 @@
  *   float64: log 0.73 ulp (0.51), log2 0.63 (0.54), log10 0.63 (1.57), log1p 0.74 (0.79),
  *            sin 0.76 (0.52), cos 0.76 (0.52);
  *   float32: log 0.74 (3.36), log2, log10, log1p, expm1, sinh, cosh, asinh, acosh, atanh 0.50
- *            (0.74-2.0), sin and cos 0.56 (1.47), tan 0.95 (1.27).
+ *            (0.74-2.0), sin and cos 0.56 (1.47), tan 0.95 (1.27), atan, asin, acos 0.50.
  *
  * Three rules that the code follows:
  *   - The float32 functions widen to double and round once at the end: a double polynomial of
@@ -348,6 +348,74 @@ STRIDED_VINLINE float strided_vatanhf(float x) {
     double a = strided_blend64(strided_vatanhf_hard(x), 0.5, fabs((double)x));
     double y = 0.5 * strided_vlog1p_for_float(2.0 * a / (1.0 - a));
     return a < 0x1p-20 ? x : (float)copysign(y, (double)x);
+}
+
+/* ---- atan, asin, acos in float32 through double ------------------------------------------ */
+
+/* atan(t) for t >= 0 (inf included) in double, ~1e-14 relative: t > 1 by atan(t) = pi/2 -
+ * atan(1/t), then above tan(pi/8) by atan(u) = pi/4 + atan((u - 1)/(u + 1)), leaving |v| <=
+ * tan(pi/8) = 0.414 for the alternating Taylor series (16 terms: the first left out, v^33/33,
+ * is below 1e-14). The divisions' operands are blended so that no lane divides by zero. */
+STRIDED_VINLINE double strided_vatan_pos(double t) {
+    int big = t > 1.0;
+    double r = 1.0 / strided_blend64(big, t, 1.0);
+    double u = big ? r : t;
+    int mid = u > 0.41421356237309504880;
+    double v = mid ? (u - 1.0) / (u + 1.0) : u;
+    double z = v * v;
+    double p = -1.0 / 31.0;
+    p = p * z + 1.0 / 29.0;
+    p = p * z - 1.0 / 27.0;
+    p = p * z + 1.0 / 25.0;
+    p = p * z - 1.0 / 23.0;
+    p = p * z + 1.0 / 21.0;
+    p = p * z - 1.0 / 19.0;
+    p = p * z + 1.0 / 17.0;
+    p = p * z - 1.0 / 15.0;
+    p = p * z + 1.0 / 13.0;
+    p = p * z - 1.0 / 11.0;
+    p = p * z + 1.0 / 9.0;
+    p = p * z - 1.0 / 7.0;
+    p = p * z + 1.0 / 5.0;
+    p = p * z - 1.0 / 3.0;
+    double a = v + v * z * p;
+    a += mid ? 0.78539816339744830962 : 0.0;
+    return big ? 1.57079632679489661923 - a : a;
+}
+
+STRIDED_VINLINE float strided_vatanf(float x) {
+    double y = strided_vatan_pos(fabs((double)x));
+    return fabsf(x) < 0x1p-12f ? x : (float)copysign(y, (double)x);
+}
+
+/* asin(x) = atan(x / sqrt((1 - x)(1 + x))) (1 - |x| exact for a float); |x| >= 1 and NaN go to
+ * the fix-up pass (asin is a checked op: |x| > 1 is invalid; and x = +-1 would divide by 0) */
+STRIDED_VINLINE int strided_vasinf_hard(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b & 0x7fffffffu) >= 0x3f800000u;
+}
+
+STRIDED_VINLINE float strided_vasinf(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    double a = strided_blend64(strided_vasinf_hard(x), 0.5, fabs((double)x));
+    double y = strided_vatan_pos(a / sqrt((1.0 - a) * (1.0 + a)));
+    /* |x| < 2^-12: x; compared on the bits (a float compare of NaN may raise "invalid") */
+    return (b & 0x7fffffffu) < 0x39800000u ? x : (float)copysign(y, (double)x);
+}
+
+/* acos(x) = 2 atan(sqrt((1 - x) / (1 + x))), accurate on all of (-1, 1]; x = -1 (a division by
+ * zero), |x| > 1 and NaN go to the fix-up pass */
+STRIDED_VINLINE int strided_vacosf_hard(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b & 0x7fffffffu) > 0x3f800000u || b == 0xbf800000u;
+}
+
+STRIDED_VINLINE float strided_vacosf(float x) {
+    double xd = strided_blend64(strided_vacosf_hard(x), 0.5, (double)x);
+    return (float)(2.0 * strided_vatan_pos(sqrt((1.0 - xd) / (1.0 + xd))));
 }
 
 /* ---- sin and cos ------------------------------------------------------------------------ */

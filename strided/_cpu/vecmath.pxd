@@ -27,6 +27,11 @@ cdef extern from "vecmath.h" nogil:
     float strided_vsinf(float)
     float strided_vcosf(float)
     float strided_vtanf(float)
+    float strided_vatanf(float)
+    float strided_vasinf(float)
+    int strided_vasinf_hard(float)
+    float strided_vacosf(float)
+    int strided_vacosf_hard(float)
     double strided_vsin(double)
     double strided_vcos(double)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
