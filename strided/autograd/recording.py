@@ -254,8 +254,7 @@ def _autograd_kernel(name):
 
 def _fast_kernel(name, entry, run, general):
     """The Autograd kernel of ``name`` with Note [The recorded op's fast path]."""
-    # (entry.formula is read at each call: the classroom grader swaps a student's in)
-    save, keep, save_result = entry.save, entry.outputs, entry.result
+    # (the row's fields are read at each call: the classroom grader swaps a student's in)
     kernels = _dispatch._kernels[name]
     possible = _dispatch.possible
     not_cpu_only = _dispatch.CUDA | _dispatch.TRACE
@@ -279,6 +278,7 @@ def _fast_kernel(name, entry, run, general):
         finally:
             state.enabled = prev
         node = FormulaNode(name, entry.formula, stored, kwargs, edges, metas, needs)
+        save, keep, save_result = entry.save, entry.outputs, entry.result
         for i in save:
             a = args[i]
             if isinstance(a, TensorBase):
