@@ -329,12 +329,14 @@ class BuildExt(build_ext):
     -e``: the development build, which runs only where it is built) leaves out the variants for
     levels this CPU cannot run, to keep the build short: AVX-512 kernels on an AVX2 machine are
     only compile time (Note [-march]). A wheel (not in place) gets every level.
-    ``STRIDED_BUILD_JOBS`` sets the number of parallel compiles where -j is not given."""
+    Where -j is not given (``pip install``, ``python -m build``) the C compiles run in parallel,
+    one per core, or ``STRIDED_BUILD_JOBS``; setuptools' default would compile one module at a
+    time."""
 
     def finalize_options(self):
         super().finalize_options()
-        if self.parallel is None and os.environ.get("STRIDED_BUILD_JOBS"):
-            self.parallel = int(os.environ["STRIDED_BUILD_JOBS"])
+        if self.parallel is None:
+            self.parallel = int(os.environ.get("STRIDED_BUILD_JOBS", os.cpu_count() or 1))
 
     def run(self):
         if self.inplace:
