@@ -377,11 +377,13 @@ def test_interop_with_cupy_zero_copy():
     and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
     reason="NVRTC is not installed (pip install 'strided[cuda]')",
 )
-def test_every_kernel_compiles_for_sm80_and_sm90_without_spills(capsys):
+def test_every_kernel_compiles_for_sm90_without_spills(capsys):
+    """sm_90 only: both archs take ~25 CPU-minutes, beyond CI's budget (compile_check's
+    docstring); sm_80 is compiled by ``python -m strided.cuda.compile_check``."""
     from strided.cuda import compile_check
 
     assert compile_check.nvrtc_available(), "STRIDED_REQUIRE_NVRTC=1 but NVRTC cannot be loaded"
-    rc = compile_check.main([])
+    rc = compile_check.main(["--arch=sm_90"])
     out = capsys.readouterr().out
     assert rc == 0, out
 
