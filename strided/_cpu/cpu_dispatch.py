@@ -33,9 +33,11 @@ way that needs the least machinery with Cython:
   Cython writes the functions (a kernel per dtype per op, thousands of them); an ifunc call also
   cannot be inlined into the loop that calls it. A table of function pointers per level would
   have the same problem one level up, and adds an indirect call per inner loop. Whole-module
-  variants keep every kernel exactly as the native build compiles it (measured: as fast as
-  ``-march=native``, README's benchmark note for issue 19) at the cost of compile time and
-  wheel size for the dispatched modules only.
+  variants keep every kernel exactly as the native build compiles it (measured on a Zen 3
+  machine, x86-64-v3 against ``-march=native``: the elementwise, reduction and sort suites of
+  ``python -m strided.bench`` within their noise, sort of 1e6 float32 63-68 ms against
+  63-76 ms; the tables are in issue 19's closing note) at the cost of compile time and wheel
+  size for the dispatched modules only.
 * **Overrides.** ``STRIDED_CPU_FEATURES=x86-64-v2`` (or ``x86-64-v3``, ``x86-64-v4``,
   ``baseline``) runs a lower level, to test the baseline kernels on a fast machine; a level above
   what the CPU has is refused with a warning (it would crash), and the CPU's own level is used.
