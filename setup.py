@@ -89,6 +89,7 @@ MODULES = [
     "strided._cpu.scan",
     "strided._cpu.count",
     "strided._views",
+    "strided.autograd._record",
     "strided.cuda._params",
     "strided._cpu.cpu_features",
 ]

@@ -2,10 +2,12 @@
 process: each case alternates the old code path (switched back on in place) with the new one
 and PyTorch, 7 rounds, medians and [min-max].
 
-Run: ``python benchmarks/issue20_before_after.py [--threads N]``. The old paths: the general
-Autograd kernel (``record_call``) for every op instead of Note [The recorded op's fast path];
-``strided.sum(x, axis=0)`` (the general road) instead of ``x.sum()``; ``strided_backward``'s
-index_add instead of Note [A view's backward by taps].
+Run: ``python benchmarks/issue20_before_after.py [--threads N] [--general]``. The old paths:
+the Python fast path (``recording._fast_kernel``, Note [The recorded op's fast path]) instead of
+the compiled one (Note [The compiled recorder] in strided/autograd/_record.pyx), or with
+``--general`` the general Autograd kernel (``record_call``) for every op; ``strided.sum(x,
+axis=0)`` (the general road) instead of ``x.sum()``; ``strided_backward``'s index_add instead
+of Note [A view's backward by taps].
 """
 
 from __future__ import annotations
@@ -28,12 +30,16 @@ from strided.nn import functional as F
 SPELLING = "{:.2f} us [{:.2f}-{:.2f}]"
 
 
-def _general_kernels():
-    """{op: the Autograd kernel of record_call} for the ops that now have a fast one."""
+def _old_kernels(general):
+    """{op: its old Autograd kernel} for the ops that now have a compiled fast one: the Python
+    fast path, or (``general``) record_call's kernel."""
     out = {}
     for name, keys in _dispatch.registered_ops().items():
         entry = _d.TABLE.get(name)
         if "Autograd" not in keys or entry is None or name.endswith("_") or entry.prepare:
+            continue
+        if not general:
+            out[name] = recording._autograd_kernel(name, compiled=False)
             continue
         run = functools.partial(_dispatch.redispatch, name, "Autograd")
 
@@ -48,16 +54,17 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--general", action="store_true", help="before: record_call for every op")
     args = p.parse_args()
     strided.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
     ag = strided.ones(1, dtype="float64").requires_grad_()
-    fast = {n: _dispatch._kernels[n]["Autograd"] for n in _general_kernels()}
-    general = _general_kernels()
+    old_kernels = _old_kernels(args.general)
+    fast = {n: _dispatch._kernels[n]["Autograd"] for n in old_kernels}
 
     def autograd_path(old):
         for n in fast:
-            _dispatch._kernels[n]["Autograd"] = general[n] if old else fast[n]
+            _dispatch._kernels[n]["Autograd"] = old_kernels[n] if old else fast[n]
 
     def taps_path(old):
         formulas._MAX_TAPS = 0 if old else 64

@@ -384,7 +384,13 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__((), ((variable.shape, variable.dtype),))
+        # Node.__init__ spelled out, as in FormulaNode: a leaf's accumulator lives as long as
+        # the graphs that use it, so one is made per leaf per step (per op, for a leaf used alone)
+        self.next_functions = ()
+        self.input_meta = ((variable.shape, variable.dtype),)
+        self.sequence_nr = next(_sequence)
+        self._site = self._metadata = self._anomaly_trace = None
+        self._hooks = self._pre_hooks = self._tensor_pre_hooks = self._retain_hooks = None
         self.variable = variable
 
     def apply(self, grad_outputs):

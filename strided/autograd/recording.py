@@ -83,6 +83,12 @@ from strided.autograd.graph import (
 
 __all__ = ["activate", "below_autograd", "needs_autograd", "unrecorded", "ViewNode", "CopySlices"]
 
+try:  # Note [The compiled recorder]: built by setup.py; its Python form is this module's
+    from strided.autograd import _record
+except ImportError:  # a checkout whose compiled modules predate it
+    _record = None
+COMPILED = _record is not None
+
 _TensorBase = _core.TensorBase
 _int64 = _dtype.int64
 _activated = False
@@ -217,7 +223,10 @@ def record_call(name, entry, run, args, kwargs, out):
     return _finish(node, entry, result)
 
 
-def _autograd_kernel(name):
+def _autograd_kernel(name, compiled=None):
+    """The Autograd kernel of op ``name``: ``record_call``'s, or for a plain functional row the
+    fast one, compiled (Note [The compiled recorder] in _record.pyx) unless ``compiled`` is
+    False or the module is not built (then the Python ``_fast_kernel``, its textbook form)."""
     entry = _d.TABLE.get(name)
     mutates = name.endswith("_")
     # the device kernel below this key; a partial, not a closure: no Python frame of its own
@@ -230,6 +239,8 @@ def _autograd_kernel(name):
     if mutates or entry is None or entry.prepare is not None:
         kernel.__qualname__ = f"autograd[{name}]"
         return kernel
+    if COMPILED and compiled is not False:
+        return _record.RecordedOp(name, entry, run, kernel, _dispatch._kernels[name])
     return _fast_kernel(name, entry, run, kernel)
 
 
@@ -247,9 +258,9 @@ def _autograd_kernel(name):
 # first frame). Every other call (out=, anomaly mode, rows with prepare=, in-place ops) goes
 # through ``record_call``, the reference; both give the same node, fields and history.
 #
-# This is as far as Python goes: what is left of the 2-3 us (the dispatcher's frame, the hook,
-# this kernel, the node's fields, the walk) needs the bookkeeping in compiled code, a module
-# of its own (not done yet: it needs a line in setup.py's MODULES).
+# This is as far as Python goes. The same steps, compiled, are ``_record.RecordedOp`` (Note
+# [The compiled recorder] in _record.pyx), the kernel registered where that module is built;
+# this function is its readable form, and the kernel where it is not built.
 
 
 def _fast_kernel(name, entry, run, general):
@@ -479,6 +490,20 @@ def _regenerate_view(view):
 
 
 _graph.set_view_regenerator(_regenerate_view)
+if COMPILED:
+    _record.setup(
+        state,
+        FormulaNode,
+        SavedTensor,
+        gradient_edge,
+        _graph.grad_accumulator,
+        _finish,
+        record_inplace,
+        _e._Kernel,
+        _dispatch.possible,
+        _dispatch.CUDA | _dispatch.TRACE,
+        _graph._PKG_DIR,
+    )
 
 
 # -- views (Note [The view kernel]) -------------------------------------------------------------
@@ -613,6 +638,7 @@ def activate():
             kernel = _view_kernel(name) if name in views else _autograd_kernel(name)
             _dispatch.register(name, "Autograd", kernel)
         _views._set_grad_mode(state)  # Note [Views through the Autograd key] in _views.pyx
-        _copying._set_autograd_check(needs_autograd)  # Note [Copies through the dispatcher]
-        _dispatch.set_autograd_hook(needs_autograd)
+        hook = _record.needs_autograd if COMPILED else needs_autograd
+        _copying._set_autograd_check(hook)  # Note [Copies through the dispatcher]
+        _dispatch.set_autograd_hook(hook)
         _activated = True

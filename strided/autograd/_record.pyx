@@ -1,0 +1,222 @@
+"""The recorded op's bookkeeping in compiled code (Note [The compiled recorder]).
+
+Note [The compiled recorder]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Recording one op is bookkeeping, not arithmetic: an edge per argument, the node, the saved
+tensors, the user's source line, the outputs' history. recording.py spells it out three times,
+from the most readable to the fastest:
+
+* ``record_call``: the reference, every case (out=, in-place, anomaly mode, ``prepare=`` rows);
+* ``_fast_kernel``: the same steps for a functional call with a plain row, in one Python frame
+  (Note [The recorded op's fast path] in recording.py). It is the textbook version of this file:
+  read it first; it runs where this module is not built (``recording.COMPILED`` is then False);
+* ``RecordedOp`` here: ``_fast_kernel``'s steps, line for line, compiled. What it saves is the
+  cost of Python doing them: each argument's edge and (shape, dtype, device) read from the
+  TensorBase's C slots, no frame for the kernel itself, and the walk up to the user's source
+  line through the C API's frames (``_user_site``) instead of ``sys._getframe`` and attribute
+  reads (about a third of the Python path's time went to these).
+
+``needs_autograd``, the dispatcher's question on every call once autograd is active, is here
+too, the same function as recording.py's (which stays the reference, and is used where this
+module is not built).
+
+What stays in Python, on purpose: the node and saved-tensor classes (graph.py: a student reads
+them, and the engine, hooks and classroom kit use them as Python objects), the leaf's
+accumulator, a view's regenerated history, in-place writes, and every call that is not the
+plain case: they go to ``general`` (``record_call``), as from ``_fast_kernel``.
+
+The row's fields (formula, save, outputs, result) are read at each call, never kept: the
+classroom kit (tests/test_classroom.py) swaps a student's formula into a row at run time.
+"""
+
+from cpython.ref cimport Py_XDECREF, PyObject
+from cpython.unicode cimport PyUnicode_Tailmatch
+
+from strided._core cimport TensorBase
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyFrameObject:
+        pass
+    PyFrameObject* PyEval_GetFrame()  # borrowed
+    PyFrameObject* PyFrame_GetBack(PyFrameObject* frame)  # new reference, or NULL
+    int PyFrame_GetLineNumber(PyFrameObject* frame)
+
+cdef extern from *:
+    """
+    /* PyFrame_GetCode, typed as an object (Python.h says PyCodeObject*): a new reference */
+    static PyObject* strided_frame_code(PyFrameObject* f) { return (PyObject*)PyFrame_GetCode(f); }
+    """
+    object strided_frame_code(PyFrameObject* frame)
+
+
+# The Python pieces, handed over once by recording.py (``setup``): the grad-mode state, the node
+# classes, the functions for the rare cases, the dispatcher's key-set state.
+cdef object _state = None
+cdef object _FormulaNode = None
+cdef object _SavedTensor = None
+cdef object _gradient_edge = None
+cdef object _grad_accumulator = None
+cdef object _finish = None
+cdef object _record_inplace = None
+cdef object _Kernel = None
+cdef object _possible = None
+cdef int _not_cpu_only = 0
+cdef str _pkg = ""
+
+
+def setup(state, FormulaNode, SavedTensor, gradient_edge, grad_accumulator, finish,
+          record_inplace, Kernel, possible, int not_cpu_only, str pkg):
+    """Called once by recording.py: the Python pieces this module works with."""
+    global _state, _FormulaNode, _SavedTensor, _gradient_edge, _grad_accumulator, _finish
+    global _record_inplace, _Kernel, _possible, _not_cpu_only, _pkg
+    _state, _FormulaNode, _SavedTensor = state, FormulaNode, SavedTensor
+    _gradient_edge, _grad_accumulator, _finish = gradient_edge, grad_accumulator, finish
+    _record_inplace, _Kernel, _possible = record_inplace, Kernel, possible
+    _not_cpu_only, _pkg = not_cpu_only, pkg
+
+
+cdef object _user_site():
+    """graph.user_site(): ``(file, line)`` of the innermost Python frame outside the strided
+    package, or None. Compiled code has no frame, so the walk starts at the innermost Python
+    one (the dispatcher's, inside the package: skipped like any other)."""
+    cdef PyFrameObject* f = PyEval_GetFrame()
+    cdef PyFrameObject* back
+    cdef object filename
+    cdef Py_ssize_t n = len(_pkg)
+    while f != NULL:
+        filename = strided_frame_code(f).co_filename
+        if PyUnicode_Tailmatch(filename, _pkg, 0, n, -1) == 0:
+            return (filename, PyFrame_GetLineNumber(f))
+        back = PyFrame_GetBack(f)
+        # The frame object is also held by its frame on the stack, which outlives this walk:
+        # the new reference can go at once and the pointer stay usable.
+        Py_XDECREF(<PyObject*>back)
+        f = back
+    return None
+
+
+def user_site():
+    """``(file, line)`` of the innermost caller outside the strided package (for tests)."""
+    return _user_site()
+
+
+cdef inline object _edge(TensorBase t):
+    """graph.gradient_edge(t) for a tensor that requires grad."""
+    fn = t.grad_fn
+    if fn is None:  # a leaf: its accumulator, while a graph keeps it alive (graph.py's weakref)
+        m = t._autograd_meta
+        if m is not None and m.grad_accumulator is not None:
+            fn = m.grad_accumulator()
+            if fn is not None:
+                return (fn, 0)
+        return (_grad_accumulator(t), 0)
+    if t._base is not None:
+        return _gradient_edge(t)  # a view: Note [Views after an in-place write] in graph.py
+    m = t._autograd_meta
+    return (fn, 0 if m is None else m.output_nr)
+
+
+cdef inline bint _requires_grad_through(TensorBase t):
+    if t._requires_grad:
+        return True
+    base = t._base
+    return base is not None and (<TensorBase>base)._requires_grad
+
+
+def needs_autograd(str name, tuple args, kwargs):
+    """recording.needs_autograd, compiled: does this call need the Autograd kernel?"""
+    out = kwargs.get("out") if kwargs else None
+    cdef bint inplace = name.endswith("_")
+    if out is None and inplace and args:
+        out = args[0]  # index_put_, scatter_, ...: they write into their first argument
+    if out is not None and isinstance(out, TensorBase):
+        if inplace:
+            _record_inplace(name, out)
+        else:  # a.add_(b) is add(a, b, out=a): name it as the user wrote it
+            _record_inplace(name + "_" if args and args[0] is out else name + "(out=)", out)
+        if _state.enabled and _requires_grad_through(<TensorBase>out):
+            return True
+    if not _state.enabled:
+        return False
+    for a in args:
+        if isinstance(a, TensorBase) and (<TensorBase>a)._requires_grad:
+            return True
+    return False
+
+
+cdef class RecordedOp:
+    """The Autograd kernel of one op: recording._fast_kernel, compiled (Note [The compiled
+    recorder])."""
+
+    cdef readonly str name
+    cdef readonly object entry  # the op's row of the derivatives table
+    cdef object run  # the device kernel below the Autograd key (redispatch)
+    cdef object general  # record_call's kernel, for every call that is not the plain case
+    cdef dict kernels  # the dispatcher's {key: kernel} of this op
+
+    def __init__(self, str name, entry, run, general, dict kernels):
+        self.name = name
+        self.entry = entry
+        self.run = run
+        self.general = general
+        self.kernels = kernels
+
+    @property
+    def __qualname__(self):  # what trace_dispatch() shows as the kernel
+        return f"autograd[{self.name}]"
+
+    def __call__(self, *args, **kwargs):
+        if (kwargs and kwargs.get("out") is not None) or _state.anomaly:
+            return self.general(*args, **kwargs)
+        cdef Py_ssize_t n = len(args), i
+        cdef list edges = [None] * n, metas = [None] * n, needs = [False] * n
+        cdef list stored = list(args)
+        cdef TensorBase t
+        for i in range(n):
+            a = args[i]
+            if isinstance(a, TensorBase):
+                t = <TensorBase>a
+                if t._requires_grad:
+                    edges[i] = _edge(t)
+                    needs[i] = True
+                metas[i] = (t.shape, t.dtype, t.device)
+                stored[i] = None  # the row saves the tensors it needs
+        state = _state
+        prev = state.enabled
+        state.enabled = False  # below_autograd(), spelled out
+        try:
+            cpu = None if (<int>_possible[0]) & _not_cpu_only else self.kernels.get("CPU")
+            if cpu is None:
+                result = self.run(*args, **kwargs)
+            elif type(cpu) is _Kernel and (not kwargs or (len(kwargs) == 1 and "out" in kwargs)):
+                result = cpu.run(self.name, *args, None)  # _Kernel.__call__ (out is None)
+            else:
+                result = cpu(*args, **kwargs)
+        finally:
+            state.enabled = prev
+        entry = self.entry
+        node = _FormulaNode(self.name, entry.formula, tuple(stored), kwargs, tuple(edges),
+                            tuple(metas), tuple(needs))
+        saved = node.saved
+        for i in entry.save:
+            a = args[i]
+            if isinstance(a, TensorBase):
+                saved[i] = _SavedTensor(a, False, 0, i)
+        node._site = _user_site()
+        keep = entry.outputs
+        if not isinstance(result, (tuple, list)):  # one output (a namedtuple is several)
+            if keep is None or 0 in keep:
+                if isinstance(result, TensorBase) and (<TensorBase>result).dtype.kind in "fc":
+                    t = <TensorBase>result
+                    t.grad_fn = node
+                    t._requires_grad = True
+                    if t._autograd_meta is not None:
+                        t._autograd_meta.output_nr = 0
+                    node.out_meta = ((t.shape, t.dtype, t.device),)
+                else:
+                    node.out_meta = (None,)
+                if entry.result:
+                    saved["result"] = _SavedTensor(result, True, 0, "result")
+                return result
+        return _finish(node, entry, result)

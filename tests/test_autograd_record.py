@@ -1,0 +1,122 @@
+"""The compiled recorder (strided/autograd/_record.pyx, Note [The compiled recorder]) against its
+Python form (recording._fast_kernel): the same nodes, edges, saved tensors, source lines and
+gradients, the in-place error naming both lines, and a row's fields read at each call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided
+from strided import _dispatch
+from strided.autograd import derivatives as _d
+from strided.autograd import recording
+
+OPS = ("add", "multiply", "exp", "sum", "matmul", "tanh", "maximum")
+
+
+def test_the_compiled_recorder_is_built_and_registered():
+    assert recording.COMPILED  # setup.py's MODULES builds it; a stale build would fall back
+    strided.ones(1).requires_grad_()  # activates autograd
+    assert type(_dispatch._kernels["add"]["Autograd"]).__name__ == "RecordedOp"
+    assert _dispatch._kernels["add"]["Autograd"].__qualname__ == "autograd[add]"
+
+
+def _use(compiled):
+    """Register the compiled or the Python fast kernels of OPS; give back the old ones."""
+    strided.ones(1).requires_grad_()
+    old = {n: _dispatch._kernels[n]["Autograd"] for n in OPS}
+    for n in OPS:
+        _dispatch._kernels[n]["Autograd"] = recording._autograd_kernel(n, compiled=compiled)
+    return old
+
+
+def _restore(old):
+    for n, k in old.items():
+        _dispatch._kernels[n]["Autograd"] = k
+
+
+@pytest.fixture(params=[True, False], ids=["compiled", "python"])
+def path(request):
+    old = _use(request.param)
+    yield request.param
+    _restore(old)
+
+
+def _graph(y):
+    """The graph below y as nested (name, saved keys, needs, edges) for comparison."""
+    fn = y.grad_fn
+    if fn is None or type(fn).__name__ == "AccumulateGrad":
+        return type(fn).__name__
+    return (
+        fn.name(),
+        sorted(map(str, fn.saved)),
+        fn.needs,
+        fn.out_meta,
+        fn.input_meta,
+        [None if e is None else (type(e[0]).__name__, e[1]) for e in fn.next_functions],
+    )
+
+
+def _run(compiled):
+    kind = type(_dispatch._kernels["tanh"]["Autograd"]).__name__
+    assert (kind == "RecordedOp") == compiled
+    rng = np.random.default_rng(0)
+    a = strided.tensor(rng.random((3, 4))).requires_grad_()
+    b = strided.tensor(rng.random((4, 2))).requires_grad_()
+    c = strided.tensor(rng.random((3, 4)))  # needs no gradient
+    h = strided.tanh(strided.matmul(a * c + 1.0, b))
+    y = strided.exp(strided.maximum(h, 0.5)).sum()
+    y.backward()
+    return a, b, h, y
+
+
+def test_the_same_graph_and_gradients_on_both_paths(path):
+    a, b, h, y = _run(path)
+    assert "test_autograd_record.py" in y.grad_fn.source
+    assert "test_autograd_record.py" in h.grad_fn.source
+    mul = h.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0]
+    assert mul.name() == "MultiplyBackward"
+    assert mul.needs == (True, False) and sorted(map(str, mul.saved)) == ["0", "1"]
+    assert h.grad_fn.saved["result"].is_output  # tanh saves its result
+    old = _use(not path)
+    try:
+        other = _run(not path)
+    finally:
+        _restore(old)
+    assert _graph(h) == _graph(other[2])
+    np.testing.assert_array_equal(a.grad.numpy(), other[0].grad.numpy())
+    np.testing.assert_array_equal(b.grad.numpy(), other[1].grad.numpy())
+
+
+def test_the_inplace_error_names_both_lines(path):
+    x = strided.ones(3, dtype="float64").requires_grad_()
+    w = strided.ones(3, dtype="float64")
+    y = x * w  # saves w
+    w.add_(1.0)
+    with pytest.raises(RuntimeError, match=r"MultiplyBackward saved its argument 1") as err:
+        y.sum().backward()
+    text = str(err.value)
+    assert text.count("test_autograd_record.py:") == 2  # the op's line and the write's line
+    assert "add_" in text
+
+
+def test_a_row_swapped_at_run_time_is_used(path, monkeypatch):
+    x = strided.tensor([1.0, 2.0]).requires_grad_()
+    row = _d.TABLE["exp"]
+    monkeypatch.setattr(row, "formula", lambda node, g: (g * 3.0,))
+    monkeypatch.setattr(row, "save", ())
+    monkeypatch.setattr(row, "result", False)
+    y = strided.exp(x)
+    assert not y.grad_fn.saved
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_integer_outputs_and_no_grad_are_not_recorded(path):
+    x = strided.tensor([1.0, 2.0]).requires_grad_()
+    with strided.no_grad():
+        assert strided.exp(x).grad_fn is None
+    assert strided.add(x, 1.0).requires_grad
+    n = strided.tensor([1, 2])
+    assert strided.add(n, n).grad_fn is None
