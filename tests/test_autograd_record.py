@@ -120,3 +120,50 @@ def test_integer_outputs_and_no_grad_are_not_recorded(path):
     assert strided.add(x, 1.0).requires_grad
     n = strided.tensor([1, 2])
     assert strided.add(n, n).grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "shape, strides, offset",
+    [
+        ((2, 5, 5, 3, 3, 4), (196, 28, 4, 28, 4, 1), 3),  # conv2d's channels-last windows
+        ((4, 4), (2, 1), 0),  # overlapping rows
+        ((3, 4), (0, 1), 1),  # an expand: stride 0
+        ((4, 3), (1, 4), 0),  # a transpose
+        ((65, 2), (0, 1), 0),  # 65 taps
+        ((3, 3), (-3, 1), 8),  # a negative stride
+        ((), (), 7),  # one element
+        ((2, 0, 3), (1, 1, 1), 0),  # empty
+    ],
+)
+def test_scatter_view_matches_numpy_add_at(shape, strides, offset, dtype):
+    # Note [A view's backward in one pass]: the same sums as np.add.at over the view's cells
+    from strided.autograd import _record
+
+    cells = 400
+    g = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    flat = strided.zeros(cells, dtype=dtype)
+    assert _record.scatter_view(flat, (shape, strides, offset), strided.asarray(g))
+    where = np.lib.stride_tricks.as_strided(
+        np.arange(cells)[offset:], shape, [s * 8 for s in strides]
+    )
+    expected = np.zeros(cells, dtype=dtype)
+    np.add.at(expected, where.ravel(), g.ravel())
+    np.testing.assert_allclose(flat.numpy(), expected, rtol=1e-6, atol=1e-6)
+    # and through a view's backward (x.grad of an as_strided view)
+    x = strided.zeros(cells, dtype=dtype).requires_grad_()
+    strided.as_strided(x, shape, strides, offset).backward(strided.asarray(g))
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_scatter_view_declines_and_refuses():
+    from strided.autograd import _record
+
+    g = strided.ones((2, 2), dtype="float32")
+    assert not _record.scatter_view(strided.zeros(8, dtype="float64"), ((2, 2), (2, 1), 0), g)
+    assert not _record.scatter_view(
+        strided.zeros(8, dtype="int64"), ((2, 2), (2, 1), 0), strided.ones((2, 2), dtype="int64")
+    )
+    assert not _record.scatter_view(strided.zeros(8, dtype="float32"), ((4,), (1,), 0), g)
+    with pytest.raises(ValueError, match="reaches outside 8 cells"):
+        _record.scatter_view(strided.zeros(8, dtype="float32"), ((2, 2), (4, 1), 3), g)

@@ -30,6 +30,11 @@ from strided._ops import shape as _sh
 from strided._ops import views as V
 from strided.autograd import grad_mode as _grad_mode
 
+try:  # compiled (setup.py's MODULES); a checkout built before it takes the taps
+    from strided.autograd import _record
+except ImportError:
+    _record = None
+
 LN2, LN10 = math.log(2.0), math.log(10.0)
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -449,6 +454,11 @@ def strided_backward(node, g):
     in_shape, in_strides, in_offset = node.in_geometry
     cells = node.storage_cells
     if not _grad_mode.state.enabled:  # not create_graph: the taps' in-place adds may be used
+        if _record is not None and not g.is_cuda and g.dtype.kind == "f":
+            # Note [A view's backward in one pass] in _record.pyx
+            flat = _cr.zeros(cells, dtype=g.dtype, device=g.device)
+            if _record.scatter_view(flat, node.out_geometry, g):
+                return V.as_strided(flat, in_shape, in_strides, in_offset)
         flat = _scatter_by_taps(cells, node.out_geometry, g)
         if flat is not None:
             return V.as_strided(flat, in_shape, in_strides, in_offset)
@@ -475,7 +485,9 @@ def strided_backward(node, g):
 # stride steps beyond every cell the kept dims before it reach (then the kept dims address
 # distinct cells), else it is a tap. Views with negative strides, more than 64 taps (an
 # expand's stride-0 dims are taps), or a recorded backward (create_graph: the in-place adds
-# would not be differentiable) take index_add.
+# would not be differentiable) take index_add. On the CPU, float32 and float64 take the same
+# sums in one compiled pass first (Note [A view's backward in one pass] in _record.pyx): the
+# taps are its reference, and the road for other devices and dtypes.
 _MAX_TAPS = 64
 
 
@@ -487,8 +499,11 @@ def _scatter_by_taps(cells, geometry, g):
     if any(st < 0 for st in strides):
         return None
     reach, taps = 0, []
-    dims = sorted((st, size, d) for d, (size, st) in enumerate(zip(shape, strides, strict=True)))
+    # equal strides: the larger dim first, so that it is kept and the smaller one is the tap
+    # (conv2d's W_out and kw share a stride: 9 taps of kh x kw, not 64 of H_out x W_out)
+    dims = sorted((st, -size, d) for d, (size, st) in enumerate(zip(shape, strides, strict=True)))
     for st, size, d in dims:
+        size = -size
         if size == 1:
             continue
         if st > reach:
