@@ -6,8 +6,8 @@ Run: ``python benchmarks/issue20_before_after.py [--threads N] [--general]``. Th
 the Python fast path (``recording._fast_kernel``, Note [The recorded op's fast path]) instead of
 the compiled one (Note [The compiled recorder] in strided/autograd/_record.pyx), or with
 ``--general`` the general Autograd kernel (``record_call``) for every op; ``strided.sum(x,
-axis=0)`` (the general road) instead of ``x.sum()``; ``strided_backward``'s index_add instead
-of Note [A view's backward by taps].
+axis=0)`` (the general road) instead of ``x.sum()``; Note [A view's backward by taps] (the
+strided in-place adds) instead of Note [A view's backward in one pass] in _record.pyx.
 """
 
 from __future__ import annotations
@@ -66,8 +66,10 @@ def main():
         for n in fast:
             _dispatch._kernels[n]["Autograd"] = old_kernels[n] if old else fast[n]
 
-    def taps_path(old):
-        formulas._MAX_TAPS = 0 if old else 64
+    one_pass = formulas._record
+
+    def taps_path(old):  # before: the taps; after: Note [A view's backward in one pass]
+        formulas._record = None if old else one_pass
 
     def none(old):
         pass

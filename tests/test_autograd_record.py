@@ -167,3 +167,21 @@ def test_scatter_view_declines_and_refuses():
     assert not _record.scatter_view(strided.zeros(8, dtype="float32"), ((4,), (1,), 0), g)
     with pytest.raises(ValueError, match="reaches outside 8 cells"):
         _record.scatter_view(strided.zeros(8, dtype="float32"), ((2, 2), (4, 1), 3), g)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32", "float16"])
+def test_where_with_one_scalar_side(dtype):
+    # relu's backward row, where(result > 0, grad, 0.0): the scalar side's contiguous loop in
+    # binary.pyx.tp; an inf or NaN gradient under a false mask still gives 0 (no multiply)
+    rng = np.random.default_rng(1)
+    mask = rng.random(1000) > 0.5
+    a = (rng.standard_normal(1000) * 10).astype(dtype)
+    if dtype.startswith("float"):
+        a[:4] = [np.inf, -np.inf, np.nan, 1.0]
+    m, t = strided.asarray(mask), strided.asarray(a)
+    s = np.asarray(3, dtype=dtype)[()]
+    np.testing.assert_array_equal(strided.where(m, t, 0).numpy(), np.where(mask, a, 0))
+    np.testing.assert_array_equal(strided.where(m, 3, t).numpy(), np.where(mask, s, a))
+    np.testing.assert_array_equal(
+        strided.where(m[::2], t[1::2], 0).numpy(), np.where(mask[::2], a[1::2], 0)
+    )
