@@ -32,6 +32,8 @@ cdef extern from "vecmath.h" nogil:
     int strided_vasinf_hard(float)
     float strided_vacosf(float)
     int strided_vacosf_hard(float)
+    float strided_verff(float)
+    float strided_verfcf(float)
     double strided_vsin(double)
     double strided_vcos(double)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
