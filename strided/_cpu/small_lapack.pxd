@@ -278,6 +278,19 @@ cdef inline void _rotate(real_t* x, real_t* y, lapack_int n, lapack_int step, re
         y[i * step] = sn * a + cs * b
 
 
+cdef inline real_t _jacobi_tangent(real_t theta) noexcept nogil:
+    """t = tan(phi) of the Jacobi rotation whose cotangent of twice its angle is ``theta``: the
+    root of t^2 + 2 theta t - 1 = 0 of smaller magnitude (|phi| <= pi/4, the rotation that
+    moves the vectors least, which keeps the sweep convergent). Shared by the eigen-solver
+    (theta from the diagonal and the off-diagonal element) and the one-sided SVD (from two
+    columns' norms and their dot product)."""
+    cdef real_t t
+    if fabs(theta) > <real_t>1e15:
+        return <real_t>0.5 / theta  # theta^2 would overflow: t = 1 / (2 theta)
+    t = 1 / (fabs(theta) + sqrt(1 + theta * theta))
+    return -t if theta < 0 else t
+
+
 cdef inline lapack_int small_syev(char jobz, char uplo, real_t* a, lapack_int n,
                                   real_t* w) noexcept nogil:
     """Eigenvalues (ascending, into ``w``) and, for ``jobz`` "V", eigenvectors (the columns
@@ -288,7 +301,7 @@ cdef inline lapack_int small_syev(char jobz, char uplo, real_t* a, lapack_int n,
     cdef real_t v[SMALL_N * SMALL_N]   # the rotations' product
     cdef real_t d[SMALL_N]
     cdef lapack_int i, k, p, q, r, _sweep, best
-    cdef real_t eps, big, floor, lim, apq, h, theta, t, c, sn, tau, x, y
+    cdef real_t eps, big, floor, lim, apq, h, t, c, sn, tau, x, y
     cdef bint rotated
     # eps: half an ulp of 1 in the element type
     eps = <real_t>5.9604644775390625e-08 if real_t is float else <real_t>1.1102230246251565e-16
@@ -327,13 +340,7 @@ cdef inline lapack_int small_syev(char jobz, char uplo, real_t* a, lapack_int n,
                 rotated = True
                 # the rotation that zeroes A[p, q]: t = tan of its angle, the smaller root
                 h = d[q] - d[p]
-                theta = <real_t>0.5 * h / apq
-                if fabs(theta) > <real_t>1e15:
-                    t = <real_t>0.5 / theta  # theta^2 would overflow: t = 1 / (2 theta)
-                else:
-                    t = 1 / (fabs(theta) + sqrt(1 + theta * theta))
-                    if theta < 0:
-                        t = -t
+                t = _jacobi_tangent(<real_t>0.5 * h / apq)
                 c = 1 / sqrt(1 + t * t)
                 sn = t * c
                 tau = sn / (1 + c)
@@ -449,7 +456,7 @@ cdef inline lapack_int small_gesvd(char jobz, const real_t* a, lapack_int m, lap
     cdef bint tall = m >= n, vectors = jobz != b"N", full = jobz == b"A", rotated
     cdef lapack_int r = m if tall else n, c = n if tall else m, i, j, k, p, q, _sweep
     cdef lapack_int ucols
-    cdef real_t eps, big = 0, scale, x, alpha, beta, gamma, zeta, t, cs, sn, top
+    cdef real_t eps, big = 0, scale, x, alpha, beta, gamma, t, cs, sn, top
     eps = <real_t>5.9604644775390625e-08 if real_t is float else <real_t>1.1102230246251565e-16
     for j in range(n):
         for i in range(m):
@@ -479,13 +486,7 @@ cdef inline lapack_int small_gesvd(char jobz, const real_t* a, lapack_int m, lap
                 if fabs(gamma) <= eps * sqrt(alpha) * sqrt(beta):
                     continue
                 rotated = True
-                zeta = (beta - alpha) / (2 * gamma)
-                if fabs(zeta) > <real_t>1e15:
-                    t = <real_t>0.5 / zeta
-                else:
-                    t = 1 / (fabs(zeta) + sqrt(1 + zeta * zeta))
-                    if zeta < 0:
-                        t = -t
+                t = _jacobi_tangent((beta - alpha) / (2 * gamma))
                 cs = 1 / sqrt(1 + t * t)
                 sn = cs * t
                 _rotate(w + p * r, w + q * r, r, 1, cs, sn)
