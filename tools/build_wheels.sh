@@ -22,6 +22,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=dist
 rm -rf "$out" && mkdir -p "$out/raw"
+# Python's own link command may carry -Wl,-rpath,<its lib dir> (pyenv's does), an absolute
+# RUNPATH that auditwheel leaves in the modules it has nothing to copy for: link without it.
+LDSHARED=$(python -c "import sysconfig; print(' '.join(w for w in
+    sysconfig.get_config_var('LDSHARED').split() if not w.startswith('-Wl,-rpath')))")
+export LDSHARED
 echo "== sdist, then the wheel from the sdist: $(date -u)"
 # (python -m build with neither --sdist nor --wheel builds the wheel from the unpacked sdist;
 # STRIDED_BUILD_JOBS: Cython's processes and the C compiles at once, setup.py)
