@@ -2,7 +2,8 @@
 
 Note [The kernel cache]
 ~~~~~~~~~~~~~~~~~~~~~~~
-A module's C source, with the compiler's flags and its version line, is hashed (SHA-256); the
+A module's C source, with the compiler's flags, its version line and the text of the headers
+it includes (scalar_math.h, vecmath.h), is hashed (SHA-256); the
 shared library is ``<cache dir>/<hash>.so``. The same function compiled in another process, or
 again after a restart, finds it there and only loads it (``ctypes.CDLL``): no compiler runs.
 The directory is ``$STRIDED_COMPILE_CACHE``, else ``~/.cache/strided/compile``. A library is
@@ -75,14 +76,30 @@ def _compiler_version(cc):
     return _version[cc]
 
 
+_header_text = None
+
+
+def _headers():
+    """The text of the headers generated C includes (scalar_math.h, vecmath.h): part of the
+    cache key, so a kernel built against an older erf is not loaded after the header changed
+    (the fused value must stay eager's, Note [The CPU loops' functions in fused C])."""
+    global _header_text
+    if _header_text is None:
+        texts = []
+        for name in ("scalar_math.h", "vecmath.h"):
+            with open(os.path.join(_CPU_DIR, name)) as f:
+                texts.append(f.read())
+        _header_text = "\0".join(texts)
+    return _header_text
+
+
 def build(source):
     """(ctypes library, path, whether it came from the cache) for a C source."""
     cc = compiler()
     if cc is None:
         raise CompileError("no C compiler found (set CC, or install gcc)")
-    key = hashlib.sha256("\0".join([source, *FLAGS, _compiler_version(cc)]).encode()).hexdigest()[
-        :32
-    ]
+    parts = [source, *FLAGS, _compiler_version(cc), _headers()]
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
     directory = cache_dir()
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, key + ".so")
