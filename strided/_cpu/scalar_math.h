@@ -528,6 +528,17 @@ static inline float strided_pow2if(int32_t n) {
     return f;
 }
 
+static inline float strided_expf_reduced(float r) {
+    /* exp(r) for |r| <= ln(2) / 2: Cephes' expf polynomial (vecmath.h's erf calls it too) */
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    return p * (r * r) + r + 1.0f;
+}
+
 static inline float strided_expf(float x) {
     /* Written so that GCC vectorises it: no library calls, no branches (only selects), and
      * rounding by the 1.5 * 2^23 trick instead of a call to rintf. */
@@ -539,14 +550,7 @@ static inline float strided_expf(float x) {
     float fn = (t + 12582912.0f) - 12582912.0f;            /* round to nearest */
     int32_t n = (int32_t)fn;
     float r = (xc - fn * c1) - fn * c2;
-    float z = r * r;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * z + r + 1.0f;
+    float p = strided_expf_reduced(r);
     int32_t n1 = n >> 1;                                    /* 2^n in two halves */
     float y = p * strided_pow2if(n1) * strided_pow2if(n - n1);
     y = x > 88.72283905f ? INFINITY : y;

@@ -537,14 +537,7 @@ STRIDED_VINLINE float strided_verff(float x) {
      * NaN (none can happen here) */
     float fn = (a2 * -1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float rr = (-a2 - fn * 0.693359375f) - fn * -2.12194440e-4f;
-    float ex = 1.9875691500e-4f;
-    ex = ex * rr + 1.3981999507e-3f;
-    ex = ex * rr + 8.3334519073e-3f;
-    ex = ex * rr + 4.1665795894e-2f;
-    ex = ex * rr + 1.6666665459e-1f;
-    ex = ex * rr + 5.0000001201e-1f;
-    ex = ex * (rr * rr) + rr + 1.0f;
-    ex *= strided_pow2if((int32_t)fn);
+    float ex = strided_expf_reduced(rr) * strided_pow2if((int32_t)fn);
     float erfc = ex * (1.0f - e) * (q * (d1 * r));
     float big = copysignf(1.0f - erfc, x);
     float y = a < 1.0f ? small : big;
