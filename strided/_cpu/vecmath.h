@@ -158,7 +158,12 @@ STRIDED_VINLINE double strided_vlog_base(double x, int base) {
     /* a subnormal times 2^1022 without a multiply (which the compiler might do in every lane,
      * where a big x would raise "overflow", with -fno-trapping-math): its mantissa bits under
      * 1.0's exponent give 1 + x 2^1022, exactly */
-    double xs = sub ? strided_from_bits64(ix | 0x3ff0000000000000ULL) - 1.0 : x;
+    /* (the compiler computes this in every lane, and a normal x's bits or'ed in would make a
+     * signalling NaN, whose subtraction raises "invalid": other lanes take the bits of 0 by an
+     * integer mask first; masking x's mantissa alone is not enough, as the compiler drops the
+     * mask, knowing it changes nothing where the branch is taken) */
+    uint64_t mbits = ix & (0 - (uint64_t)sub);
+    double xs = sub ? strided_from_bits64(mbits | 0x3ff0000000000000ULL) - 1.0 : x;
     return strided_vlog_core(xs, sub ? -1022.0 : 0.0, 0, base, 0.0);
 }
 
@@ -227,7 +232,8 @@ STRIDED_VINLINE float strided_vlogf(float x) {
     uint32_t b;
     memcpy(&b, &x, sizeof b);
     int sub = b < 0x00800000u;                            /* +0 or a positive subnormal */
-    uint32_t one_bits = b | 0x3f800000u;                  /* x 2^126 as in strided_vlog */
+    uint32_t one_bits = (b & (0 - (uint32_t)sub)) | 0x3f800000u;  /* x 2^126 as in strided_vlog
+                                                                   * (other lanes: 1.0) */
     float one_x;
     memcpy(&one_x, &one_bits, sizeof one_x);
     float xs = sub ? one_x - 1.0f : x;

@@ -100,13 +100,21 @@ def cbrt(x, /, *, out=None):
     tensor([-2.        ,  3.        ,  1.25992105])
     """
     x = _real_float("cbrt", x)
-    a = _ew.abs(x)
-    y = _ew.pow(a, 1.0 / 3.0)  # within an ulp or two of the root: 1/3 is not exact ...
-    # ... so 27 ** (1/3) is 3.0000000000000004. Perfect cubes get their exact integer root back
-    # (a Newton step would not do it: y**3 - a is itself rounded at the size of a's ulp).
+    # In float64 whatever the input (float32's answer is the float64 one rounded once).
+    a = _ew.abs(x if x.dtype is float64 else _vops.astype(x, float64))
+    # a ** (1/3) is off by |ln a| times 1/3's rounding error: ~60 ulp for the largest and the
+    # subnormal float64s (and ~9 float32 ulp had it been computed in float32). One Newton step
+    # on y^3 = a, written y + (a / y^2 - y) / 3 so that nothing under- or overflows (y^2 lies
+    # between 3e-216 and 3e205), squares that error away; 0 and inf keep pow's answer.
+    y = _ew.pow(a, 1.0 / 3.0)
+    usual = _ew.logical_and(_ew.isfinite(a), _ew.not_equal(a, 0.0))
+    ys = _ew.where(usual, y, 1.0)  # (1 for 0 and inf: no 0/0 or inf/inf to warn)
+    y = _ew.where(usual, ys + (_ew.where(usual, a, 1.0) / (ys * ys) - ys) / 3.0, y)
+    # perfect cubes get their exact integer root back (27 ** (1/3) is 3.0000000000000004)
     r = _ew._round_to_integer(y)
     y = _ew.where(_ew.equal(r * r * r, a), r, y)
-    return _finish(_ew.copysign(y, x), out)
+    y = _ew.copysign(y, x)
+    return _finish(y if x.dtype is float64 else _vops.astype(y, x.dtype), out)
 
 
 def exp2(x, /, *, out=None):
