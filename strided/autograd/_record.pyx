@@ -246,9 +246,7 @@ cdef class RecordedOp:
 # the CPU for float32 and float64 (formulas.py calls it where this module is built); the taps
 # stay the reference, and the road for other devices and dtypes.
 
-ctypedef fused real:
-    float
-    double
+from strided._fused cimport real_t as real  # float, double: from the one dtype table
 
 
 cdef void _scatter(real* out, const real* src, int ndim, const Py_ssize_t* shape,
