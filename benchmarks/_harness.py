@@ -15,6 +15,8 @@ import time
 
 import numpy as np
 
+from strided.bench._run import IDLE_THREAD_SETTINGS, settle_idle_threads
+
 try:
     import torch
 except ImportError:  # PyTorch is optional: its column is left empty
@@ -57,6 +59,8 @@ def machine_facts(threads):
     facts = [
         f"cpu: {platform.processor() or platform.machine()}, {os.cpu_count()} cores visible",
         f"threads: {threads} (strided.set_num_threads, torch.set_num_threads)",
+        "idle threads: "  # Note [The other libraries' idle threads] in strided/bench/_run.py
+        + " ".join(f"{k}={os.environ.get(k, 'unset')}" for k in IDLE_THREAD_SETTINGS),
         f"strided {strided.__version__}, numpy {np.__version__}",
         f"torch {torch.__version__}" if torch is not None else "torch: not installed",
     ]
@@ -65,8 +69,12 @@ def machine_facts(threads):
 
 def run(cases, threads=2, title="benchmark"):
     """Run ``cases``: (name, strided_fn, numpy_fn, torch_fn or None, check) tuples, where
-    ``check()`` asserts that the three agree. Prints a Markdown table and returns its rows."""
+    ``check()`` asserts that the three agree. Prints a Markdown table and returns its rows.
+    The program restarts itself once first, so that the libraries' idle threads sleep between
+    their calls (Note [The other libraries' idle threads] in strided/bench/_run.py)."""
     import strided
+
+    settle_idle_threads()
 
     strided.set_num_threads(threads)
     if torch is not None:

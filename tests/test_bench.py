@@ -3,6 +3,7 @@ small cases. No test asserts a time."""
 
 import builtins
 import json
+import os
 import subprocess
 import sys
 
@@ -29,6 +30,27 @@ def test_quick_mode_checks_every_case_agrees(tmp_path):
     assert all(row["status"] in ("ok", "unchecked") for row in data["results"])
     assert "agreement only" in (tmp_path / "results.md").read_text()
     assert not (tmp_path / "ratios.png").exists()
+    # the CLI restarted itself with the idle-thread settings, and its header names them
+    # (Note [The other libraries' idle threads])
+    assert "OPENBLAS_THREAD_TIMEOUT=4 GOMP_SPINCOUNT=10000" in r.stdout.splitlines()[0]
+
+
+def test_a_users_idle_thread_settings_win(tmp_path):
+    code = (
+        "import os; from strided.bench._run import "
+        "settle_idle_threads; settle_idle_threads(); "
+        "print(os.environ['GOMP_SPINCOUNT'], os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    )
+    script = tmp_path / "prog.py"
+    script.write_text(code)
+    env = {k: v for k, v in os.environ.items() if k != "STRIDED_BENCH_SETTLED"}
+    env["GOMP_SPINCOUNT"] = "123"
+    env.pop("OPENBLAS_THREAD_TIMEOUT", None)
+    r = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["123", "4"]
 
 
 def _small_cases():

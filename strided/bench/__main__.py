@@ -11,7 +11,7 @@ import sys
 
 import strided
 from strided.bench import _cases, _report
-from strided.bench._run import run_suite
+from strided.bench._run import run_suite, settle_idle_threads
 
 
 def parse_args(argv=None):
@@ -88,4 +88,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    settle_idle_threads()  # Note [The other libraries' idle threads]
     sys.exit(main())

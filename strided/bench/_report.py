@@ -10,7 +10,7 @@ import platform
 import numpy as np
 
 import strided
-from strided.bench._run import LIBRARIES
+from strided.bench._run import IDLE_THREAD_SETTINGS, LIBRARIES
 
 __all__ = ["machine_facts", "markdown", "write_all"]
 
@@ -31,6 +31,11 @@ def machine_facts(threads):
     facts = [
         ("cpu", f"{cpu}, {os.cpu_count()} cores visible"),
         ("threads", f"{threads} (strided.set_num_threads, torch.set_num_threads)"),
+        # Note [The other libraries' idle threads] in _run.py
+        (
+            "idle threads",
+            " ".join(f"{k}={os.environ.get(k, 'unset')}" for k in IDLE_THREAD_SETTINGS),
+        ),
     ]
     facts += [(k, v) for k, v in build_facts() if k in ("strided", "python", "numpy", "BLAS")]
     try:

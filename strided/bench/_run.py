@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -11,7 +13,54 @@ import numpy as np
 
 LIBRARIES = ("strided", "numpy", "torch", "cupy")
 
-__all__ = ["CaseResult", "LIBRARIES", "run_suite", "to_numpy"]
+__all__ = [
+    "CaseResult",
+    "IDLE_THREAD_SETTINGS",
+    "LIBRARIES",
+    "run_suite",
+    "settle_idle_threads",
+    "to_numpy",
+]
+
+# Note [The other libraries' idle threads]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The libraries compared here share one process, and each brings a pool of threads that stays
+# busy *after* its call returns: NumPy's OpenBLAS polls for its next job for up to 2^28 cycles
+# (~0.1 s, its OPENBLAS_THREAD_TIMEOUT) before its threads sleep, and the OpenMP runtimes of
+# strided and PyTorch spin for GOMP_SPINCOUNT (300000) pauses. When the process has as many
+# threads as the machine has cores, the next library's call meets those spinners, and a GEMM,
+# whose jobs wait for each other, stalls whenever one of them is descheduled. Measured on the
+# project's 2 cores at 2 threads, `x.T @ g` (64x784 transposed times 64x256, float32), medians:
+#
+#   | in the process            | strided | NumPy  | PyTorch |
+#   |---------------------------|---------|--------|---------|
+#   | each library alone        | 220-267 | 218 us | 222 us  |
+#   | strided and NumPy         | 1249 us | 402 us |         |
+#   | all three, settings below | 217 us  | 225 us | 217 us  |
+#
+# So whoever ran second paid for whoever ran first, and a ratio measured the pools' fight, not
+# the libraries. The benchmark programs therefore tell idle pools to sleep soon, with the
+# settings below (a user's own values win), and restart themselves once so that every library
+# reads them when it loads; the report's header names them. A pool still spins for ~0.1-0.2 ms
+# after its call, long enough to catch the next call of the same library in a timing loop.
+
+IDLE_THREAD_SETTINGS = {"OPENBLAS_THREAD_TIMEOUT": "4", "GOMP_SPINCOUNT": "10000"}
+
+
+def settle_idle_threads():
+    """Restart this program once with IDLE_THREAD_SETTINGS in its environment (Note [The other
+    libraries' idle threads]); returns only when they are in effect, or cannot be applied."""
+    if os.environ.get("STRIDED_BENCH_SETTLED") == "1":
+        return
+    env = dict(os.environ, STRIDED_BENCH_SETTLED="1")
+    for k, v in IDLE_THREAD_SETTINGS.items():
+        env.setdefault(k, v)
+    argv = getattr(sys, "orig_argv", None)
+    if not argv or sys.flags.interactive or argv[1:2] == ["-c"]:
+        return  # not a program we can start again as it was
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, *argv[1:]], env)
 
 
 @dataclass
