@@ -4,7 +4,8 @@ unique_counts.
 Run: ``python benchmarks/bench_sort.py [--threads N]``. Prints a Markdown table of times and
 ratios against NumPy (and PyTorch when installed); above 1 means strided is faster.
 
-What each library runs: strided, its stable merge sort (``_cpu/sort.pyx.tp``) in every row. NumPy's
+What each library runs: strided, its stable sort (``_cpu/sort.pyx.tp``: radix for numbers, merging
+for complex numbers and lines under 256) in every row. NumPy's
 default ``np.sort`` is an unstable introsort, vectorised with AVX-512/AVX2 (x86-simd-sort) for
 float32 on CPUs that have it; ``kind="stable"`` is timsort (radix sort for 16-bit and smaller
 integers). ``torch.sort`` always computes the indices too, and is single-threaded per line.

@@ -197,6 +197,62 @@ def test_presorted_and_reversed_inputs():
             assert_bitwise(got, ref_argsort(a, 0, desc))
 
 
+REAL_DTYPES = [d for d in ALL_DTYPES if d.numpy.kind in "iuf"]
+
+
+def _radix_values(dtype, n, rng):
+    """n values of ``dtype`` with everything the radix keys must order right: the extremes,
+    both zeros, infinities and NaNs (of both signs, among floats), and many ties."""
+    nd = dtype.numpy
+    if nd.kind == "f":
+        info = np.finfo(nd)
+        special = [info.min, info.max, 0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan]
+        special += [info.tiny, -info.tiny, info.eps, info.smallest_subnormal]
+        special += [-info.smallest_subnormal]
+        pool = np.concatenate([np.array(special, nd), rng.normal(0, 50, 40).astype(nd)])
+    else:
+        info = np.iinfo(nd)
+        special = [info.min, info.max, info.min + 1, info.max - 1, 0, 1]
+        pool = np.concatenate([np.array(special, nd), rng.integers(0, 100, 40).astype(nd)])
+    a = pool[rng.integers(0, pool.size, n)]
+    if nd.kind == "f":  # NaNs with other payloads: still NaNs, kept in input order
+        bits = a.view(f"u{a.itemsize}")
+        bits[np.isnan(a) & (np.arange(n) % 2 == 0)] |= 1
+    return a
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("n", [255, 256, 257, 3000])
+def test_radix_sort_every_real_dtype(dtype, n, rng):
+    # Note [Radix sort for numbers]: lines of at least RADIX_MIN (256) numbers are radix-sorted;
+    # the output must be the stable sort's, bit for bit (-0.0 and 0.0 in input order, NaNs
+    # last or first in input order), for values, positions and both orders
+    a = _radix_values(dtype, n, rng)
+    t = strided.asarray(a)
+    for desc in (False, True):
+        values, indices = t.sort(descending=desc)
+        assert_bitwise(indices, ref_argsort(a, 0, desc), f"descending={desc}")
+        assert_bitwise(values, ref_sort(a, 0, desc), f"descending={desc}")
+        assert_bitwise(strided.sort(t, descending=desc), ref_sort(a, 0, desc))
+
+
+@pytest.mark.parametrize("dtype", [strided.int64, strided.uint64, strided.float64])
+def test_radix_sort_skips_passes_that_change_nothing(dtype, rng):
+    # small values in a wide type share their upper bytes: those passes are skipped, and an
+    # odd number of passes leaves the result in the scratch buffer, not the line's
+    for hi in (1, 2, 256, 65536):
+        a = rng.integers(0, hi, 5000).astype(dtype.numpy)
+        for desc in (False, True):
+            assert_bitwise(
+                strided.argsort(strided.asarray(a), descending=desc),
+                ref_argsort(a, 0, desc),
+                f"hi={hi}",
+            )
+            assert_bitwise(
+                strided.sort(strided.asarray(a), descending=desc), ref_sort(a, 0, desc), f"hi={hi}"
+            )
+
+
 @pytest.mark.parametrize(
     "shape_axis",
     [((200_003,), 0), ((3, 70_001), 1), ((70_001, 3), 0), ((64, 2048), 1), ((2048, 64), 0)],
