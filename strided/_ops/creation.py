@@ -327,6 +327,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             return _from_numpy.from_numpy_array(obj)
         except (TypeError, ValueError):
             pass  # an unsupported dtype or odd strides: the general path explains or copies
+    if type(obj) in (list, tuple) and device is None and (copy is None or copy is True):
+        # the other common call, a literal such as [1.0, 2.0]: straight to the nested-sequence
+        # branch below, past the checks for protocols a list does not have
+        return _from_sequence(obj, None if dtype is None else as_dtype(dtype))
     dev = _check_device(device)
     want = None if dtype is None else as_dtype(dtype)
     if copy not in (None, True, False):
@@ -402,11 +406,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if isinstance(obj, (list, tuple)) or hasattr(obj, "__len__") and hasattr(obj, "__getitem__"):
         if copy is False:
             raise ValueError("asarray: a nested sequence cannot be viewed without a copy")
-        arr = _from_nested(obj, want)  # tensors inside are read through their __array__
-        # ``arr`` is a fresh array nobody else holds: the tensor may keep its memory as it is.
-        if arr.dtype.isnative and (want is None or arr.dtype == want.numpy):
-            return _from_numpy.from_numpy_array(arr)
-        return _copy_numpy(arr, want)
+        return _from_sequence(obj, want)
 
     if hasattr(obj, "__array__"):
         return asarray(np.asarray(obj), dtype=want, copy=copy)
@@ -415,6 +415,16 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         f"asarray: cannot make a tensor from a {type(obj).__name__}; pass a number, a nested "
         "list, a NumPy array, a buffer or an object with __dlpack__"
     )
+
+
+def _from_sequence(obj, want):
+    """A fresh tensor from a nested sequence, parsed by NumPy (tensors inside are read through
+    their ``__array__``)."""
+    arr = _from_nested(obj, want)
+    # ``arr`` is a fresh array nobody else holds: the tensor may keep its memory as it is.
+    if arr.dtype.isnative and (want is None or arr.dtype == want.numpy):
+        return _from_numpy.from_numpy_array(arr)
+    return _copy_numpy(arr, want)
 
 
 def _has_buffer(obj):
