@@ -460,6 +460,91 @@ def test_training_a_compiled_module_matches_eager():
     assert model.last.backward is not None and model.last.lifted, model.last.joint_reason
 
 
+def _cnn_loss(width=4, **ce):
+    """The digits CNN (strided._train.make_cnn) and its cross-entropy, as one module."""
+    from strided._train import make_cnn
+
+    class Loss(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = make_cnn(width).to("float32")
+
+        def forward(self, x, y):
+            return F.cross_entropy(self.net(x), y, **ce)
+
+    return Loss()
+
+
+@pytest.mark.parametrize(
+    "ce", [{}, {"label_smoothing": 0.1}, {"reduction": "sum", "ignore_index": 3}]
+)
+def test_cnn_training_step_is_one_joint_graph_with_eager_gradients(ce):
+    """conv2d (im2col as an op with a derivative row, Note [Layers as ops with rows]),
+    max_pool2d over tiles, flatten and cross_entropy against class indices decompose, so the
+    whole step's backward is traced and fused: losses and gradients equal eager's."""
+    rng = np.random.default_rng(11)
+    x = strided.asarray(rng.standard_normal((8, 1, 8, 8), dtype=np.float32))
+    y = strided.asarray(rng.integers(0, 10, 8))
+    y[0] = 3  # a sample the ignore_index=3 case drops
+    _ = strided.manual_seed(0)
+    compiled, eager = _cnn_loss(**ce), _cnn_loss(**ce)
+    eager.load_state_dict(compiled.state_dict())
+    step = strided.compile(compiled)
+    for _ in range(2):  # capture, then the compiled plan
+        got, want = step(x, y), eager(x, y)
+        got.backward()
+        want.backward()
+        _same(got, want, "float32")
+        for p, q in zip(compiled.parameters(), eager.parameters(), strict=True):
+            np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-6)
+            p.grad = q.grad = None
+    plan = step.last
+    assert plan.backward is not None, plan.joint_reason
+    text = step.explain()
+    assert "nn.im2col" in text and "nn.col2im" in text and "nn.class_targets" in text
+    assert "fused backward_" in text
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: strided.flatten(x * 2),
+        lambda x: (x * 2).flatten(),
+        lambda x: F.flatten(x * 2),
+        lambda x: (x * 2).flatten(1, 2),
+        lambda x: F.max_pool2d(x.exp(), 2),
+        lambda x: F.max_pool2d(x, (2, 3)) + 1,
+        lambda x: F.max_pool2d(x, 2, stride=1),
+    ],
+)
+def test_flatten_and_max_pool_decompositions_match_eager(fn):
+    rng = np.random.default_rng(13)
+    x = _t(rng, (2, 3, 4, 6))
+    for arg in (x, x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)):  # and channels-last
+        _, first, second = _twice(fn, arg)
+        _same(first, fn(arg), "float64")
+        _same(second, fn(arg), "float64")
+
+
+def test_layer_ops_give_eager_answers_and_check_their_arguments():
+    """The ops behind the decompositions work eagerly too (one registration path): im2col's
+    row is checked by gradcheck, class_targets gives eager's loss and refuses a bad class."""
+    from strided.autograd import gradcheck
+    from strided.fx import layers
+
+    rng = np.random.default_rng(12)
+    x = strided.tensor(rng.standard_normal((2, 3, 5, 4))).requires_grad_()
+    assert gradcheck(lambda x: layers.im2col(x, (3, 2), (2, 1), (1, 0), (1, 2)), (x,))
+    ops = layers._define()
+    y = strided.asarray([1, 0, 2])
+    logits = _t(rng, (3, 3))
+    q = ops["class_targets"](y, 3, -100, 0.2, True, "float64")
+    want = F.cross_entropy(logits, y, label_smoothing=0.2)
+    _same(-(F.log_softmax(logits, 1) * q).sum(), want, "float64")
+    with pytest.raises((ValueError, IndexError), match="class"):
+        ops["class_targets"](strided.asarray([0, 5, 1]), 3, -100, 0.0, True, "float64")
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_cuda_pointwise_groups_compile_through_the_nvrtc_path(device):
     """On a CUDA device the pointwise groups become CUDA C++ kernels calling ops.cuh's

@@ -312,7 +312,12 @@ class _Program:
         for kind, what in low.steps:
             if kind == "eager":
                 self.steps.append(
-                    (False, _eager_call(what, slot, interp), slot[what], what.meta.get("strides"))
+                    (
+                        False,
+                        _eager_call(what, slot, interp, low.device),
+                        slot[what],
+                        what.meta.get("strides"),
+                    )
                 )
             else:
                 allocs = [
@@ -408,17 +413,35 @@ def _loader(a, slot):
     if hasattr(a, "op"):  # one node
         i = slot[a]
         return lambda vals: vals[i]
-    if isinstance(a, tuple) and not any(isinstance(x, (tuple, list, dict)) for x in a):
+    if isinstance(a, tuple) and all(hasattr(x, "op") or not _holds_node(x) for x in a):
         spec = tuple((slot[x], None) if hasattr(x, "op") else (-1, x) for x in a)
         return lambda vals: tuple(vals[i] if i >= 0 else c for i, c in spec)
     return lambda vals: map_arg(a, lambda n: vals[slot[n]])
 
 
-def _eager_call(node, slot, interp):
+def _holds_node(x):
+    from strided.fx.graph import map_arg
+
+    found = []
+    map_arg(x, found.append)
+    return bool(found)
+
+
+def _eager_call(node, slot, interp, device):
     """A function of the slot list running ``node`` eagerly (Note [The plan's run loop])."""
     args, kwargs = _loader(node.args, slot), _loader(node.kwargs, slot)
     if node.op == "call_function":
         f = node.target
+        schema = getattr(f, "schema", None)
+        if schema is not None and device == "cpu" and not node.kwargs:
+            # a custom op whose call was checked against its schema at capture: its CPU
+            # kernel directly, with the defaults filled in (the plan runs below autograd)
+            from strided import _dispatch
+
+            kernel = _dispatch._kernels.get(f.name, {}).get("CPU")
+            rest = tuple(a.default for a in schema.arguments[len(node.args) :])
+            if kernel is not None and ... not in rest:
+                return lambda vals: kernel(*args(vals), *rest)
         return lambda vals: f(*args(vals), **kwargs(vals))
     method = getattr(interp, node.op)  # get_attr, call_method, call_module
     return lambda vals: method(node, args(vals), kwargs(vals))

@@ -209,7 +209,14 @@ def _kind(node, device="cpu"):
     if any(t.dtype.name not in C_TYPES for t in tensors):
         return None
     if kind == "reduction":
-        if m.dtype.name not in ("float32", "float64") or tensors[0].dtype != m.dtype:
+        if m.dtype.name not in ("float32", "float64"):
+            return None
+        if tensors[0].dtype != m.dtype and not (
+            # a count in a float type (max_min_backward's ties): the bools summed as doubles
+            node.target is strided.sum
+            and tensors[0].dtype.name == "bool"
+            and node.kwargs.get("dtype") == m.dtype
+        ):
             return None
         if node.kwargs.get("axis", None) is not None and not isinstance(
             node.kwargs["axis"], (int, tuple)

@@ -103,7 +103,9 @@ def _view_formula(node):
     public = getattr(strided, name or "", None)
     if getattr(public, "__wrapped__", public) is not node.target or node.kwargs:
         return None
-    formula = derivatives.VIEW_TABLE.get(name)
+    # reshape is no view op of the table (eager records the view or the copy it made), but
+    # its gradient is the same either way: the gradient reshaped back
+    formula = formulas.reshape_back if name == "reshape" else derivatives.VIEW_TABLE.get(name)
     if formula not in (formulas.permute_back, formulas.reshape_back, formulas.expand_back):
         return None
     view = _ViewNode(name, node.args[0], node.args[1:])
@@ -114,6 +116,11 @@ def _row_call(node):
     """(row name, kernel-signature args) of a node of the decomposed graph, or None."""
     if node.target in _SAME_SIGNATURE and not node.kwargs:
         return _SAME_SIGNATURE[node.target], list(node.args)
+    schema = getattr(node.target, "schema", None)
+    if schema is not None:  # a custom op: its row is under its name, its args the schema's
+        rest = schema.arguments[len(node.args) :]
+        args = [*node.args, *(node.kwargs.get(a.name, a.default) for a in rest)]
+        return (None if ... in args else node.target.name), args
     name = getattr(node.target, "__name__", None)
     public = getattr(strided, name or "", None)
     if name not in PRIMITIVES or getattr(public, "__wrapped__", public) is not node.target:
@@ -186,7 +193,7 @@ def backward_graph(gm, requires):
                     accumulate(node.args[0], view(g))
                 continue
             call = _row_call(node)
-            entry = derivatives.TABLE.get(call[0]) if call is not None else None
+            entry = derivatives.TABLE.get(call[0]) if call is not None and call[0] else None
             if entry is None:
                 raise JointError(f"{node.format()} has no derivative row the joint graph can use")
             name, args = call

@@ -156,6 +156,104 @@ def _mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's argume
     return None if shape is None else strided.divide(s, math.prod(shape))
 
 
+def _shape(x):
+    """A proxy's shape from the capture run, or None."""
+    meta = x.node.meta.get("tensor_meta") if isinstance(x, Proxy) else None
+    return None if meta is None else tuple(meta.shape)
+
+
+def _conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """eager conv2d's steps, with its one copy, the im2col rows, as the op ``nn::im2col``
+    (whose derivative row scatters the rows' gradient back); the rest are primitives and
+    views, so the bias fuses with what follows and the weight's gradient is a matmul of the
+    saved rows (Note [Layers as ops with rows] in layers.py)."""
+    from strided.fx import layers
+    from strided.nn.functional._args import pair
+
+    w_shape, x_shape = _shape(weight), _shape(x)
+    if groups != 1 or w_shape is None or x_shape is None or len(w_shape) != 4:
+        return None
+    if not isinstance(bias, (Proxy, type(None))):
+        return None
+    c_out, _, kh, kw = w_shape
+    s, p, d = (pair(v, n, "conv2d") for v, n in ((stride, "s"), (padding, "p"), (dilation, "d")))
+    ho, wo = layers._out_hw(x_shape, (kh, kw), s, p, d)
+    rows = layers.im2col(x, (kh, kw), s, p, d)  # (N*H_out*W_out, kh*kw*C)
+    w_rows = strided.reshape(strided.permute(weight, (0, 2, 3, 1)), (c_out, -1))
+    out = strided.matmul(rows, strided.matrix_transpose(w_rows))
+    out = strided.permute(strided.reshape(out, (x_shape[0], ho, wo, c_out)), (0, 3, 1, 2))
+    if bias is not None:
+        out = strided.add(out, strided.reshape(bias, (c_out, 1, 1)))
+    return out
+
+
+def _max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
+    """Windows that tile the input: a reshape that splits H and W (a view) and ``amax`` over
+    the two window dims, as eager's ``_tiles``; other windows stay one node."""
+    from strided.nn.functional._args import pair
+
+    shape, k = _shape(x), pair(kernel_size, "kernel_size", "max_pool2d")
+    if shape is None or len(shape) != 4 or (stride is not None and pair(stride, "", "") != k):
+        return None
+    if pair(padding, "", "") != (0, 0) or pair(dilation, "", "") != (1, 1):
+        return None
+    n, c, h, w = shape
+    if h % k[0] or w % k[1]:
+        return None
+    if x.node.meta.get("strides", (0, 0))[1] == 1 and c > 1:
+        # channels-last (a convolution's output): split H and W of the (N, H, W, C) view, so
+        # that the channels stay innermost, along memory, in the loops of the max and of its
+        # backward (the (N, C, H_out, kh, W_out, kw) split would put a window of 2 innermost)
+        last = strided.permute(x, (0, 2, 3, 1))
+        tiles = strided.reshape(last, (n, h // k[0], k[0], w // k[1], k[1], c))
+        return strided.permute(strided.amax(tiles, axis=(2, 4), keepdims=False), (0, 3, 1, 2))
+    tiles = strided.reshape(x, (n, c, h // k[0], k[0], w // k[1], k[1]))
+    return strided.amax(tiles, axis=(3, 5), keepdims=False)
+
+
+def _flatten(x, start_dim=1, end_dim=-1):
+    shape = _shape(x)
+    if shape is None or not shape:
+        return None
+    s, e = start_dim % len(shape), end_dim % len(shape)
+    return strided.reshape(x, shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
+
+
+def _cross_entropy(
+    input,  # noqa: A002 - PyTorch's argument name
+    target,
+    weight=None,
+    ignore_index=-100,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    """``-sum(log_softmax(input) * q)`` with ``q`` the target distribution (Note [Layers as
+    ops with rows] in layers.py); 2-D logits, no class weights, a mean or a sum."""
+    from strided.fx import layers
+
+    shape, t_meta = _shape(input), getattr(target, "node", None)
+    t_meta = None if t_meta is None else t_meta.meta.get("tensor_meta")
+    if shape is None or len(shape) != 2 or t_meta is None or weight is not None:
+        return None
+    if reduction not in ("mean", "sum") or not 0.0 <= label_smoothing <= 1.0:
+        return None
+    n, classes = shape
+    logp = _log_softmax(input, 1)
+    dtype = input.node.meta["tensor_meta"].dtype
+    if t_meta.dtype.kind == "f" and tuple(t_meta.shape) == shape:  # class probabilities
+        q = target
+        if label_smoothing:
+            q = strided.add(strided.multiply(q, 1.0 - label_smoothing), label_smoothing / classes)
+        loss = strided.negative(strided.sum(strided.multiply(logp, q), axis=None))
+        return strided.divide(loss, n) if reduction == "mean" else loss
+    if t_meta.dtype.kind not in "iu" or tuple(t_meta.shape) != (n,):
+        return None
+    q = layers.class_targets(
+        target, classes, ignore_index, label_smoothing, reduction == "mean", dtype.name
+    )
+    return strided.negative(strided.sum(strided.multiply(logp, q), axis=None))
+
+
 # name -> (decomposition, how to read its arguments: "axis" for reductions spelled either way)
 DECOMPOSITIONS = {
     "mean": (_mean, "axis"),
@@ -166,6 +264,10 @@ DECOMPOSITIONS = {
     "silu": (lambda x: strided.multiply(x, strided.sigmoid(x)), None),
     "linear": (_linear, None),
     "mse_loss": (_mse_loss, None),
+    "conv2d": (_conv2d, None),
+    "max_pool2d": (_max_pool2d, None),
+    "flatten": (_flatten, None),
+    "cross_entropy": (_cross_entropy, None),
 }
 
 
@@ -264,6 +366,17 @@ def _normalised_call(node, name, args, kwargs):
     if kind in ("unary", "binary", "ternary") and not kwargs:
         want = {"unary": 1, "binary": 2, "ternary": 3}[kind]
         return (args, {}) if len(args) == want else None
+    if name == "flatten":  # F.flatten starts at dim 1, strided.flatten and x.flatten at 0
+        from strided.nn import functional as F
+
+        start = 1 if node.target is getattr(F.flatten, "__wrapped__", F.flatten) else 0
+        dims = [*args[1:], *kwargs.values()]
+        if len(args) + len(kwargs) > 3 or set(kwargs) - {"start_dim", "end_dim"}:
+            return None
+        if not all(isinstance(d, int) for d in dims):
+            return None  # x.flatten("F"): NumPy's order, a copy
+        named = dict(zip(("start_dim", "end_dim"), args[1:], strict=False))
+        return (args[0],), {"start_dim": start, **named, **kwargs}
     if name in DECOMPOSITIONS:
         return args, kwargs
     return None
@@ -290,6 +403,8 @@ def decompose(gm):
                 value = _lower(tracer, node, args, kwargs)
             if isinstance(value, Proxy) and "tensor_meta" in node.meta:
                 value.node.meta["tensor_meta"] = node.meta["tensor_meta"]
+                if "strides" in node.meta:
+                    value.node.meta["strides"] = node.meta["strides"]
             env[node] = value
     constants = {k: v for k, v in gm.__dict__.items() if k.startswith("_tensor_constant")}
     return GraphModule(gm.root, tracer.graph, constants)

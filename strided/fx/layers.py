@@ -1,0 +1,174 @@
+"""The nn layers a training step is made of, as custom ops the compiler can see through: a
+convolution and its two gradients, and the target distribution of a cross-entropy, each with
+a schema, a CPU kernel, a meta function and (the convolution) a derivative row, declared with
+``strided.library`` like any user's op (Note [One registration path] in library.py).
+
+Note [Layers as ops with rows]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``F.conv2d`` is a composite (Note [Convolution is a strided view and a matmul] in
+nn/functional/conv.py): a padded copy, an ``as_strided`` window view, the im2col reshape and a
+matmul. Eager autograd records each part, and its backward scatters the window view's gradient
+back through ``strided_backward``. The joint graph (Note [The joint graph] in
+_compile/joint.py) traces backward formulas into a graph, and an ``as_strided`` view's
+"formula" is a scatter through storage cells, which is no graph node. So for the compiler a
+convolution is one op, ``nn::conv2d``, whose row says what its backward is, in two more ops:
+
+* ``nn::conv2d_input_grad(grad, weight, ...)``: the gradient rows times the weight, scattered
+  back window by window into a padded channels-last buffer (PyTorch's col2im, here the
+  window view's own one-pass scatter, ``formulas.strided_backward``), the padding sliced off;
+* ``nn::conv2d_weight_grad(grad, x, ...)``: the gradient rows, transposed, times the im2col
+  rows of ``x`` (made again from the saved input: a copy of the input's size, cheaper to
+  remake than to save, where eager autograd saves the im2col matrix itself).
+
+The bias is left out of the op: the decomposition adds it as a primitive, so it fuses with the
+ReLU after it, and its gradient is the engine's sum over the broadcast dims, a fused reduction
+(``_drop_identity_sum_to`` in _compile/__init__.py). ``max_pool2d`` over tiling windows and
+``flatten`` need no op: they are a reshape (a view with a row) and ``amax`` (a primitive).
+
+Cross-entropy against class indices picks one log-probability per sample, a gather the fused
+loops do not do. Written instead as ``-sum(log_softmax(x) * q)`` with ``q`` the target
+distribution (one-hot, mixed with the uniform one by label smoothing, zero for ignored samples,
+divided by the number of samples kept when the reduction is the mean), everything but ``q`` is
+elementwise or a reduction, and ``q`` does not depend on the logits: ``nn::class_targets``
+makes it, eagerly, and needs no row. These ops are the compiler's: ``F.conv2d`` and
+``F.cross_entropy`` themselves stay what they are for eager code.
+"""
+
+from __future__ import annotations
+
+import strided
+from strided import library
+
+__all__ = ["im2col", "class_targets"]
+
+
+class _WindowGeometry:
+    """What ``formulas.strided_backward`` reads from a view node: the padded channels-last
+    input's geometry and the window view's (Note [Layers as ops with rows])."""
+
+    def __init__(self, in_shape, out_shape, out_strides):
+        n, hp, wp, c = in_shape
+        self.in_geometry = (tuple(in_shape), (hp * wp * c, wp * c, c, 1), 0)
+        self.storage_cells = n * hp * wp * c
+        self.out_geometry = (tuple(out_shape), tuple(out_strides), 0)
+
+
+def _out_hw(x_shape, kernel, stride, padding, dilation):
+    return tuple(
+        (x_shape[2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
+        for i in (0, 1)
+    )
+
+
+def _im2col(x, kernel, stride, padding, dilation):
+    from strided.nn.functional.conv import _windows_last
+
+    win = _windows_last(x, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation), "conv2d")
+    n, ho, wo = win.shape[:3]
+    return strided.reshape(win, (n * ho * wo, -1))  # the one copy (Note [Convolution is ...])
+
+
+def _im2col_meta(x, kernel, stride, padding, dilation):
+    n, c = x.shape[:2]
+    ho, wo = _out_hw(x.shape, kernel, stride, padding, dilation)
+    return library.TensorMeta((n * ho * wo, kernel[0] * kernel[1] * c), x.dtype, x.device)
+
+
+def _col2im(grad, x_shape, kernel, stride, padding, dilation):
+    from strided.autograd import formulas
+
+    n, c, h, w = x_shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    ho, wo = _out_hw(x_shape, kernel, stride, padding, dilation)
+    cols = strided.reshape(grad, (n, ho, wo, kh, kw, c))
+    hp, wp = h + 2 * ph, w + 2 * pw
+    window = (hp * wp * c, wp * c * sh, c * sw, wp * c * dh, c * dw, 1)
+    view = _WindowGeometry((n, hp, wp, c), cols.shape, window)
+    padded = formulas.strided_backward(view, cols)  # every window added back
+    return strided.permute(padded[:, ph : ph + h, pw : pw + w, :], (0, 3, 1, 2))
+
+
+def _col2im_meta(grad, x_shape, kernel, stride, padding, dilation):
+    return library.TensorMeta(x_shape, grad.dtype, grad.device)
+
+
+def _class_targets(target, num_classes, ignore_index, label_smoothing, mean, dtype):
+    n = target.shape[0]
+    hits = strided.reshape(target, (n, 1)) == strided.arange(num_classes)
+    ignored = target == ignore_index
+    n_ignored = int(strided.sum(ignored))
+    if 0 <= ignore_index < num_classes and n_ignored:
+        hits = strided.logical_and(hits, strided.reshape(~ignored, (n, 1)))
+    if int(strided.sum(hits)) + n_ignored != n:  # a class out of range: eager's message
+        from strided.nn.functional.loss import _check_classes
+
+        _check_classes(strided.empty((n, num_classes)), target, ignore_index, "cross_entropy")
+    q = hits.astype(dtype)
+    kept = n - n_ignored
+    scale = 1.0 / kept if mean and kept else (float("nan") if mean else 1.0)
+    if label_smoothing:  # (1 - e) one-hot + e uniform, on the samples kept
+        q = q * ((1.0 - label_smoothing) * scale) + label_smoothing / num_classes * scale
+        if n_ignored:
+            q = strided.where(strided.reshape(ignored, (n, 1)), 0.0, q).astype(dtype)
+    elif scale != 1.0:
+        q = q * scale
+    return q
+
+
+def _class_targets_meta(target, num_classes, ignore_index, label_smoothing, mean, dtype):
+    return library.TensorMeta((target.shape[0], num_classes), strided.dtype(dtype), target.device)
+
+
+_OPS = {}
+
+
+def _define():
+    """Declare the ops once (the first decomposition that needs them)."""
+    if _OPS:
+        return _OPS
+    window = "int[] kernel, int[] stride, int[] padding, int[] dilation"
+    for name, schema, kernel, meta in (
+        ("im2col", f"nn::im2col(Tensor x, {window}) -> Tensor", _im2col, _im2col_meta),
+        (
+            "col2im",
+            f"nn::col2im(Tensor grad, int[] x_shape, {window}) -> Tensor",
+            _col2im,
+            _col2im_meta,
+        ),
+        (
+            "class_targets",
+            "nn::class_targets(Tensor target, int num_classes, int ignore_index, "
+            "float label_smoothing, bool mean, str dtype) -> Tensor",
+            _class_targets,
+            _class_targets_meta,
+        ),
+    ):
+        qualified = f"nn::{name}"
+        try:
+            op = library.get_op(qualified)
+        except ValueError:
+            op = library.define(schema)
+            library.impl(qualified, "CPU", kernel)
+            library.register_meta(qualified, meta)
+        _OPS[name] = op
+    col2im = _OPS["col2im"]
+    library.register_autograd(
+        "nn::im2col",
+        x=lambda grad, x_meta, kernel, stride, padding, dilation: col2im(
+            grad, list(x_meta[0]), kernel, stride, padding, dilation
+        ),
+    )
+    return _OPS
+
+
+def im2col(x, kernel, stride, padding, dilation):
+    """``nn::im2col``: the (N*H_out*W_out, kh*kw*C) window rows of ``x`` (Note [Layers as
+    ops with rows])."""
+    return _define()["im2col"](x, *(list(v) for v in (kernel, stride, padding, dilation)))
+
+
+def class_targets(target, num_classes, ignore_index, label_smoothing, mean, dtype):
+    """``nn::class_targets``: the (N, C) target distribution of a cross-entropy."""
+    return _define()["class_targets"](
+        target, num_classes, ignore_index, float(label_smoothing), bool(mean), dtype
+    )
