@@ -1,37 +1,38 @@
-"""The nn layers a training step is made of, as custom ops the compiler can see through: a
-convolution and its two gradients, and the target distribution of a cross-entropy, each with
-a schema, a CPU kernel, a meta function and (the convolution) a derivative row, declared with
+"""The nn layers a training step is made of, as ops the compiler can see through: the im2col
+rows of a convolution, whose derivative row is col2im, and the target distribution of a
+cross-entropy, each with a schema, a CPU kernel and a meta function, declared with
 ``strided.library`` like any user's op (Note [One registration path] in library.py).
 
 Note [Layers as ops with rows]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``F.conv2d`` is a composite (Note [Convolution is a strided view and a matmul] in
-nn/functional/conv.py): a padded copy, an ``as_strided`` window view, the im2col reshape and a
-matmul. Eager autograd records each part, and its backward scatters the window view's gradient
-back through ``strided_backward``. The joint graph (Note [The joint graph] in
-_compile/joint.py) traces backward formulas into a graph, and an ``as_strided`` view's
-"formula" is a scatter through storage cells, which is no graph node. So for the compiler a
-convolution is one op, ``nn::conv2d``, whose row says what its backward is, in two more ops:
+nn/functional/conv.py): a padded copy, an ``as_strided`` window view, the im2col reshape (the
+one copy), a matmul and views. Eager autograd records each part, and the window view's
+backward scatters its gradient back through storage cells (``formulas.strided_backward``),
+which is no formula a graph can hold. The joint graph (Note [The joint graph] in
+_compile/joint.py) needs every node to have a row, so the decomposition of conv2d
+(``_conv2d`` in passes.py) makes the view and its copy one op:
 
-* ``nn::conv2d_input_grad(grad, weight, ...)``: the gradient rows times the weight, scattered
-  back window by window into a padded channels-last buffer (PyTorch's col2im, here the
-  window view's own one-pass scatter, ``formulas.strided_backward``), the padding sliced off;
-* ``nn::conv2d_weight_grad(grad, x, ...)``: the gradient rows, transposed, times the im2col
-  rows of ``x`` (made again from the saved input: a copy of the input's size, cheaper to
-  remake than to save, where eager autograd saves the im2col matrix itself).
+* ``nn::im2col(x, kernel, stride, padding, dilation)``: the (N*H_out*W_out, kh*kw*C) window
+  rows, eager conv2d's own ``_windows_last`` and reshape; its row's formula is
+* ``nn::col2im(grad, x_shape, ...)``: each row's gradient added back into the window it was
+  read from, in a padded channels-last buffer (the window view's one-pass scatter, PyTorch's
+  col2im), the padding sliced off.
 
-The bias is left out of the op: the decomposition adds it as a primitive, so it fuses with the
-ReLU after it, and its gradient is the engine's sum over the broadcast dims, a fused reduction
-(``_drop_identity_sum_to`` in _compile/__init__.py). ``max_pool2d`` over tiling windows and
-``flatten`` need no op: they are a reshape (a view with a row) and ``amax`` (a primitive).
+The rest of the convolution is the matmul of the rows with the weight, seen as (C_out, taps),
+views back to (N, C_out, H_out, W_out), and the bias as a primitive add, so the bias fuses with
+the ReLU after it and its gradient is the engine's sum over the broadcast dims, a fused
+reduction. The rows are *saved* for the weight's gradient (``rows.T @ grad``), as eager
+autograd saves them, not made again. ``max_pool2d`` over tiling windows and ``flatten`` need
+no op: a reshape (a view whose gradient is a reshape) and ``amax`` (a primitive).
 
 Cross-entropy against class indices picks one log-probability per sample, a gather the fused
-loops do not do. Written instead as ``-sum(log_softmax(x) * q)`` with ``q`` the target
-distribution (one-hot, mixed with the uniform one by label smoothing, zero for ignored samples,
-divided by the number of samples kept when the reduction is the mean), everything but ``q`` is
+loops do not do. Written as ``-sum(log_softmax(x) * q)`` with ``q`` the target distribution
+(one-hot, mixed with the uniform one by label smoothing, zero for ignored samples, divided by
+the number of samples kept when the reduction is the mean), everything but ``q`` is
 elementwise or a reduction, and ``q`` does not depend on the logits: ``nn::class_targets``
 makes it, eagerly, and needs no row. These ops are the compiler's: ``F.conv2d`` and
-``F.cross_entropy`` themselves stay what they are for eager code.
+``F.cross_entropy`` stay what they are for eager code.
 """
 
 from __future__ import annotations
