@@ -50,7 +50,10 @@ if want tests; then
     step "CUDA tests on the GPU (STRIDED_REQUIRE_GPU=1: a missing GPU fails instead of skipping)"
     STRIDED_REQUIRE_GPU=1 timeout -s INT -k 30 "${TEST_TIMEOUT:-480}" python3 -m pytest -q -rfE --durations=20 -n "$jobs" \
         -p no:cacheprovider $(ls tests/test_cuda*.py | grep -v emulator) \
-        tests/test_autograd_ops.py tests/test_fft.py -k "not emulated and not compiles and not cpu-" \
+        tests/test_autograd_ops.py tests/test_fft.py \
+        tests/test_linalg_lapack.py::test_factorisations_on_a_gpu_through_cusolver \
+        "tests/test_linalg_lapack.py::test_singular_and_indefinite_matrices_on_a_device[cuda]" \
+        -k "not emulated and not compiles and not cpu-" \
         >"$out/tests.log" 2>&1
     status=$?
     tail -3 "$out/tests.log"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from devices import GPU_ONLY
 from layouts import layouts, make_layout
 
 import strided
@@ -500,6 +501,100 @@ def test_every_function_runs_on_the_emulated_cuda_device(rng):
         for g, w in zip(got, want, strict=True):
             assert g.device == strided.device(dev), name
             _close(g.cpu(), w, f"{name} on {dev}", np.asarray(w).dtype)
+
+
+# The factorisations written once for every device (Note [Linear algebra on a CUDA device]):
+# on the emulator their LAPACK call gets the emulated device's own tensors; on a GPU, cuSOLVER.
+DEVICE_FUNCTIONS = {
+    "det": lambda x, h, b: L.det(x),
+    "slogdet": lambda x, h, b: L.slogdet(x),
+    "inv": lambda x, h, b: L.inv(x),
+    "solve": lambda x, h, b: L.solve(x, b),
+    "solve vector": lambda x, h, b: L.solve(x, b[0, :, 0]),
+    "solve broadcast": lambda x, h, b: L.solve(x[:1], b),
+    "cholesky": lambda x, h, b: L.cholesky(h),
+    "cholesky upper": lambda x, h, b: L.cholesky(h, upper=True),
+    "eigh": lambda x, h, b: L.eigh(h),
+    "eigh U": lambda x, h, b: L.eigh(h, UPLO="U"),
+    "eigvalsh": lambda x, h, b: L.eigvalsh(h),
+    "qr": lambda x, h, b: L.qr(x),
+    "qr complete wide": lambda x, h, b: L.qr(x[..., :2, :], mode="complete"),
+    "qr r tall": lambda x, h, b: L.qr(b, mode="r"),
+}
+
+
+def _device_inputs(dtype, rng):
+    a = _random((3, 4, 4), dtype, rng)
+    # x transposed (a column-major view), h Hermitian positive definite, b stepped
+    return a.swapaxes(-1, -2), _hermitian(a), _random((3, 4, 6), dtype, rng)[..., ::2]
+
+
+def _check_on_device(device, dtype, rng, same_lapack):
+    x, h, b = _device_inputs(dtype, rng)
+    cpu = [strided.asarray(v) for v in (x, h, b)]
+    dev = [strided.asarray(v, device=device) for v in (x, h, b)]
+    dev[0] = strided.asarray(np.ascontiguousarray(a := x.swapaxes(-1, -2)), device=device).mT
+    assert np.array_equal(np.asarray(dev[0].cpu()), x) and not dev[0].is_contiguous()
+    for name, fn in DEVICE_FUNCTIONS.items():
+        got, want = fn(*dev), fn(*cpu)
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        for g, w in zip(got, want, strict=True):
+            where = f"{name} {dtype.name} on {device}"
+            assert g.device == strided.device(device), where
+            g, w = np.asarray(g.cpu()), np.asarray(w)
+            assert g.dtype == w.dtype, where
+            if same_lapack:  # the same factors; the reductions after them may round apart
+                _close(g, w, where, w.dtype)
+            elif name.startswith(("eigh", "qr")) and g.ndim == w.ndim and g.shape[-1] > 1:
+                # vectors and Q are unique up to a sign or phase per column (R per row)
+                _close(np.abs(g), np.abs(w), where, w.dtype)
+            else:
+                _close(g, w, where, w.dtype)
+    del a
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+def test_factorisations_run_on_the_emulated_device_itself(dtype, rng, monkeypatch):
+    from strided._cpu import lapack
+
+    seen = []
+    real = lapack.run_batch
+
+    def spy(routine, a, *args):
+        seen.append((routine, a.device.type))
+        return real(routine, a, *args)
+
+    monkeypatch.setattr(lapack, "run_batch", spy)
+    _check_on_device("cuda-emulated", dtype, rng, same_lapack=True)
+    # each device call made the same LAPACK calls as its CPU twin, on the emulated device's
+    # own tensors: nothing went through a copy to the CPU
+    on = {d: sorted(r for r, dev in seen if dev == d) for d in ("cpu", "cuda-emulated")}
+    assert on["cuda-emulated"] == on["cpu"] and len(seen) == 2 * len(on["cpu"])
+    assert set(on["cpu"]) == {"getrf", "getrs", "potrf", "heevd", "geqrf", "orgqr"}
+
+
+@pytest.mark.parametrize("device", ["cuda-emulated", pytest.param("cuda", marks=GPU_ONLY)])
+def test_singular_and_indefinite_matrices_on_a_device(device):
+    a = np.stack([np.eye(3), np.ones((3, 3)), np.eye(3)])  # matrix 1 of the batch is singular
+    t = strided.asarray(a, device=device)
+    for fn in (L.inv, lambda x: L.solve(x, strided.ones((3, 3, 2), device=device))):
+        with pytest.raises(L.LinAlgError, match=r"matrix \(1,\) of the batch is singular"):
+            fn(t)
+    with pytest.raises(L.LinAlgError, match=r"matrix \(1,\) of the batch is not positive"):
+        L.cholesky(t)
+    sign, logabs = L.slogdet(t)
+    assert np.asarray(sign.cpu()).tolist() == [1.0, 0.0, 1.0]
+    assert np.asarray(logabs.cpu())[1] == -np.inf
+    assert np.asarray(L.det(t).cpu()).tolist() == [1.0, 0.0, 1.0]
+
+
+@GPU_ONLY
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+def test_factorisations_on_a_gpu_through_cusolver(dtype, rng):
+    """Note [cuSOLVER for a batch of LAPACK calls]: cuSOLVER's results, to the dtype's
+    tolerance (it rounds its own way), on the GPU."""
+    _check_on_device("cuda", dtype, rng, same_lapack=False)
 
 
 @pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)

@@ -675,9 +675,13 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
     cdef int blas_threads
     if m > INT_MAX or n > INT_MAX or k > INT_MAX or nrhs > INT_MAX:
         raise ValueError(f"{routine}: a {m} x {n} matrix is too large for 32-bit LAPACK")
-    for t_ in (a, b, ipiv, info, b2, v):  # LAPACK reads and writes host memory only
-        if t_ is not None and not (<TensorBase>t_)._storage.device.is_cpu:
-            raise ValueError(f"{routine}: a tensor on {t_.device}: LAPACK needs CPU tensors")
+    for t_ in (a, b, ipiv, info, b2, v):
+        # LAPACK reads and writes host memory only: the CPU's, or the emulated CUDA device's,
+        # which is host memory too (Note [Linear algebra on a CUDA device] in linalg_solve.py)
+        host = ("cpu", "cuda-emulated")
+        if t_ is not None and (<TensorBase>t_)._storage.device.type not in host:
+            raise ValueError(f"{routine}: a tensor on {t_.device}: LAPACK needs tensors in "
+                             "host memory (the CPU's, or the CUDA emulator's)")
     j.routine = _ROUTINES[routine]
     j.num = dtype.num
     j.c1 = ord(c1)

@@ -40,12 +40,12 @@ import scipy_openblas32  # noqa: F401  (Note [Finding OpenBLAS at run time] in s
 
 from strided import _check, _core, _dispatch
 from strided._cpu import lapack as _lapack
-from strided._cpu.copy import contiguous_copy
 from strided._dtype import as_dtype, default_float_dtype, result_type
 from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
 from strided._ops import shape as _shape
 from strided._ops import views as _vops
+from strided._ops.copying import contiguous_copy
 from strided._ops.linalg import LinAlgError
 
 __all__ = [
@@ -102,14 +102,37 @@ class QRResult(NamedTuple):
 
 # Note [Linear algebra on a CUDA device]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# The factorisations have one kernel, LAPACK on the CPU. On a CUDA device (a GPU, or the
-# emulator) each function copies its tensor arguments to host memory, runs that kernel and
-# copies its results back to the device they came from (``on_host`` below): the results are
-# the CPU's, bit for bit, on every device, at the cost of two copies. On the emulator that is
-# the design (its "device memory" is host memory, and LAPACK is the reference anyway). On a GPU
-# it is a stop-gap: cuSOLVER through CuPy (``cupy.linalg``) is the kernel to register there, to
-# be written and measured in a session that has a GPU. The compositions (pinv, matrix_rank,
-# lstsq, ...) run their other steps (matmul, where, sums) on the device.
+# The factorisations that use LU, Cholesky, the symmetric eigensolver and QR (det, slogdet,
+# inv, solve, cholesky, eigh, eigvalsh, qr) are written once, for every device: their checks,
+# copies, pivots' signs, error messages and triangles are strided ops, which run where the
+# tensors are, around one LAPACK call per batch, ``_run_batch`` below. That call picks the
+# LAPACK of the device:
+#
+# - on the CPU, OpenBLAS's LAPACK (``strided._cpu.lapack.run_batch``);
+# - on the emulator ("cuda-emulated"), the same LAPACK, straight on the emulated device's
+#   memory, which is host memory: so the tests on the emulator run every line a GPU runs
+#   except the cuSOLVER calls themselves, and give the CPU's results bit for bit;
+# - on a GPU, cuSOLVER's routine of the same name through CuPy (Note [cuSOLVER for a batch of
+#   LAPACK calls] in strided/cuda/_solver.py), on the device's memory: no copy to the host.
+#
+# The SVD and the nonsymmetric eigenproblem (svd, svdvals, eig, eigvals, and what is built on
+# them) have a kernel for the CPU only; on a CUDA device they copy their arguments to host
+# memory, run it, and copy the results back (``on_host``). The compositions (pinv,
+# matrix_rank, lstsq, ...) run their other steps (matmul, where, sums) on the device.
+
+
+def _run_batch(routine, a, b, ipiv, info, m, n, k=0, nrhs=0, c1="N", c2="N"):
+    """LAPACK's ``routine`` on each matrix of the batch ``a``, on a's device (Note [Linear
+    algebra on a CUDA device]); the arguments are ``strided._cpu.lapack.run_batch``'s."""
+    if not a.device.is_cpu:
+        from strided.cuda._backend import backend_for
+
+        backend = backend_for(a.device)
+        if not backend.emulated:
+            from strided.cuda import _solver
+
+            return _solver.batch(backend, routine, a, b, ipiv, info, m, n, k, nrhs, c1, c2)
+    _lapack.run_batch(routine, a, b, ipiv, info, m, n, k, nrhs, c1, c2)
 
 
 def on_host(fn):
@@ -142,14 +165,15 @@ def _to_device(result, device):
     return result
 
 
-def _op(name, kernel):
+def _op(name, kernel, every_device=True):
     """Register ``kernel`` (positional arguments) as the dispatched op ``name``: its CPU
-    kernel, and on CUDA devices the same through host memory (Note [Linear algebra on a CUDA
-    device]). Through the dispatcher autograd records the call, with the op's row of the
-    derivatives table (autograd/derivatives.py), or refuses an input that requires grad where
-    the op has none. Returns the function that calls it."""
+    kernel, and on CUDA devices the same kernel when it runs on ``every_device``, else the
+    CPU's through host memory (Note [Linear algebra on a CUDA device]). Through the
+    dispatcher autograd records the call, with the op's row of the derivatives table
+    (autograd/derivatives.py), or refuses an input that requires grad where the op has none.
+    Returns the function that calls it."""
     _dispatch.register(name, "CPU", kernel)
-    _dispatch.register(name, "CUDA", on_host(kernel))
+    _dispatch.register(name, "CUDA", kernel if every_device else on_host(kernel))
 
     def run(*args):
         if _dispatch.possible[0] == _dispatch.CPU:
@@ -228,7 +252,7 @@ def _lu(name, x, dtype):
     lu = contiguous_copy(x, dtype)
     ipiv = _core._empty(_batch(x) + (n,), _INT32, lu.device)
     info = _core._empty(_batch(x), _INT32, lu.device)
-    _lapack.run_batch("getrf", lu, None, ipiv, info, n, n)
+    _run_batch("getrf", lu, None, ipiv, info, n, n)
     return lu, ipiv, info
 
 
@@ -236,7 +260,7 @@ def _perm_sign(ipiv, n, dtype):
     """(-1) to the number of row swaps LAPACK's pivots record, for each matrix."""
     from strided._ops import creation as _creation
 
-    rows = _creation.arange(1, n + 1, dtype=_INT32)
+    rows = _creation.arange(1, n + 1, dtype=_INT32, device=ipiv.device)
     swaps = _red.sum(_ew.not_equal(ipiv, rows), axis=-1)
     return _ew.subtract(1, _ew.multiply(2, _ew.remainder(swaps, 2))).astype(dtype)
 
@@ -344,11 +368,12 @@ def _inv_kernel(x):
     from strided._ops import creation as _creation
 
     y = contiguous_copy(
-        _vops.broadcast_to(_creation.eye(n, dtype=dtype), _batch(x) + (n, n)), dtype
+        _vops.broadcast_to(_creation.eye(n, dtype=dtype, device=x.device), _batch(x) + (n, n)),
+        dtype,
     )
     # A^T Y = I: Y = inv(A)^T column-major, which is inv(A) row-major (Note [Row-major
     # matrices are LAPACK's transposes])
-    _lapack.run_batch("getrs", lu, y, ipiv, info, n, n, 0, n, "N")
+    _run_batch("getrs", lu, y, ipiv, info, n, n, 0, n, "N")
     return y
 
 
@@ -406,7 +431,7 @@ def _solve_kernel(x1, x2):
         b = contiguous_copy(_vops.broadcast_to(x2, batch + (n,)), dtype).reshape(batch + (1, n))
     else:
         b = contiguous_copy(_vops.matrix_transpose(_vops.broadcast_to(x2, batch + (n, k))), dtype)
-    _lapack.run_batch("getrs", lu, b, ipiv, info, n, n, 0, k, "T")
+    _run_batch("getrs", lu, b, ipiv, info, n, n, 0, k, "T")
     return b.reshape(batch + (n,)) if vector else _vops.matrix_transpose(b)
 
 
@@ -442,7 +467,7 @@ def _cholesky_kernel(x, upper=False):
     if upper:
         a = contiguous_copy(_vops.matrix_transpose(_ew.conj(a)), dtype)
     info = _core._empty(_batch(x), _INT32, a.device)
-    _lapack.run_batch("potrf", a, None, None, info, n, n, 0, 0, "L" if upper else "U")
+    _run_batch("potrf", a, None, None, info, n, n, 0, 0, "L" if upper else "U")
     failed = _first_failed(info)
     if failed is not None:
         raise LinAlgError(
@@ -467,7 +492,7 @@ def _eigh(name, x, UPLO, vectors):
     w = _core._empty(_batch(x) + (n,), _real(dtype), a.device)
     info = _core._empty(_batch(x), _INT32, a.device)
     uplo = "U" if UPLO == "L" else "L"  # Note [Row-major matrices are LAPACK's transposes]
-    _lapack.run_batch("heevd", a, w, None, info, n, n, 0, 0, "V" if vectors else "N", uplo)
+    _run_batch("heevd", a, w, None, info, n, n, 0, 0, "V" if vectors else "N", uplo)
     failed = _first_failed(info)
     if failed is not None:
         raise LinAlgError(
@@ -562,7 +587,7 @@ def _qr_kernel(x, mode="reduced"):
     a = contiguous_copy(_vops.matrix_transpose(x), dtype)  # x column-major: (..., n, m)
     tau = _core._empty(batch + (k,), dtype, a.device)
     info = _core._empty(batch, _INT32, a.device)
-    _lapack.run_batch("geqrf", a, tau, None, info, m, n)
+    _run_batch("geqrf", a, tau, None, info, m, n)
     full = _vops.matrix_transpose(a)  # (..., m, n): R above the diagonal, reflectors below
     r = _shape.triu(full if mode == "complete" else full[..., :k, :])
     if mode == "r":
@@ -572,7 +597,7 @@ def _qr_kernel(x, mode="reduced"):
     q[..., :k, :] = a[..., :k, :]
     if cols > k:
         q[..., k:, :] = 0
-    _lapack.run_batch("orgqr", q, tau, None, info, m, cols, k)
+    _run_batch("orgqr", q, tau, None, info, m, cols, k)
     return QRResult(_vops.matrix_transpose(q), r)
 
 
@@ -660,7 +685,7 @@ def _eig_kernel(x):
     return _eig("eig", x, True)
 
 
-_eig_op = _op("linalg_eig", _eig_kernel)
+_eig_op = _op("linalg_eig", _eig_kernel, every_device=False)
 
 
 def eigvals(x, /):
@@ -679,4 +704,4 @@ def _eigvals_kernel(x):
     return _eig("eigvals", x, False)
 
 
-_eigvals_op = _op("linalg_eigvals", _eigvals_kernel)
+_eigvals_op = _op("linalg_eigvals", _eigvals_kernel, every_device=False)

@@ -1,0 +1,224 @@
+"""strided/cuda/_solver.py's cuSOLVER calls, run without a GPU against a stand-in cuSOLVER.
+
+The stand-in has cuSOLVER's functions with CuPy's signatures (the argument lists CuPy's own
+cupy/linalg passes them), and computes each with SciPy's LAPACK on the memory the pointers
+name. The tensors are CPU tensors, so the pointers are host memory. This checks what a GPU run
+could not show more cheaply: the function names, the argument order, the leading dimensions
+and the byte steps from one matrix of a batch to the next, for pivots and infos too; the
+results must equal ``strided._cpu.lapack.run_batch``'s on the same inputs. The real cuSOLVER
+runs in ``test_linalg_lapack.py``'s GPU tests, on a machine with a GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import sys
+import types
+
+import numpy as np
+import pytest
+import scipy.linalg.lapack as sl
+
+import strided
+from strided._cpu import lapack
+from strided.cuda import _solver
+
+
+def _matrix(ptr, rows, cols, ld, dtype):
+    """The column-major rows x cols matrix with leading dimension ld at address ptr."""
+    dt = np.dtype(dtype)
+    n = ld * cols * dt.itemsize
+    raw = np.ctypeslib.as_array((ctypes.c_char * n).from_address(ptr))
+    return raw.view(dt).reshape(cols, ld).T[:rows]
+
+
+def _ints(ptr, n):
+    return np.ctypeslib.as_array((ctypes.c_int32 * n).from_address(ptr))
+
+
+class _FakeCusolver(types.ModuleType):
+    """cuSOLVER's dense functions for the d and z prefixes, computed by SciPy's LAPACK."""
+
+    CUSOLVER_EIG_MODE_NOVECTOR = 0
+    CUSOLVER_EIG_MODE_VECTOR = 1
+
+    def __init__(self):
+        super().__init__("cupy_backends.cuda.libs.cusolver")
+        self.calls = []
+        for t, dtype in (("d", "float64"), ("z", "complex128")):
+            self._define(t, dtype)
+
+    def setStream(self, handle, stream):
+        assert handle == "handle" and stream == 1234
+
+    def _define(self, t, dtype):
+        calls = self.calls
+
+        def record(name, f):
+            def g(*args):
+                calls.append((t + name, len(args)))
+                return f(*args)
+
+            setattr(self, t + name, g)
+
+        def getrf(h, m, n, A, lda, work, ipiv, info):
+            a = _matrix(A, m, n, lda, dtype)
+            lu, piv, inf = getattr(sl, t + "getrf")(a.copy())
+            a[...] = lu
+            _ints(ipiv, min(m, n))[:] = piv + 1  # LAPACK's 1-based pivots, as cuSOLVER's
+            _ints(info, 1)[0] = inf
+
+        def getrs(h, op, n, nrhs, A, lda, ipiv, B, ldb, info):
+            lu = _matrix(A, n, n, lda, dtype)
+            b = _matrix(B, n, nrhs, ldb, dtype)
+            x, inf = getattr(sl, t + "getrs")(lu.copy(), _ints(ipiv, n) - 1, b.copy(), trans=op)
+            b[...] = x
+            _ints(info, 1)[0] = inf
+
+        def potrf(h, uplo, n, A, lda, work, lwork, info):
+            a = _matrix(A, n, n, lda, dtype)
+            c, inf = getattr(sl, t + "potrf")(a.copy(), lower=uplo == 0, clean=0)
+            a[...] = c
+            _ints(info, 1)[0] = inf
+
+        def evd(h, jobz, uplo, n, A, lda, W, work, lwork, info):
+            a = _matrix(A, n, n, lda, dtype)
+            fn = getattr(sl, t + ("syevd" if t == "d" else "heevd"))
+            w, v, inf = fn(a.copy(), compute_v=jobz, lower=uplo == 0)
+            _matrix(W, n, 1, n, np.float64)[:, 0] = w
+            if jobz:
+                a[...] = v
+            _ints(info, 1)[0] = inf
+
+        def geqrf(h, m, n, A, lda, tau, work, lwork, info):
+            a = _matrix(A, m, n, lda, dtype)
+            qr, tu, _, inf = getattr(sl, t + "geqrf")(a.copy())
+            a[...] = qr
+            _matrix(tau, min(m, n), 1, min(m, n), dtype)[:, 0] = tu
+            _ints(info, 1)[0] = inf
+
+        def orgqr(h, m, n, k, A, lda, tau, work, lwork, info):
+            a = _matrix(A, m, n, lda, dtype)
+            fn = getattr(sl, t + ("orgqr" if t == "d" else "ungqr"))
+            q, _, inf = fn(a.copy(), _matrix(tau, k, 1, k, dtype)[:, 0].copy())
+            a[...] = q
+            _ints(info, 1)[0] = inf
+
+        evd_name = "syevd" if t == "d" else "heevd"
+        qr_name = "orgqr" if t == "d" else "ungqr"
+        for name, f in (("getrf", getrf), ("getrs", getrs), ("potrf", potrf),
+                        (evd_name, evd), ("geqrf", geqrf), (qr_name, orgqr)):  # fmt: skip
+            record(name, f)
+        # the workspace queries: how many elements, here a few (the stand-in needs none)
+        record("getrf_bufferSize", lambda h, m, n, A, lda: 3)
+        record("potrf_bufferSize", lambda h, uplo, n, A, lda: 3)
+        record(evd_name + "_bufferSize", lambda h, jobz, uplo, n, A, lda, W: 3)
+        record("geqrf_bufferSize", lambda h, m, n, A, lda: 3)
+        record(qr_name + "_bufferSize", lambda h, m, n, k, A, lda, tau: 3)
+
+
+class _FakeCupy:
+    """The parts of CuPy that _solver.batch uses: a device context, the solver handle, and
+    workspace allocation (host memory here)."""
+
+    def __init__(self):
+        self.buffers = []
+        device = types.SimpleNamespace(get_cusolver_handle=lambda: "handle")
+        self.cuda = types.SimpleNamespace(Device=lambda i: contextlib.nullcontext(), device=device)
+
+    def empty(self, size, dtype):
+        buf = np.zeros(size, dtype)
+        self.buffers.append(buf)
+        return types.SimpleNamespace(data=types.SimpleNamespace(ptr=buf.ctypes.data))
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    cusolver = _FakeCusolver()
+    cublas = types.ModuleType("cupy_backends.cuda.libs.cublas")
+    cublas.CUBLAS_FILL_MODE_LOWER, cublas.CUBLAS_FILL_MODE_UPPER = 0, 1
+    cublas.CUBLAS_OP_N, cublas.CUBLAS_OP_T, cublas.CUBLAS_OP_C = 0, 1, 2
+    libs = types.ModuleType("cupy_backends.cuda.libs")
+    libs.cusolver, libs.cublas = cusolver, cublas
+    for name, module in (
+        ("cupy_backends", types.ModuleType("cupy_backends")),
+        ("cupy_backends.cuda", types.ModuleType("cupy_backends.cuda")),
+        ("cupy_backends.cuda.libs", libs),
+        ("cupy_backends.cuda.libs.cusolver", cusolver),
+        ("cupy_backends.cuda.libs.cublas", cublas),
+    ):
+        monkeypatch.setitem(sys.modules, name, module)
+    backend = types.SimpleNamespace(cupy=_FakeCupy(), index=0, _stream=lambda: 1234)
+    return backend, cusolver
+
+
+def _both(fake, routine, tensors, *args, **kw):
+    """Run ``routine`` through _solver.batch (the stand-in cuSOLVER) and through the CPU's
+    run_batch, on copies of the same tensors; return both sets of results."""
+    backend, _ = fake
+    gpu = [None if t is None else t.clone() for t in tensors]
+    cpu = [None if t is None else t.clone() for t in tensors]
+    _solver.batch(backend, routine, *gpu, *args, **kw)
+    lapack.run_batch(routine, *cpu, *args, **kw)
+    return gpu, cpu
+
+
+def _same(gpu, cpu, where):
+    for g, c in zip(gpu, cpu, strict=True):
+        if g is not None:
+            np.testing.assert_allclose(np.asarray(g), np.asarray(c), rtol=1e-12, atol=1e-12,
+                                       err_msg=where)  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_each_routine_matches_the_cpu_lapack_over_a_batch(fake, dtype, rng):
+    _, cusolver = fake
+    n, batch = 5, 3
+    a = rng.standard_normal((batch, n, n)) + 3 * np.eye(n)
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal((batch, n, n))
+    a[1, 0] = 0.0  # a singular matrix in the middle of the batch: its own info
+    a[1, :, 0] = 0.0
+    A = strided.asarray(a.astype(dtype))
+    ipiv = strided.zeros((batch, n), dtype="int32")
+    info = strided.zeros((batch,), dtype="int32")
+    gpu, cpu = _both(fake, "getrf", [A, None, ipiv, info], n, n)
+    _same(gpu, cpu, "getrf")
+    assert np.asarray(gpu[3]).tolist()[1] > 0 and np.asarray(gpu[3]).tolist()[0] == 0
+    lu, piv = gpu[0], gpu[2]
+    b = strided.asarray(rng.standard_normal((batch, 2, n)).astype(dtype))  # 2 columns of n
+    for trans in ("N", "T"):
+        g, c = _both(fake, "getrs", [lu, b, piv, info], n, n, 0, 2, trans)
+        _same(g, c, f"getrs {trans}")
+    h = a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
+    H = strided.asarray(h.astype(dtype))
+    for uplo in ("L", "U"):
+        _same(*_both(fake, "potrf", [H, None, None, info], n, n, 0, 0, uplo), f"potrf {uplo}")
+        w = strided.zeros((batch, n), dtype="float64")
+        for jobz in ("V", "N"):
+            g, c = _both(fake, "heevd", [H, w, None, info], n, n, 0, 0, jobz, uplo)
+            _same(g[1:], c[1:], f"heevd {jobz} {uplo}")  # values (and the infos) ...
+            if jobz == "V":  # ... and vectors up to a sign or phase per column
+                np.testing.assert_allclose(np.abs(np.asarray(g[0])), np.abs(np.asarray(c[0])),
+                                           atol=1e-10)  # fmt: skip
+    m, k = 6, 4  # a tall matrix's QR: geqrf, then orgqr for Q's k columns
+    t = strided.asarray(rng.standard_normal((batch, k, m)).astype(dtype))  # column-major m x k
+    tau = strided.zeros((batch, k), dtype=dtype)
+    g, c = _both(fake, "geqrf", [t, tau, None, info], m, k)
+    _same(g, c, "geqrf")
+    g2, c2 = _both(fake, "orgqr", [g[0], g[1], None, info], m, k, k)
+    _same(g2, c2, "orgqr")
+    # every call had the argument count of CuPy's binding (checked by the stand-in's
+    # signatures) and one call per matrix, after one workspace query per batch
+    t0 = "d" if dtype == "float64" else "z"
+    names = [name for name, _ in cusolver.calls]
+    assert names.count(t0 + "getrf") == batch and names.count(t0 + "getrf_bufferSize") == 1
+    assert names.count(t0 + "getrs") == 2 * batch
+
+
+def test_a_routine_without_a_cusolver_call_is_refused(fake):
+    backend, _ = fake
+    a = strided.zeros((1, 2, 2))
+    with pytest.raises(NotImplementedError, match="geev: no cuSOLVER call"):
+        _solver.batch(backend, "geev", a, None, None, strided.zeros((1,), dtype="int32"), 2, 2)
