@@ -545,6 +545,31 @@ def test_layer_ops_give_eager_answers_and_check_their_arguments():
         ops["class_targets"](strided.asarray([0, 5, 1]), 3, -100, 0.0, True, "float64")
 
 
+def test_layer_c_loops_equal_the_kernels_made_of_ops(monkeypatch):
+    """Note [The layers' loops in C]: im2col, col2im and the class targets in C give what the
+    kernels written with strided's ops give (those run without a C compiler)."""
+    from strided.fx import layers
+
+    rng = np.random.default_rng(14)
+    x = _t(rng, (2, 3, 6, 5), "float32").permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    geometry = ([3, 2], [2, 1], [1, 1], [1, 2])
+    y = strided.asarray([2, -100, 0, 1])
+    calls = [
+        lambda: layers._im2col(x, *geometry),
+        lambda: layers._im2col(x.contiguous().astype("float64"), *geometry),
+        lambda: layers._col2im(layers._im2col(x, *geometry), list(x.shape), *geometry),
+        lambda: layers._class_targets(y, 3, -100, 0.1, True, "float32"),
+        lambda: layers._class_targets(abs(y) % 3, 3, 1, 0.0, False, "float64"),
+    ]
+    assert layers._c_layers() is not None
+    fast = [f() for f in calls]
+    monkeypatch.setattr(layers, "_c_lib", [None])
+    for got, f in zip(fast, calls, strict=True):
+        want = f()
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_cuda_pointwise_groups_compile_through_the_nvrtc_path(device):
     """On a CUDA device the pointwise groups become CUDA C++ kernels calling ops.cuh's

@@ -37,6 +37,8 @@ makes it, eagerly, and needs no row. These ops are the compiler's: ``F.conv2d`` 
 
 from __future__ import annotations
 
+import ctypes
+
 import strided
 from strided import library
 
@@ -62,6 +64,16 @@ def _out_hw(x_shape, kernel, stride, padding, dilation):
 
 
 def _im2col(x, kernel, stride, padding, dilation):
+    fast = _c_layers()
+    if fast is not None and x.device.type == "cpu" and x.dtype.name in _C_TYPES:
+        n, c, h, w = x.shape
+        ho, wo = _out_hw(x.shape, kernel, stride, padding, dilation)
+        rows = strided.empty((n * ho * wo, kernel[0] * kernel[1] * c), dtype=x.dtype)
+        geo = [n, c, h, w, *x.stride(), *kernel, *stride, *padding, *dilation, ho, wo]
+        getattr(fast, f"strided_im2col_{_C_TYPES[x.dtype.name]}")(
+            _ptr(x), _ptr(rows), (ctypes.c_long * len(geo))(*geo)
+        )
+        return rows
     from strided.nn.functional.conv import _windows_last
 
     win = _windows_last(x, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation), "conv2d")
@@ -81,6 +93,15 @@ def _col2im(grad, x_shape, kernel, stride, padding, dilation):
     n, c, h, w = x_shape
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     ho, wo = _out_hw(x_shape, kernel, stride, padding, dilation)
+    fast = _c_layers()
+    if fast is not None and grad.device.type == "cpu" and grad.dtype.name in _C_TYPES:
+        grad = grad if grad.is_contiguous() else strided.ascontiguousarray(grad)
+        out = strided.empty((n, h, w, c), dtype=grad.dtype)  # channels-last, as x was
+        geo = [n, c, h, w, 0, 0, 0, 0, *kernel, *stride, *padding, *dilation, ho, wo]
+        getattr(fast, f"strided_col2im_{_C_TYPES[grad.dtype.name]}")(
+            _ptr(grad), _ptr(out), (ctypes.c_long * len(geo))(*geo)
+        )
+        return strided.permute(out, (0, 3, 1, 2))
     cols = strided.reshape(grad, (n, ho, wo, kh, kw, c))
     hp, wp = h + 2 * ph, w + 2 * pw
     window = (hp * wp * c, wp * c * sh, c * sw, wp * c * dh, c * dw, 1)
@@ -95,12 +116,23 @@ def _col2im_meta(grad, x_shape, kernel, stride, padding, dilation):
 
 def _class_targets(target, num_classes, ignore_index, label_smoothing, mean, dtype):
     n = target.shape[0]
+    fast = _c_layers()
+    if fast is not None and target.device.type == "cpu" and dtype in _C_TYPES:
+        t = target if target.dtype.name == "int64" else target.astype("int64")
+        q = strided.empty((n, num_classes), dtype=dtype)
+        f = getattr(fast, f"strided_class_targets_{_C_TYPES[dtype]}")
+        f.restype = ctypes.c_long
+        args = (t.stride()[0], n, num_classes, ignore_index)
+        if f(_ptr(t), _ptr(q), *map(ctypes.c_long, args), ctypes.c_double(label_smoothing),
+             ctypes.c_int(bool(mean))) >= 0:  # fmt: skip
+            return q
     hits = strided.reshape(target, (n, 1)) == strided.arange(num_classes)
     ignored = target == ignore_index
     n_ignored = int(strided.sum(ignored))
     if 0 <= ignore_index < num_classes and n_ignored:
         hits = strided.logical_and(hits, strided.reshape(~ignored, (n, 1)))
-    if int(strided.sum(hits)) + n_ignored != n:  # a class out of range: eager's message
+    if int(strided.sum(hits)) + n_ignored != n:  # a class out of range: eager's message (the
+        # C loop returned -1)
         from strided.nn.functional.loss import _check_classes
 
         _check_classes(strided.empty((n, num_classes)), target, ignore_index, "cross_entropy")
@@ -118,6 +150,118 @@ def _class_targets(target, num_classes, ignore_index, label_smoothing, mean, dty
 
 def _class_targets_meta(target, num_classes, ignore_index, label_smoothing, mean, dtype):
     return library.TensorMeta((target.shape[0], num_classes), strided.dtype(dtype), target.device)
+
+
+# Note [The layers' loops in C]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The kernels above are written with strided's own ops, and are what runs without a C
+# compiler. Each of them is a handful of eager calls on small tensors: the digits CNN's im2col
+# of a (64, 1, 8, 8) input is a padded copy and a copy of 4,096 rows of 9 taps whose runs are
+# 3 elements long (~260 us on the 2-core Zen 3), its col2im a scatter by taps and a slice, the
+# class targets six ops and two host reads. Under strided.compile there is a C compiler (the
+# fused kernels need it), so the three are also written as C loops below, compiled and cached
+# on disk as fused kernels are (Note [The kernel cache] in _compile/cc.py), and called through
+# ctypes: one pass each, the same values (im2col and the targets copy or set values; col2im
+# adds a row's taps in the same order as the scatter by taps, kh then kw).
+_C_TYPES = {"float32": "float", "float64": "double"}
+_C_SOURCE = r"""
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+/* geometry g: N C H W, x's strides (n c h w), kh kw, sh sw, ph pw, dh dw, H_out W_out */
+#define LAYERS(T)                                                                        \
+void strided_im2col_##T(const T* x, T* rows, const long* g) {                            \
+  /* the geometry in locals: a store through rows/out could alias g, and would reload it */\
+  const long N = g[0], C = g[1], H = g[2], W = g[3], SN = g[4], SC = g[5], SH = g[6];    \
+  const long SW = g[7], KH = g[8], KW = g[9], TH = g[10], TW = g[11], PH = g[12];        \
+  const long PW = g[13], DH = g[14], DW = g[15], HO = g[16], WO = g[17];                 \
+  const long taps = KH * KW * C;                                                         \
+  for (long n = 0; n < N; n++)                                                        \
+    for (long i = 0; i < HO; i++)                                                        \
+      for (long j = 0; j < WO; j++) {                                                    \
+        T* row = rows + ((n * HO + i) * WO + j) * taps;                                  \
+        for (long a = 0; a < KH; a++) {                                                  \
+          const long y = i * TH - PH + a * DH;                                  \
+          for (long b = 0; b < KW; b++) {                                                \
+            const long z = j * TW - PW + b * DW;                                \
+            T* dst = row + (a * KW + b) * C;                                             \
+            if (y < 0 || y >= H || z < 0 || z >= W) {                                    \
+              for (long c = 0; c < C; c++) dst[c] = 0;                                   \
+            } else if (C == 1) { /* one channel (a first layer): no loop of one */       \
+              dst[0] = x[n * SN + y * SH + z * SW];                                      \
+            } else {                                                                     \
+              const T* src = x + n * SN + y * SH + z * SW;                         \
+              for (long c = 0; c < C; c++) dst[c] = src[c * SC];                       \
+            }                                                                            \
+          }                                                                              \
+        }                                                                                \
+      }                                                                                  \
+}                                                                                        \
+/* out: (N, H, W, C) contiguous; each row's taps added into the cells they were read from */\
+void strided_col2im_##T(const T* rows, T* out, const long* g) {                          \
+  /* the geometry in locals: a store through rows/out could alias g, and would reload it */\
+  const long N = g[0], C = g[1], H = g[2], W = g[3], SN = g[4], SC = g[5], SH = g[6];    \
+  const long SW = g[7], KH = g[8], KW = g[9], TH = g[10], TW = g[11], PH = g[12];        \
+  const long PW = g[13], DH = g[14], DW = g[15], HO = g[16], WO = g[17];                 \
+  const long taps = KH * KW * C;                                                         \
+  memset(out, 0, sizeof(T) * N * H * W * C);                                         \
+  for (long n = 0; n < N; n++)                                                        \
+    for (long a = 0; a < KH; a++)                                                        \
+      for (long b = 0; b < KW; b++)                                                      \
+        for (long i = 0; i < HO; i++) {                                                  \
+          const long y = i * TH - PH + a * DH;                                  \
+          if (y < 0 || y >= H) continue;                                                 \
+          for (long j = 0; j < WO; j++) {                                                \
+            const long z = j * TW - PW + b * DW;                                \
+            if (z < 0 || z >= W) continue;                                               \
+            const T* src = rows + ((n * HO + i) * WO + j) * taps + (a * KW + b) * C;     \
+            T* dst = out + ((n * H + y) * W + z) * C;                                    \
+            for (long c = 0; c < C; c++) dst[c] += src[c];                               \
+          }                                                                              \
+        }                                                                                \
+}                                                                                        \
+/* q (N, C): -1 when a target is out of range (eager's check then raises), else kept */  \
+long strided_class_targets_##T(const int64_t* y, T* q, long sy, long N, long C,          \
+                               long ignore, double smooth, int mean) {                   \
+  long kept = 0;                                                                         \
+  for (long n = 0; n < N; n++) {                                                         \
+    const int64_t t = y[n * sy];                                                         \
+    if (t == ignore) continue;                                                           \
+    if (t < 0 || t >= C) return -1;                                                      \
+    kept++;                                                                              \
+  }                                                                                      \
+  const double scale = mean ? (kept ? 1.0 / kept : NAN) : 1.0;                           \
+  const T off = (T)(smooth / C * scale), on = (T)((1.0 - smooth) * scale + off);         \
+  for (long n = 0; n < N; n++) {                                                         \
+    const int64_t t = y[n * sy];                                                         \
+    for (long c = 0; c < C; c++) q[n * C + c] = t == ignore ? 0 : (c == t ? on : off);   \
+  }                                                                                      \
+  return kept;                                                                           \
+}
+LAYERS(float)
+LAYERS(double)
+"""
+_c_lib = []
+
+
+def _c_layers():
+    """The C loops of Note [The layers' loops in C] (built once, then from the disk cache), or
+    None without a C compiler."""
+    if not _c_lib:
+        from strided._compile import cc
+
+        lib = None
+        if cc.compiler() is not None:
+            try:
+                lib = cc.build(_C_SOURCE)[0]
+            except cc.CompileError:
+                lib = None
+        _c_lib.append(lib)
+    return _c_lib[0]
+
+
+def _ptr(t):
+    return ctypes.c_void_p(t.data_ptr())
 
 
 _OPS = {}
