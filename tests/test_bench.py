@@ -93,3 +93,19 @@ def test_timed_run_reports_first_call_median_and_disagreements(tmp_path, monkeyp
 
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     assert "matplotlib is not installed" in _report.plot(results, str(tmp_path / "x.png"))
+
+
+def test_gpu_linalg_and_fft_cases_agree_on_the_emulator():
+    # the GPU suite's cuSOLVER and cuFFT rows, run on the emulator with NumPy standing in for
+    # CuPy (its from_dlpack reads the device tensor back to the host): every case agrees
+    import types
+
+    from strided.bench._cases import _gpu_linalg_fft_cases
+
+    shim = types.SimpleNamespace(
+        from_dlpack=lambda t: np.asarray(t.cpu()), linalg=np.linalg, fft=np.fft
+    )
+    cases = _gpu_linalg_fft_cases(shim, None, np.random.default_rng(0), device="cuda-emulated")
+    results = run_suite(cases, quick=True)
+    assert len(results) == 8
+    assert [r.status for r in results] == ["ok"] * 8, [(r.name, r.message) for r in results]

@@ -226,4 +226,55 @@ def gpu_cases(only=None):
         if torch_cuda:
             fns["torch"] = t_fn
         out.append(Case("gpu", name, fns, device="cuda", reference="strided", rtol=1e-5))
+    return out + _gpu_linalg_fft_cases(cp, torch if torch_cuda else None, rng)
+
+
+def _gpu_linalg_fft_cases(cp, torch, rng, device="cuda"):
+    """cuSOLVER (Note [cuSOLVER for a batch of LAPACK calls]) and cuFFT (Note [CUDA FFT])
+    through strided, CuPy and PyTorch on the same device memory (issue 23's linalg and fft
+    rows). Eigenvalues, not vectors, are compared: vectors are unique only up to sign.
+    (tests/test_bench.py runs them on the emulator, with NumPy standing in for CuPy.)"""
+
+    def on_gpu(x):
+        t = strided.asarray(x).to(device)
+        return t, cp.from_dlpack(t), (torch.from_dlpack(t) if torch is not None else None)
+
+    def well_conditioned(shape, dtype):
+        x = rng.standard_normal(shape) + shape[-1] * np.eye(shape[-1])
+        return x.astype(dtype)
+
+    a, ca, ta = on_gpu(well_conditioned((1024, 1024), np.float64))
+    b, cb, tb = on_gpu(rng.standard_normal((1024, 16)))
+    h_np = a.cpu().numpy()
+    h, ch, th = on_gpu(h_np @ h_np.T)
+    s, cs, ts = on_gpu(well_conditioned((10000, 4, 4), np.float32))
+    sb, csb, tsb = on_gpu(rng.standard_normal((10000, 4, 1)).astype(np.float32))
+    z, cz, tz = on_gpu((rng.standard_normal(2**20) + 1j * rng.standard_normal(2**20)).astype(
+        np.complex64))  # fmt: skip
+    r, cr, tr = on_gpu(rng.standard_normal(2**22).astype(np.float32))
+    z2, cz2, tz2 = on_gpu(rng.standard_normal((2048, 2048)).astype(np.complex64))
+    L, F = strided.linalg, strided.fft
+    tl = torch.linalg if torch is not None else None
+    tf = torch.fft if torch is not None else None
+    specs = [
+        ("solve 1024x1024 f64, 16 rhs", lambda: L.solve(a, b), lambda: cp.linalg.solve(ca, cb),
+         lambda: tl.solve(ta, tb), 1e-8),
+        ("solve 10000 4x4 f32", lambda: L.solve(s, sb), lambda: cp.linalg.solve(cs, csb),
+         lambda: tl.solve(ts, tsb), 1e-3),
+        ("cholesky 1024 f64", lambda: L.cholesky(h), lambda: cp.linalg.cholesky(ch),
+         lambda: tl.cholesky(th), 1e-8),
+        ("eigvalsh 1024 f64", lambda: L.eigvalsh(h), lambda: cp.linalg.eigvalsh(ch),
+         lambda: tl.eigvalsh(th), 1e-8),
+        ("inv 1024 f64", lambda: L.inv(a), lambda: cp.linalg.inv(ca), lambda: tl.inv(ta), 1e-8),
+        ("fft 2^20 c64", lambda: F.fft(z), lambda: cp.fft.fft(cz), lambda: tf.fft(tz), 1e-4),
+        ("rfft 2^22 f32", lambda: F.rfft(r), lambda: cp.fft.rfft(cr), lambda: tf.rfft(tr), 1e-4),
+        ("fft2 2048x2048 c64", lambda: F.fft2(z2), lambda: cp.fft.fft2(cz2),
+         lambda: tf.fft2(tz2), 1e-4),
+    ]  # fmt: skip
+    out = []
+    for name, s_fn, c_fn, t_fn, rtol in specs:
+        fns = {"strided": s_fn, "cupy": c_fn}
+        if torch is not None:
+            fns["torch"] = t_fn
+        out.append(Case("gpu", name, fns, device=device, reference="strided", rtol=rtol))
     return out
