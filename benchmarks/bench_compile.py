@@ -146,6 +146,7 @@ def cases():
         1e-4,
     )
     out += _training_cases()
+    out += _cnn_cases()
     return out
 
 
@@ -238,11 +239,95 @@ def _training_cases():
     ]
 
 
+def _cnn_cases():
+    """One Adam step of the digits CNN (strided._train.make_cnn, batch 64 of 8x8 images, as
+    the nn suite's "digits CNN training step"): the loss module compiled (conv2d, max_pool2d,
+    flatten and cross_entropy decompose, Note [Layers as ops with rows] in strided/fx/layers.py)
+    or eager, then ``loss.backward()`` and the optimizer's step, eager in both; torch.compile
+    compiles the same loss module. NumPy has no CNN: its column is empty."""
+    from strided import nn, optim
+    from strided._train import make_cnn
+
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((64, 1, 8, 8), dtype=np.float32)
+    y_np = rng.integers(0, 10, 64)
+
+    class Loss(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = make_cnn().to("float32")
+
+        def forward(self, x, y):
+            return F.cross_entropy(self.net(x), y)
+
+    def make(compiled, seed=0):
+        _ = strided.manual_seed(seed)
+        module = Loss()
+        model = strided.compile(module) if compiled else module
+        opt = optim.Adam(module.parameters(), lr=1e-3)
+        x, y = strided.asarray(x_np), strided.asarray(y_np)
+
+        def step():
+            loss = model(x, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss
+
+        return step
+
+    def torch_make(compiled):
+        if torch is None or (compiled and _QUICK):
+            return None
+        tn = torch.nn
+        torch.manual_seed(0)
+        net = tn.Sequential(
+            tn.Conv2d(1, 16, 3, padding=1), tn.ReLU(), tn.MaxPool2d(2),
+            tn.Conv2d(16, 32, 3, padding=1), tn.ReLU(), tn.MaxPool2d(2),
+            tn.Flatten(), tn.Linear(128, 10),
+        )  # fmt: skip
+
+        def loss_fn(x, y):
+            return tn.functional.cross_entropy(net(x), y)
+
+        model = torch.compile(loss_fn) if compiled else loss_fn
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        x, y = torch.from_numpy(x_np), torch.from_numpy(y_np)
+
+        def t_step():
+            loss = model(x, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss
+
+        return t_step
+
+    def check(compiled):
+        def run():  # three steps from the same start: the eager losses
+            got, want = make(compiled, seed=1), make(False, seed=1)
+            for _ in range(3):
+                np.testing.assert_allclose(float(got()), float(want()), rtol=1e-5)
+
+        return run
+
+    name = "digits CNN train step (Adam), batch 64"
+    return [
+        (f"{name} (compiled)", make(True), None, torch_make(True), check(True)),
+        (f"{name} (eager)", make(False), None, torch_make(False), check(False)),
+    ]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
-    run(cases(), threads=args.threads, title="strided.compile: fused chains")
+    # the harness's table has a NumPy column; the CNN step has none, so it is timed against the
+    # strided eager step in its place (the two rows' "numpy" ratio is then compiled/eager)
+    made = cases()
+    eager_cnn = next(c[1] for c in made if c[0].startswith("digits CNN") and "eager" in c[0])
+    made = [(n, s, eager_cnn if f is None else f, t, c) for n, s, f, t, c in made]
+    run(made, threads=args.threads, title="strided.compile: fused chains")
 
 
 if __name__ == "__main__":
