@@ -625,12 +625,16 @@ def test_modules_compile():
 
 
 def test_disk_cache_serves_a_second_process(cache):
+    """The second process finds the kernels on disk. The function's values feed two chains
+    that meet again, so the fusion groups are chosen among several open ones: in the order
+    they were opened, the same in every process (a set's order once made the C, and so the
+    cache key, differ from one process to the next)."""
     x = strided.ones(8)
-    f = lambda x: ((x * 3 + 2).tanh() * x).sum()  # noqa: E731
+    f = lambda x: ((x * 3 + 2).tanh() * x - (x * 3 + 2).exp() / x).sum()  # noqa: E731
     cf, _, _ = _twice(f, x)
     code = (
         "import strided, sys\n"
-        "f = strided.compile(lambda x: ((x * 3 + 2).tanh() * x).sum())\n"
+        "f = strided.compile(lambda x: ((x * 3 + 2).tanh() * x - (x * 3 + 2).exp() / x).sum())\n"
         "f(strided.ones(8)); print(f.last.from_disk, f.last.path)\n"
     )
     env = dict(os.environ, STRIDED_COMPILE_CACHE=cache)

@@ -284,21 +284,25 @@ def plan_steps(graph, device="cpu"):
                     close(g)
             continue
         kind = _kind(node, device)
+        # in the order the groups were opened, never a set's: the plan and so the C source
+        # must be the same in every process, or the disk cache misses (Note [The kernel cache])
         producers = [group_of[p] for p in node.all_input_nodes if p in group_of]
-        open_producers = {g for g in producers if not g.closed}
+        open_producers = sorted({g for g in producers if not g.closed}, key=lambda g: g.index)
         target = None
         if kind == "pointwise":
             shape = _meta(node).shape
-            for g in open_producers:
+            for g in open_producers:  # the oldest: the longest chain so far
                 if g.shape == shape and g.reduction is None:
                     target = g
+                    break
         elif kind == "reduction":
             src = node.all_input_nodes[0]
             g = group_of.get(src)
             if g is not None and not g.closed and g.shape == _meta(src).shape:
                 target = g
-        for g in open_producers - {target}:
-            close(g)
+        for g in open_producers:
+            if g is not target:
+                close(g)
         if kind is None:
             steps.append(("eager", node))
             continue
