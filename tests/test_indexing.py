@@ -622,6 +622,20 @@ def test_searchsorted_promotion_nan_and_edges():
     _check_equal(strided.searchsorted(big, keys), np.searchsorted(big, keys))
 
 
+def test_searchsorted_four_at_a_time_every_length():
+    # the kernel searches four values at once and the rest one by one: every sorted length
+    # from 0 to 17 (ties and NaNs included), every count of values mod 4, both sides,
+    # stepped values (a stride between them)
+    rng = np.random.default_rng(5)
+    for n in range(18):
+        x1 = np.sort(np.concatenate([rng.integers(0, 5, n).astype(float), [np.nan] * (n % 3)]))
+        for count in range(1, 12):
+            v = np.concatenate([rng.integers(-1, 7, 2 * count) / 1.0, [np.nan]])[::2]
+            for side in ("left", "right"):
+                got = strided.searchsorted(strided.asarray(x1), strided.asarray(v), side=side)
+                _check_equal(got, np.searchsorted(x1, v, side=side))
+
+
 # =============================================================================================
 # Repeated indices and threads: results must not depend on the thread count
 # =============================================================================================

@@ -556,15 +556,19 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     else:
         j = _ew.subtract(_ix.searchsorted(xp, x, side="right"), 1)
         j = _ew.clip(j, 0, m - 2)
-        x0, x1 = _ix.take(xp, j), _ix.take(xp, _ew.add(j, 1))
-        f0, f1 = _ix.take(fp, j), _ix.take(fp, _ew.add(j, 1))
-        slope = _ew.divide(_ew.subtract(f1, f0), _ew.subtract(x1, x0))
+        # one slope per interval (m - 1 of them, as NumPy computes them), then per point
+        # three lookups and f0 + slope * (x - x0)
+        slopes = _ew.divide(_ew.subtract(fp[1:], fp[:-1]), _ew.subtract(xp[1:], xp[:-1]))
+        x0, f0, slope = _ix.take(xp, j), _ix.take(fp, j), _ix.take(slopes, j)
         val = _ew.add(_ew.multiply(slope, _ew.subtract(x, x0)), f0)
-        # NumPy: a NaN from one end is retried from the other; exact hits give fp itself
-        other = _ew.add(_ew.multiply(slope, _ew.subtract(x, x1)), f1)
-        val = _ew.where(_ew.isnan(val), other, val)
-        val = _ew.where(_ew.logical_and(_ew.isnan(val), _ew.equal(f0, f1)), f0, val)
-        val = _ew.where(_ew.equal(x, x0), f0, val)
+        nan = _ew.isnan(val)
+        if bool(_red.any(nan)):
+            # NumPy: a NaN (an infinite slope, an inf in fp) is retried from the other end
+            x1, f1 = _ix.take(xp, _ew.add(j, 1)), _ix.take(fp, _ew.add(j, 1))
+            other = _ew.add(_ew.multiply(slope, _ew.subtract(x, x1)), f1)
+            val = _ew.where(nan, other, val)
+            val = _ew.where(_ew.logical_and(_ew.isnan(val), _ew.equal(f0, f1)), f0, val)
+        val = _ew.where(_ew.equal(x, x0), f0, val)  # an exact hit gives fp itself
         val = _ew.where(_ew.equal(x, last_x), last_f, val)
     lo = first_f if left is None else _tensor(left, x).astype(fp.dtype)
     hi = last_f if right is None else _tensor(right, x).astype(fp.dtype)
