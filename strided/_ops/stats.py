@@ -463,7 +463,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         avg = _red.mean(x, axis=1, keepdims=True)
         fact = _larger(n - ddof, 0)
         xc = _ew.subtract(x, avg)
-        c = _linalg.matmul(xc, _ew.conj(_views.matrix_transpose(xc)))
+        # xc @ xc.T for real data: the matmul sees a matrix times its own transpose and does
+        # half the work (Note [A matrix times its own transpose]); conj would copy and hide it
+        xct = _views.matrix_transpose(xc)
+        c = _linalg.matmul(xc, _ew.conj(xct) if xc.dtype.kind == "c" else xct)
         c = _ew.multiply(c, 1.0 / fact if fact else float("inf"))
     else:
         w_sum = _red.sum(w)
