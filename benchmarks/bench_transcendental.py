@@ -39,6 +39,7 @@ UNARY = [
     ("arccosh", np.arccosh, "acosh", (1.0, 1e10)),
     ("arctanh", np.arctanh, "atanh", (-0.99, 0.99)),
     ("erf", None, "erf", (-5.0, 5.0)),
+    ("erfc", None, "erfc", (-3.0, 9.0)),
     ("sigmoid", None, "sigmoid", (-30.0, 30.0)),
 ]
 
@@ -89,7 +90,7 @@ def cases(n=10**6, only=None):
             x, o = strided.asarray(x_np), strided.empty(n, dtype=x_np.dtype.name)
             s_fn = getattr(strided, name)
             if n_fn is None:
-                n_fn = scipy.special.erf if name == "erf" else _numpy_sigmoid
+                n_fn = getattr(scipy.special, name) if name.startswith("erf") else _numpy_sigmoid
             t_fn = None
             if torch is not None:
                 tx, to = torch.from_numpy(x_np), torch.from_numpy(np.empty_like(x_np))

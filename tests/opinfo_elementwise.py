@@ -321,6 +321,7 @@ def _via_float64(fn):
 
 
 _erf = _via_float64(np.vectorize(math.erf, otypes=[np.float64]))
+_erfc = _via_float64(np.vectorize(math.erfc, otypes=[np.float64]))
 _sigmoid = _via_float64(lambda x: 1.0 / (1.0 + np.exp(-x)))
 _softplus = _via_float64(lambda x: np.logaddexp(0.0, x))
 
@@ -509,6 +510,7 @@ _UNARY = [
     _transcendental("acosh", np.arccosh, domain=ranged(1.0, scale=1e4)),
     _transcendental("atanh", np.arctanh, domain=ranged(-1.0, 1.0)),
     _transcendental("erf", _erf, "f", domain=ranged()),
+    _transcendental("erfc", _erfc, "f", domain=ranged()),
     _transcendental("sigmoid", _sigmoid, "f", domain=ranged(scale=100.0)),
     _transcendental("softplus", _softplus, "f", domain=ranged(scale=100.0)),
     _unary("relu", _relu, "iuf"),
@@ -568,8 +570,8 @@ _AUTOGRAD = {
     "copysign", "logaddexp", "remainder", "floor_divide", "abs", "negative", "positive",
     "square", "sqrt", "reciprocal", "exp", "expm1", "log", "log1p", "log2", "log10", "sin",
     "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-    "erf", "sigmoid", "softplus", "relu", "ceil", "floor", "trunc", "round", "sign", "where",
-    "clip", "lerp", "conj", "real",
+    "erf", "erfc", "sigmoid", "softplus", "relu", "ceil", "floor", "trunc", "round", "sign",
+    "where", "clip", "lerp", "conj", "real",
 }  # fmt: skip
 for _row in EW_OPS:
     _row.supports_autograd = _row.name in _AUTOGRAD

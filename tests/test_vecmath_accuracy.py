@@ -51,6 +51,7 @@ CASES = [
     ("exp", "float32"),
     ("tanh", "float32"),
     ("erf", "float32"),
+    ("erfc", "float32"),
 ]
 
 # functions NumPy does not have: SciPy's (in float64 they are the oracle for float32 results)
@@ -96,6 +97,8 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
     if name in ("erf", "erfc"):  # the fit's pieces: |x| < 1, the tail to 10.25, and past it
         parts.append(rng.uniform(-12.0, 12.0, n // 4).astype(ft))
         parts.append((sign * np.exp2(rng.uniform(-60, 2, n // 4))).astype(ft))
+    if name == "erfc":  # where float32's erfc is subnormal (9.2..10.06) and past it
+        parts.append(rng.uniform(9.0, 10.5, n // 8).astype(ft))
     if name == "log1p":  # near -1 and near 0
         parts.append((-1.0 + np.exp2(rng.uniform(-60, 0, n // 8))).astype(ft))
         parts.append((sign[: n // 8] * np.exp2(rng.uniform(-60, 0, n // 8))).astype(ft))

@@ -257,6 +257,19 @@ asinh = _make_unary("asinh", "The inverse hyperbolic sine.")
 acosh = _make_unary("acosh", "The inverse hyperbolic cosine.")
 atanh = _make_unary("atanh", "The inverse hyperbolic tangent.")
 erf = _make_unary("erf", "The error function.")
+erfc = _make_unary(
+    "erfc",
+    """The complementary error function, 1 - erf(x), computed without the cancellation of
+``1 - erf(x)``: erfc(10) is 2.1e-45, where 1 - erf(10) is 0. NumPy has none
+(``scipy.special.erfc``, ``torch.erfc``).
+
+Examples
+--------
+>>> import strided
+>>> strided.erfc(strided.asarray([0.0, 3.0]))
+tensor([1.0000000e+00, 2.2090497e-05])
+""",
+)
 sigmoid = _make_unary("sigmoid", "1 / (1 + exp(-x)).")
 softplus = _make_unary("softplus", "log(1 + exp(x)), computed without overflow.")
 relu = _make_unary("relu", "max(x, 0) (NaN stays NaN).")

@@ -144,6 +144,12 @@ ROWS = (
             grad, E.multiply(E.exp(E.negative(E.square(x))), F.TWO_OVER_SQRT_PI)
         ),
     ),
+    row(  # erfc = 1 - erf: the same derivative, negated
+        "erfc(x)",
+        x=lambda grad, x: E.multiply(
+            grad, E.multiply(E.exp(E.negative(E.square(x))), -F.TWO_OVER_SQRT_PI)
+        ),
+    ),
     row(
         "sigmoid(x)",
         x=lambda grad, result: E.multiply(grad, E.multiply(result, E.subtract(1.0, result))),

@@ -45,7 +45,7 @@ __all__ = [
 
 UNARY_PRIMITIVES = (
     "abs negative sqrt exp expm1 log log1p log2 log10 sin cos tan tanh sinh cosh asin acos atan "
-    "asinh acosh atanh erf sigmoid relu ceil floor trunc square reciprocal sign logical_not"
+    "asinh acosh atanh erf erfc sigmoid relu ceil floor trunc square reciprocal sign logical_not"
 ).split()
 BINARY_PRIMITIVES = (
     "add subtract multiply divide pow maximum minimum atan2 hypot copysign logaddexp equal "

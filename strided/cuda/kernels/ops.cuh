@@ -38,6 +38,7 @@ STRIDED_REAL_FN(asinh)
 STRIDED_REAL_FN(acosh)
 STRIDED_REAL_FN(atanh)
 STRIDED_REAL_FN(erf)
+STRIDED_REAL_FN(erfc)
 STRIDED_REAL_FN(ceil)
 STRIDED_REAL_FN(floor)
 STRIDED_REAL_FN(trunc)
@@ -201,6 +202,7 @@ STRIDED_UNARY(log10) {
     } else return m_log10(x);
 } STRIDED_END
 STRIDED_UNARY(erf) { return m_erf(x); } STRIDED_END
+STRIDED_UNARY(erfc) { return m_erfc(x); } STRIDED_END
 STRIDED_UNARY(sigmoid) { return (T)1 / ((T)1 + m_exp(-x)); } STRIDED_END
 STRIDED_UNARY(softplus) { return x > 0 ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x)); } STRIDED_END
 STRIDED_UNARY(relu) {
