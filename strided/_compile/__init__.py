@@ -201,7 +201,14 @@ class Lowered:
         self.c, self.cuda = [], None
         strides = lambda n: n.meta["strides"]  # noqa: E731
         if device == "cpu":
-            self.c = [generate_c(f"{prefix}{g.index}", g, strides) for g in self.groups]
+            from strided._compile.rows import RowGroup, generate_row_c
+
+            self.c = [
+                (generate_row_c if isinstance(g, RowGroup) else generate_c)(
+                    f"{prefix}{g.index}", g, strides
+                )
+                for g in self.groups
+            ]
         elif self.groups:
             from strided._compile.cuda import CudaKernels, generate_cuda
 

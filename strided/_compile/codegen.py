@@ -327,6 +327,10 @@ def plan_steps(graph, device="cpu"):
         for n in g.nodes:
             if n is g.reduction or any(u not in members for u in n.users):
                 g.outputs.append(n)
+    if device == "cpu":  # Note [One pass per row] in rows.py
+        from strided._compile.rows import merge_rows
+
+        steps = merge_rows(steps, lambda n: n.meta.get("strides"))
     return steps
 
 
@@ -481,22 +485,7 @@ def generate_c(name, group, strides_of):
     for node in group.nodes:
         if node is red:
             break
-        m = node.meta["tensor_meta"]
-        ctype = C_TYPES[m.dtype.name]
-        fname = node.target.__name__
-        if PRIMITIVES[fname] == "ternary":
-            c, a, b = (_operand(x, value, ctype) for x in node.args)
-            expr = f"({c} ? {a} : {b})"
-        else:
-            dname = _compute_dtype(node)
-            ct = C_TYPES[dname]
-            vals = [_operand(x, value, ct, cast=True) for x in node.args]
-            expr = cpu_expression_table()[fname, dname]
-            if len(vals) == 1:
-                expr = _subst(expr, {"x": vals[0]})
-            else:
-                expr = _subst(expr, {"a": vals[0], "b": vals[1]})
-        body.append(f"const {ctype} v_{node.name} = ({ctype})({expr});")
+        body.append(node_statement(node, value))
         value[node] = f"v_{node.name}"
     for j, node in enumerate(pointwise_outputs):
         body.append(f"out{j}[{offset(n_in + j)}] = {value[node]};")
@@ -532,30 +521,42 @@ def generate_c(name, group, strides_of):
     )  # fmt: skip
 
 
+def accumulator(red, v, acc="acc", nan="nan"):
+    """(declarations, the step per element, the OpenMP clause, the result, the initial value)
+    of reduction ``red`` over values ``v`` (Note [The loop nest]): sums and products in a
+    double, max/min in the input's type with a "saw a NaN" flag."""
+    rname = red.target.__name__
+    itype = C_TYPES[red.all_input_nodes[0].meta["tensor_meta"].dtype.name]
+    if rname in ("sum", "prod"):
+        init = "0.0" if rname == "sum" else "1.0"
+        op = "+" if rname == "sum" else "*"
+        return (
+            [f"double {acc} = {init};"],
+            [f"{acc} {op}= (double)({v});"],
+            f"reduction({op}:{acc})",
+            acc,
+            init,
+        )
+    init = "-INFINITY" if rname == "amax" else "INFINITY"
+    cmp = ">" if rname == "amax" else "<"
+    return (
+        [f"{itype} {acc} = {init};", f"int {nan} = 0;"],
+        [f"{acc} = {v} {cmp} {acc} ? {v} : {acc};", f"{nan} |= {v} != {v};"],
+        f"reduction({'max' if rname == 'amax' else 'min'}:{acc}) reduction(|:{nan})",
+        f"({nan} ? NAN : {acc})",
+        init,
+    )
+
+
 def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, par, vertical):
     """A reduction group's loops (Note [The loop nest]). Every reduction is an OpenMP
     ``reduction`` clause, so the inner loop vectorises and a reduction over everything is split
     across threads: sums and products in a double accumulator, max/min in the input's type with
     a separate "saw a NaN" flag (OpenMP's max drops NaN; NumPy's propagates it)."""
-    rname = red.target.__name__
-    src = red.all_input_nodes[0]
     otype = C_TYPES[red.meta["tensor_meta"].dtype.name]
-    itype = C_TYPES[src.meta["tensor_meta"].dtype.name]
-    v = value[src]
-    if rname in ("sum", "prod"):
-        atype, init = "double", "0.0" if rname == "sum" else "1.0"
-        op = "+" if rname == "sum" else "*"
-        step = [f"acc {op}= (double)({v});"]
-        clause = f"reduction({op}:acc)"
-    else:
-        atype, init = itype, "-INFINITY" if rname == "amax" else "INFINITY"
-        cmp = ">" if rname == "amax" else "<"
-        step = [f"acc = {v} {cmp} acc ? {v} : acc;", f"nan |= {v} != {v};"]
-        clause = f"reduction({'max' if rname == 'amax' else 'min'}:acc) reduction(|:nan)"
+    decl, step, clause, result, init = accumulator(red, value[red.all_input_nodes[0]])
     nd = len(cshape)
     inner = body + step
-    decl = [f"{atype} acc = {init};"] + (["int nan = 0;"] if rname in ("amax", "amin") else [])
-    result = "(nan ? NAN : acc)" if rname in ("amax", "amin") else "acc"
 
     def loops(first, last, indent):
         return [
@@ -642,6 +643,26 @@ def _vertical_c(lines, decl, inner, result, cshape, n_kept, j_out, n_in, offset,
     lines += closes(0, j, 1)
     lines.append("}")
     return "\n".join(lines)
+
+
+def node_statement(node, value, prefix="v_"):
+    """The C statement computing pointwise ``node`` into ``<prefix><name>`` from the C
+    expressions of its operands (``value``: node -> expression)."""
+    ctype = C_TYPES[node.meta["tensor_meta"].dtype.name]
+    fname = node.target.__name__
+    if PRIMITIVES[fname] == "ternary":
+        c, a, b = (_operand(x, value, ctype) for x in node.args)
+        expr = f"({c} ? {a} : {b})"
+    else:
+        dname = _compute_dtype(node)
+        ct = C_TYPES[dname]
+        vals = [_operand(x, value, ct, cast=True) for x in node.args]
+        expr = cpu_expression_table()[fname, dname]
+        if len(vals) == 1:
+            expr = _subst(expr, {"x": vals[0]})
+        else:
+            expr = _subst(expr, {"a": vals[0], "b": vals[1]})
+    return f"const {ctype} {prefix}{node.name} = ({ctype})({expr});"
 
 
 def _operand(x, value, ctype, cast=False):
