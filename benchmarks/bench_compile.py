@@ -26,6 +26,22 @@ chain 15.8 -> 13.4 / 34.7 / 14.5 ms; gelu(x@w+b) 117.6 -> 37.5 / 48.8 / 50.9 ms 
 alone ~27-40 ms); softmax rows 9.3 -> 9.1 / 12.2 / 9.3 ms; layer norm 6.4 -> 6.7 / 17.7 / 6.6 ms;
 MLP step 0.89-0.96x -> 1.04-1.09x eager (1.3-2.2 ms with the load; ~1 ms of it is the five
 matmuls, so 1.5x eager needs faster matmuls, not less glue), below torch.compile's 2.6 ms.
+
+Then (same machine, one thread, medians of 9 alternated rounds, load average 1.5-4: spreads of
+10-65%; 2-thread runs were disturbed beyond use, strided eager softmax 58 ms):
+softmax rows 9.1 -> 6.4 ms (strided eager 8.3, torch.compile 8.1, torch eager 5.4) and layer
+norm 6.7 -> 3.0 ms (eager 11.0, torch.compile 4.2, torch eager 6.3) by the row groups (Note
+[One pass per row] in strided/_compile/rows.py); the digits CNN Adam step, which ran its
+backward eagerly, compiled 4.1-4.2 ms against eager 7.2-7.5, torch.compile 7.7-8.3, torch
+eager 5.3-5.8 (1.7-1.8x eager; Note [Layers as ops with rows] in strided/fx/layers.py); MLP
+step 2.04-2.15 ms against eager 2.28-2.40 (1.1x) and torch.compile 2.8-3.0: the matmuls are
+~0.75 ms of the compiled step's ~1.2 ms forward and backward, the SGD loop another 0.1.
+Compile latency (``/tmp``-free: ``STRIDED_COMPILE_CACHE=$(mktemp -d)``, a 12-op chain on
+(1000, 100) float64): first call 0.5-1.2 s (gcc), a second process's first call 43-54 ms
+from the disk cache at one thread (0.3-0.45 s at two on the loaded machine: OpenMP's idle
+threads).
+Rerun: ``cd benchmarks && STRIDED_NUM_THREADS=1 flock /tmp/strided-build.lock python
+bench_compile.py --threads 1``.
 """
 
 from __future__ import annotations

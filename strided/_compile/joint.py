@@ -22,7 +22,9 @@ numbers in the same way.
 
 What the joint graph needs, and falls back to eager autograd without (``explain()`` says
 which): every differentiable node a primitive with a row (elementwise ops, sum/max/min/prod
-over axes), formulas that trace (no branch on a gradient's value), one tensor output. The
+over axes), matmul, a view (permute, reshape, expand) or a custom op with a row (the layers of
+Note [Layers as ops with rows] in fx/layers.py: a convolution's im2col), formulas that trace
+(no branch on a gradient's value), one tensor output. The
 gradients of broadcast inputs are summed to their shape by ``formulas.sum_to``, the engine's
 own rule, run eagerly at that point of the backward graph.
 """
