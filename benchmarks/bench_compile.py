@@ -36,7 +36,7 @@ backward eagerly, compiled 4.1-4.2 ms against eager 7.2-7.5, torch.compile 7.7-8
 eager 5.3-5.8 (1.7-1.8x eager; Note [Layers as ops with rows] in strided/fx/layers.py); MLP
 step 2.04-2.15 ms against eager 2.28-2.40 (1.1x) and torch.compile 2.8-3.0: the matmuls are
 ~0.75 ms of the compiled step's ~1.2 ms forward and backward, the SGD loop another 0.1.
-Compile latency (``/tmp``-free: ``STRIDED_COMPILE_CACHE=$(mktemp -d)``, a 12-op chain on
+Compile latency (a fresh ``STRIDED_COMPILE_CACHE=$(mktemp -d)``, a 12-op chain on
 (1000, 100) float64): first call 0.5-1.2 s (gcc), a second process's first call 43-54 ms
 from the disk cache at one thread (0.3-0.45 s at two on the loaded machine: OpenMP's idle
 threads).

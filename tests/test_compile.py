@@ -677,6 +677,18 @@ def test_disk_cache_serves_a_second_process(cache):
     assert from_disk == "True" and path == cf.last.path
 
 
+def test_kernels_include_one_precompiled_header(cache):
+    """Note [A precompiled header]: generated C includes strided_fused.h, which GCC has
+    precompiled once in the cache directory."""
+    cf, _, _ = _twice(lambda x: (x * 2).exp(), strided.ones(3))
+    assert '#include "strided_fused.h"' in cf.last.source
+    (header_dir,) = [d for d in os.listdir(cache) if d.startswith("header-")]
+    files = os.listdir(os.path.join(cache, header_dir))
+    assert cc.FUSED_HEADER in files
+    if "gcc" in cc._compiler_version(cc.compiler()).lower():
+        assert cc.FUSED_HEADER + ".gch" in files
+
+
 # -- every OpInfo row through compile --------------------------------------------------------
 
 
