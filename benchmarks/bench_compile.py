@@ -36,10 +36,11 @@ backward eagerly, compiled 4.1-4.2 ms against eager 7.2-7.5, torch.compile 7.7-8
 eager 5.3-5.8 (1.7-1.8x eager; Note [Layers as ops with rows] in strided/fx/layers.py); MLP
 step 2.04-2.15 ms against eager 2.28-2.40 (1.1x) and torch.compile 2.8-3.0: the matmuls are
 ~0.75 ms of the compiled step's ~1.2 ms forward and backward, the SGD loop another 0.1.
-Compile latency (a fresh ``STRIDED_COMPILE_CACHE=$(mktemp -d)``, a 12-op chain on
-(1000, 100) float64): first call 0.5-1.2 s (gcc), a second process's first call 43-54 ms
-from the disk cache at one thread (0.3-0.45 s at two on the loaded machine: OpenMP's idle
-threads).
+Compile latency (a 12-op chain on (1000, n) float64, one thread, a fresh
+``STRIDED_COMPILE_CACHE=$(mktemp -d)``): first call of a new graph 0.5-1.2 s -> 0.24-0.37 s
+once the precompiled header exists (Note [A precompiled header] in strided/_compile/cc.py; the
+very first kernel of a fresh cache builds it: 2.4 s); a second process's first call 43-65 ms
+from the disk cache (0.3-0.45 s at two threads on the loaded machine: OpenMP's idle threads).
 Rerun: ``cd benchmarks && STRIDED_NUM_THREADS=1 flock /tmp/strided-build.lock python
 bench_compile.py --threads 1``.
 """
