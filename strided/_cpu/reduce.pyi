@@ -5,5 +5,10 @@ from strided._dtype import DType
 OPS: dict[str, tuple[int, str]]
 
 def reduce(
-    name: str, x: TensorBase, dims: tuple[int, ...], keepdim: bool, acc_dtype: DType | None
-) -> TensorBase: ...
+    name: str,
+    x: TensorBase,
+    dims: tuple[int, ...],
+    keepdim: bool,
+    acc_dtype: DType | None,
+    with_values: bool = False,
+) -> TensorBase | tuple[TensorBase, TensorBase]: ...
