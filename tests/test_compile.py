@@ -558,6 +558,42 @@ def test_flatten_and_max_pool_decompositions_match_eager(fn):
         _same(second, fn(arg), "float64")
 
 
+def test_conv_geometries_and_probability_targets_train_like_eager():
+    """Strides, dilation, no padding, no bias, a non-tiling max_pool2d (one node: its backward
+    then runs eagerly) and cross-entropy against class probabilities."""
+    rng = np.random.default_rng(16)
+
+    class Net(nn.Module):
+        def __init__(self, pool_stride):
+            super().__init__()
+            self.a = nn.Conv2d(2, 3, 3, stride=2, padding=0, dilation=2, bias=False)
+            self.b = nn.Conv2d(3, 4, (3, 1), padding=(1, 0))
+            self.pool_stride = pool_stride
+
+        def forward(self, x, target):
+            h = F.max_pool2d(F.relu(self.b(self.a(x).tanh())), 2, self.pool_stride)
+            return F.cross_entropy(h.flatten(1), target, label_smoothing=0.05)
+
+    for pool_stride in (None, 1):
+        x = strided.asarray(rng.standard_normal((3, 2, 12, 11), dtype=np.float32))
+        _ = strided.manual_seed(1)
+        net, ref = Net(pool_stride), Net(pool_stride)
+        ref.load_state_dict(net.state_dict())
+        n_out = F.max_pool2d(strided.zeros((1, 4, 4, 4)), 2, pool_stride).numel()
+        target = F.softmax(strided.asarray(rng.standard_normal((3, n_out), dtype=np.float32)), 1)
+        step = strided.compile(net)
+        for _ in range(2):
+            got, want = step(x, target), ref(x, target)
+            got.backward()
+            want.backward()
+            _same(got, want, "float32")
+            for p, q in zip(net.parameters(), ref.parameters(), strict=True):
+                np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-6)
+                p.grad = q.grad = None
+        joint = step.last.backward is not None
+        assert joint == (pool_stride is None), step.last.joint_reason
+
+
 def test_layer_ops_give_eager_answers_and_check_their_arguments():
     """The ops behind the decompositions work eagerly too (one registration path): im2col's
     row is checked by gradcheck, class_targets gives eager's loss and refuses a bad class."""
