@@ -102,7 +102,9 @@ def _headers():
 # flags, header text) into a precompiled header (``.gch``, ~27 MB, ~2.7 s) beside it in the
 # cache directory; a kernel then compiles in ~0.3 s. GCC uses the ``.gch`` only when it was
 # made with the same flags, and otherwise reads the header itself (so does a compiler without
-# GCC's precompiled headers): the result is the same either way, only slower.
+# GCC's precompiled headers): the result is the same either way, only slower. A header
+# directory is kept per header text, as kernels are (~27 MB each: clear the cache directory to
+# reclaim the space of old ones).
 FUSED_HEADER = "strided_fused.h"
 _HEADER_TEXT = (
     '#include <math.h>\n#include <stdint.h>\n#include "scalar_math.h"\n#include "vecmath.h"\n'
