@@ -63,6 +63,8 @@ def _dims(name, x, axis, dim):
     n = x.ndim
     if axis is None:
         return tuple(range(n))
+    if type(axis) is int and -n <= axis < n:  # the common x.sum(1), at once
+        return (axis % n,)
     axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
     out = []
     for a in axes:
@@ -92,7 +94,7 @@ def _is_half(dtype):
 
 def _run(name, x, dims, keepdims, acc):
     """Cast x to the accumulation dtype if needed, check emptiness, run the kernel."""
-    if name in _NO_IDENTITY:
+    if name in _NO_IDENTITY and 0 in x.shape:
         reduced = 1
         for d in dims:
             reduced *= x.shape[d]
