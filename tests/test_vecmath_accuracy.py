@@ -52,6 +52,8 @@ CASES = [
     ("tanh", "float32"),
     ("erf", "float32"),
     ("erfc", "float32"),
+    ("exp2", "float32"),
+    ("exp2", "float64"),
 ]
 
 # functions NumPy does not have: SciPy's (in float64 they are the oracle for float32 results)
@@ -99,6 +101,14 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
         parts.append((sign * np.exp2(rng.uniform(-60, 2, n // 4))).astype(ft))
     if name == "erfc":  # where float32's erfc is subnormal (9.2..10.06) and past it
         parts.append(rng.uniform(9.0, 10.5, n // 8).astype(ft))
+    if name == "exp2":  # the whole range (to overflow and past the last subnormal), near 0
+        top = 1100.0 if dtype == "float64" else 160.0
+        parts.append(rng.uniform(-top, top, n // 4).astype(ft))
+        parts.append((sign * np.exp2(rng.uniform(-60, 1, n // 4))).astype(ft))
+        bottom = -1022.0 if dtype == "float64" else -126.0  # results subnormal below
+        parts.append(rng.uniform(bottom - 54, bottom, n // 8).astype(ft))
+        edges = np.array([127, 128, 1023, 1024, -149, -150, -1074, -1075], dtype=ft)
+        parts.append(np.nextafter(np.repeat(edges, 2), np.tile([-np.inf, np.inf], 8)).astype(ft))
     if name == "log1p":  # near -1 and near 0
         parts.append((-1.0 + np.exp2(rng.uniform(-60, 0, n // 8))).astype(ft))
         parts.append((sign[: n // 8] * np.exp2(rng.uniform(-60, 0, n // 8))).astype(ft))
@@ -233,3 +243,25 @@ def test_floating_point_warnings_as_numpy(name, value, warning, dtype):
             with strided.errstate(all="ignore"):
                 got = getattr(strided, name)(strided.asarray(x))
     np.testing.assert_array_max_ulp(np.asarray(got), want, maxulp=BOUND[dtype])
+
+
+def test_exp2_gradient_and_devices():
+    """exp2's kernel (Note [exp2 without a logarithm's rounding]) is a row of its own: its
+    derivative row (2^x ln 2), its CUDA functor (on the emulator where there is no GPU), and
+    strided.exp2's other inputs (integers to float, complex through pow) as NumPy gives them."""
+    from devices import on
+
+    x = strided.tensor([-3.5, 0.0, 0.25, 10.0], dtype="float64", requires_grad=True)
+    strided.exp2(x).sum().backward()
+    np.testing.assert_allclose(
+        np.asarray(x.grad), np.exp2([-3.5, 0.0, 0.25, 10.0]) * np.log(2.0), rtol=1e-15
+    )
+    for dtype in ("float32", "float64"):
+        v = _arguments("exp2", dtype, n=1 << 10, seed=2)
+        got = strided.exp2(on("cuda-emulated", strided.asarray(v))).cpu()
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_max_ulp(np.asarray(got), np.exp2(v), maxulp=1)
+    np.testing.assert_allclose(
+        np.asarray(strided.exp2(strided.asarray([1 + 2j, -0.5j]))), np.exp2([1 + 2j, -0.5j])
+    )
+    np.testing.assert_array_equal(np.asarray(strided.exp2(strided.asarray([3, -2]))), [8, 0.25])

@@ -294,6 +294,81 @@ STRIDED_VINLINE float strided_vexpm1f(float x) {
     return (float)y;
 }
 
+/* ---- exp2 ------------------------------------------------------------------------------- */
+
+/* Note [exp2 without a logarithm's rounding]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * 2^x = 2^n 2^r with n = round(x) and r = x - n in [-1/2, 1/2]: both exact (x and n are
+ * doubles a few hundred apart at most, and r keeps x's low bits), so unlike exp there is no
+ * ln 2 to split for the reduction and no reduction error. 2^r from its Taylor series,
+ * 1 + ln2 r + c2 r^2 + ... (c_k = ln2^k / k!, exact to double's rounding): to r^13 in float64
+ * (the first term left out, (ln2 / 2)^14 / 14!, is 4e-18 relative), to r^9 for float32
+ * results (6e-12), which are computed in double and rounded once.
+ *
+ * In float64 the plain 1 + r P(r) is 0.85 ulp off with FMA and 1.13 without (x86-64-v2): for
+ * r < 0 the result is below 1, where an ulp is half as big, and P's rounding counts |r| times.
+ * So the big term ln2 r is made exact: r_hi (r's top 26 bits) times ln2_hi (27 bits) is exact
+ * in double, 1 + r_hi ln2_hi is added with its rounding error kept (Fast2Sum: s = 1 + A,
+ * (1 - s) + A is exact as |A| < 1), and everything else (r_lo ln2, r_hi ln2_lo, r^2 Q(r), at
+ * most 0.06) is added to that error before the last add: 0.64 ulp with FMA or without (0.76
+ * where the result is subnormal and rounded a second time). 2^n goes into the exponent bits in
+ * two halves, so that a subnormal result is rounded once (by the second multiply) and a big n
+ * does not overflow the bits. x is clamped first (to +-1100: 2^1100 overflows to inf,
+ * 2^-1100 underflows to 0, as NumPy's exp2 does for +-inf), NaN selected through at the end.
+ * Not a checked op (Note [Floating-point errors]), no fix-up pass. */
+/* c2 + c3 r + ... + c9 r^7 of 2^r's Taylor series (c_k = ln2^k / k!), |r| <= 1/2 */
+STRIDED_VINLINE double strided_exp2_head(double r) {
+    double p = 1.01780860092397e-07;
+    p = p * r + 1.321548679014431e-06;
+    p = p * r + 1.5252733804059841e-05;
+    p = p * r + 0.0001540353039338161;
+    p = p * r + 0.0013333558146428443;
+    p = p * r + 0.009618129107628477;
+    p = p * r + 0.05550410866482158;
+    return p * r + 0.24022650695910072;
+}
+
+/* 2^m for an integer-valued double m in [-1022, 1023]: m + 1.5 * 2^52 holds m + 1023 in its
+ * low bits (the same trick as strided_exp_for_float) */
+STRIDED_VINLINE double strided_pow2_of(double m) {
+    double t = m + 6755399441055744.0;
+    return strided_from_bits64((strided_bits64(t) + 1023 - 0x0008000000000000ULL) << 52);
+}
+
+STRIDED_VINLINE double strided_vexp2(double x) {
+    const double ln2 = 0.6931471805599453, ln2_hi = 0x1.62e42fcp-1,
+                 ln2_lo = 5.5459262969660605e-09;
+    double xc = x > 1100.0 ? 1100.0 : (x < -1100.0 ? -1100.0 : x);
+    double n = (xc + 6755399441055744.0) - 6755399441055744.0;   /* round to nearest */
+    double r = xc - n;
+    double t = 1.3691488853904128e-12;                          /* c10 + ... + c13 r^3 */
+    t = t * r + 2.5678435993488206e-11;
+    t = t * r + 4.4455382718708116e-10;
+    t = t * r + 7.054911620801123e-09;
+    double r4 = (r * r) * (r * r);
+    double q = strided_exp2_head(r) + (r4 * r4) * t;             /* Q(r) = c2 + c3 r + ... */
+    double r_hi = strided_from_bits64(strided_bits64(r) & 0xfffffffff8000000ULL);
+    double r_lo = r - r_hi;
+    double a = r_hi * ln2_hi;                                   /* exact */
+    double s = 1.0 + a;
+    double e = ((1.0 - s) + a) + ((r_lo * ln2 + r_hi * ln2_lo) + (r * r) * q);
+    double y = s + e;
+    double n1 = (n * 0.5 + 6755399441055744.0) - 6755399441055744.0;
+    return x != x ? x : (y * strided_pow2_of(n1)) * strided_pow2_of(n - n1);
+}
+
+/* float32: the same in double with a shorter polynomial; every float result, subnormals
+ * included, is a normal double (2^-150..2^129 after the clamp), rounded once to float */
+STRIDED_VINLINE float strided_vexp2f(float x) {
+    double xd = (double)x;
+    double xc = xd > 130.0 ? 130.0 : (xd < -160.0 ? -160.0 : xd);
+    double n = (xc + 6755399441055744.0) - 6755399441055744.0;
+    double r = xc - n;
+    double p = strided_exp2_head(r) * r + 0.6931471805599453;
+    double y = (1.0 + r * p) * strided_pow2_of(n);
+    return x != x ? x : (float)y;
+}
+
 /* ---- float32 functions through double: sinh, cosh, asinh, acosh, atanh --------------- */
 
 /* sinh and cosh from e = exp(|x|) in double (finite for every float): (e -+ 1/e) / 2; sinh's

@@ -13,6 +13,8 @@ cdef extern from "vecmath.h" nogil:
     int strided_vlogf_hard(float)
     int strided_vlog1pf_hard(float)
     float strided_vexpm1f(float)
+    float strided_vexp2f(float)
+    double strided_vexp2(double)
     double strided_vlog2(double)
     double strided_vlog10(double)
     double strided_vlog1p(double)

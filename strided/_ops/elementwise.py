@@ -240,6 +240,10 @@ tensor([1., 1.])
 """,
 )
 expm1 = _make_unary("expm1", "exp(x) - 1, accurate near 0.")
+# 2 ** x for real floats: the kernel behind strided.exp2 (ufunclike.py), which also takes
+# integers (to float) and complex numbers (through pow)
+_exp2_real = _make_unary("exp2", "2 ** x of real floats; strided.exp2 is the public function.")
+__all__.remove("exp2")
 log = _make_unary("log", "The natural logarithm.")
 log1p = _make_unary("log1p", "log(1 + x), accurate near 0.")
 log2 = _make_unary("log2", "The base-2 logarithm.")

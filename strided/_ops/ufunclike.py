@@ -1,8 +1,8 @@
 """NumPy's elementwise functions that strided composes from its kernels rather than giving
-each a kernel of its own: ``cbrt``, ``exp2``, ``fabs``, ``fix``, ``rint``, ``gcd``, ``lcm``,
-``logaddexp2``, ``modf``, ``frexp``, ``ldexp``, ``spacing``, ``i0``, ``unwrap``; and NumPy's
-type checks ``isposinf``, ``isneginf``, ``iscomplex``, ``isreal``, ``iscomplexobj``,
-``isrealobj``, ``real_if_close``.
+each a kernel of its own: ``cbrt``, ``exp2`` (for complex input; real floats have a kernel),
+``fabs``, ``fix``, ``rint``, ``gcd``, ``lcm``, ``logaddexp2``, ``modf``, ``frexp``, ``ldexp``,
+``spacing``, ``i0``, ``unwrap``; and NumPy's type checks ``isposinf``, ``isneginf``,
+``iscomplex``, ``isreal``, ``iscomplexobj``, ``isrealobj``, ``real_if_close``.
 
 Each is a handful of whole-tensor ops (no loop over elements), so it runs on every device
 strided's elementwise ops run on. Result dtypes are NumPy's, except that bool, int8 and int16
@@ -128,7 +128,11 @@ def exp2(x, /, *, out=None):
     """
     x = _check.tensor(x)
     dt = _float_for(x.dtype)
-    return _finish(_ew.pow(2.0, x if x.dtype is dt else _vops.astype(x, dt)), out)
+    x = x if x.dtype is dt else _vops.astype(x, dt)
+    if dt.kind == "c":
+        return _finish(_ew.pow(2.0, x), out)
+    # real floats: a kernel of its own (vecmath.h's, Note [exp2 without a logarithm's rounding])
+    return _ew._exp2_real(x, out=out)
 
 
 def fabs(x, /, *, out=None):

@@ -114,6 +114,7 @@ ROWS = (
     row("reciprocal(x)", x=lambda grad, result: E.negative(E.multiply(grad, E.square(result)))),
     row("exp(x)", x=lambda grad, result: E.multiply(grad, result)),
     row("expm1(x)", x=lambda grad, result: E.multiply(grad, E.add(result, 1.0))),
+    row("exp2(x)", x=lambda grad, result: E.multiply(grad, E.multiply(result, F.LN2))),
     row("log(x)", x=lambda grad, x: E.divide(grad, x)),
     row("log1p(x)", x=lambda grad, x: E.divide(grad, E.add(x, 1.0))),
     row("log2(x)", x=lambda grad, x: E.divide(grad, E.multiply(x, F.LN2))),

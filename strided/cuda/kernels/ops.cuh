@@ -21,6 +21,7 @@ STRIDED_REAL_FN(fabs)
 STRIDED_REAL_FN(sqrt)
 STRIDED_REAL_FN(exp)
 STRIDED_REAL_FN(expm1)
+STRIDED_REAL_FN(exp2)
 STRIDED_REAL_FN(log)
 STRIDED_REAL_FN(log1p)
 STRIDED_REAL_FN(log2)
@@ -201,6 +202,7 @@ STRIDED_UNARY(log10) {
         return mkc(l.re * (typename real_of<T>::type)0.4342944819032518, l.im * (typename real_of<T>::type)0.4342944819032518);
     } else return m_log10(x);
 } STRIDED_END
+STRIDED_UNARY(exp2) { return m_exp2(x); } STRIDED_END
 STRIDED_UNARY(erf) { return m_erf(x); } STRIDED_END
 STRIDED_UNARY(erfc) { return m_erfc(x); } STRIDED_END
 STRIDED_UNARY(sigmoid) { return (T)1 / ((T)1 + m_exp(-x)); } STRIDED_END
