@@ -12,3 +12,6 @@ def reduce(
     acc_dtype: DType | None,
     with_values: bool = False,
 ) -> TensorBase | tuple[TensorBase, TensorBase]: ...
+def max_backward(
+    x: TensorBase, result: TensorBase, grad: TensorBase, dims: tuple[int, ...]
+) -> TensorBase | None: ...

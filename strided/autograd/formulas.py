@@ -18,6 +18,7 @@ import numpy as np
 
 from strided import _core, _dispatch
 from strided import fft as _fft
+from strided._cpu import reduce as _reduce
 from strided._dtype import int64
 from strided._ops import creation as _cr
 from strided._ops import elementwise as E
@@ -143,6 +144,10 @@ def max_min_backward(grad, x, result, dims, keepdims):
     """The gradient goes to the elements equal to the result, split evenly among ties (as
     PyTorch's amax/amin and its full max()/min())."""
     rk = keep_dims(result, x.shape, dims, keepdims)
+    if not _grad_mode.state.enabled:  # no graph of this backward: one pass, where it can
+        fused = _reduce.max_backward(x, rk, keep_dims(grad, x.shape, dims, keepdims), dims)
+        if fused is not None:  # See Note [max's backward in one pass] in _cpu/reduce.pyx.tp
+            return fused
     mask = E.equal(x, rk)
     # counted in grad's dtype: an int64 count would promote a float32 share to float64
     count = R.sum(mask, axis=dims, keepdims=True, dtype=grad.dtype)
