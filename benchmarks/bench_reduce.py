@@ -96,6 +96,32 @@ def cases():
         lambda: ta.argmax(1),
         0,
     )
+    # issue 20: a dim that is not the fastest (Note [argmax over an outer dim]), and PyTorch's
+    # max(dim=), values and indices in one pass (Note [max(dim=) in one pass]); NumPy's column
+    # takes its max and its argmax
+    case(
+        "argmax dim 0, 4000x4000 f32",
+        lambda: strided.argmax(a, axis=0),
+        lambda: a_np.argmax(0),
+        lambda: ta.argmax(0),
+        0,
+    )
+    case(
+        "max dim 0, 4000x4000 f32",
+        lambda: strided.max(a, axis=0),
+        lambda: a_np.max(0),
+        lambda: torch.amax(ta, 0),
+        0,
+    )
+    out.append(
+        (
+            "max(dim=1) values and indices, 4000x4000 f32",
+            lambda: a.max(dim=1),
+            lambda: (a_np.max(1), a_np.argmax(1)),
+            (lambda: ta.max(dim=1)) if torch is not None else None,
+            None,
+        )
+    )
     case(
         "cumsum 1e7 f32",
         lambda: strided.cumsum(v, 0),

@@ -99,6 +99,7 @@ def nn_cases(only=None):
         fns["torch"] = lambda: torch.nn.functional.conv2d(tx, tw, padding=1)
     out = [Case("nn", "conv2d 64x16x8x8, 32 3x3 filters, padding 1 (forward)", fns, rtol=1e-4)]
     out += _conv_backward_cases(torch, rng, x_np, w_np)
+    out.append(_max_pool_backward_case(torch, x_np))
 
     from strided._train import make_cnn
 
@@ -181,6 +182,33 @@ def _conv_backward_cases(torch, rng, x_np, w_np):
         name = f"conv2d {label} 3x3 filters, padding 1, forward + backward"
         out.append(Case("nn", name, fns, reference="torch", rtol=1e-3))
     return out
+
+
+def _max_pool_backward_case(torch, x_np):
+    """2x2 max pooling forward and backward on a channels-last (64, 16, 8, 8) input, the digits
+    CNN's first pooling (issue 20: Note [max's backward in one pass] in _cpu/reduce.pyx.tp)."""
+    from strided.nn import functional as F
+
+    last = np.ascontiguousarray(x_np.transpose(0, 2, 3, 1))
+    x = strided.permute(strided.asarray(last), (0, 3, 1, 2)).requires_grad_()
+
+    def s_step():
+        F.max_pool2d(x, 2).sum().backward()
+        g, x.grad = x.grad, None
+        return g
+
+    fns = {"strided": s_step}
+    if torch is not None:
+        tx = torch.from_numpy(last).permute(0, 3, 1, 2).requires_grad_()
+
+        def t_step():
+            torch.nn.functional.max_pool2d(tx, 2).sum().backward()
+            g, tx.grad = tx.grad, None
+            return g.numpy()
+
+        fns["torch"] = t_step
+    name = "max_pool2d 2x2 64x16x8x8 channels-last, forward + backward"
+    return Case("nn", name, fns, reference="torch", rtol=0)
 
 
 def gpu_cases(only=None):
