@@ -7,7 +7,9 @@ the Python fast path (``recording._fast_kernel``, Note [The recorded op's fast p
 the compiled one (Note [The compiled recorder] in strided/autograd/_record.pyx), or with
 ``--general`` the general Autograd kernel (``record_call``) for every op; ``strided.sum(x,
 axis=0)`` (the general road) instead of ``x.sum()``; Note [A view's backward by taps] (the
-strided in-place adds) instead of Note [A view's backward in one pass] in _record.pyx.
+strided in-place adds) instead of Note [A view's backward in one pass] in _record.pyx; the
+mask/count/divide/where ops instead of Note [max's backward in one pass] (_cpu/reduce.pyx.tp)
+for max pooling and the digits CNN step.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from bench_autograd import _init, ce_step, mse_step
 
 import strided
 from strided import _dispatch
+from strided._cpu import reduce as _reduce
 from strided.autograd import derivatives as _d
 from strided.autograd import formulas, recording
 from strided.nn import functional as F
@@ -73,6 +76,22 @@ def main():
 
     def none(old):
         pass
+
+    fused_max_backward = _reduce.max_backward
+
+    def pool_path(old):  # before: the mask/count/divide/where ops of max_min_backward
+        _reduce.max_backward = (lambda *a: None) if old else fused_max_backward
+
+    last = np.ascontiguousarray(
+        np.random.default_rng(1).standard_normal((64, 8, 8, 16), dtype=np.float32)
+    )
+    px = strided.permute(strided.asarray(last), (0, 3, 1, 2)).requires_grad_()
+    tpx = torch.from_numpy(last).permute(0, 3, 1, 2).requires_grad_()
+
+    def pool_step(lib, x):
+        pool = F.max_pool2d if lib is strided else torch.nn.functional.max_pool2d
+        pool(x, 2).sum().backward()
+        x.grad = None
 
     b = strided.ones(1, dtype="float64")
     tg = torch.ones(1, dtype=torch.float64, requires_grad=True)
@@ -131,8 +150,15 @@ def main():
             10,
         ),
         (
+            "max_pool2d 2x2 fwd+bwd, 64x16x8x8 channels-last",
+            pool_path,
+            lambda old: pool_step(strided, px),
+            lambda: pool_step(torch, tpx),
+            50,
+        ),
+        (
             "digits CNN step (Adam)",
-            taps_path,
+            pool_path,
             lambda old: cnn.fns["strided"](),
             cnn.fns.get("torch"),
             10,
