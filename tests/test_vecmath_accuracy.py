@@ -54,6 +54,7 @@ CASES = [
     ("erfc", "float32"),
     ("exp2", "float32"),
     ("exp2", "float64"),
+    ("expm1", "float64"),
 ]
 
 # functions NumPy does not have: SciPy's (in float64 they are the oracle for float32 results)

@@ -15,6 +15,7 @@ cdef extern from "vecmath.h" nogil:
     float strided_vexpm1f(float)
     float strided_vexp2f(float)
     double strided_vexp2(double)
+    double strided_vexpm1(double)
     double strided_vlog2(double)
     double strided_vlog10(double)
     double strided_vlog1p(double)
