@@ -36,6 +36,36 @@ plain case: they go to ``general`` (``record_call``), as from ``_fast_kernel``.
 
 The row's fields (formula, save, outputs, result) are read at each call, never kept: the
 classroom kit (tests/test_classroom.py) swaps a student's formula into a row at run time.
+
+Note [A compiled Node base]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The decision for the next step toward PyTorch's 2 us (issue 20), not yet built. Measured
+(2026-11-27, one thread, the 2-core Zen 3 at load 5-7, medians and minima of 7 rounds in one
+process): a recorded one-element add 7.6 / 5.8 us, the same add unrecorded 0.7, PyTorch 3.8 /
+3.8; inside the recorded add, ``FormulaNode.__init__`` 0.6 / 0.6 us and the leaf's
+``AccumulateGrad`` (made again each step: only the graph holds it) 0.7 / 0.5 us. The rest is the
+front end's frames (``Tensor.__add__`` and ``_dispatch.call``) and this module's own work.
+
+Decision: a ``cdef class NodeBase`` in ``autograd/_node.pyx`` (with a ``.pxd``) declares the
+fields that graph.py's ``Node``, ``FormulaNode`` and ``AccumulateGrad`` now list in
+``__slots__``, as ``cdef public object`` (Python reads and writes them as before: the engine,
+hooks, the classroom kit and ``dot.py`` see no change), plus two C constructors,
+``new_formula_node`` and ``new_accumulate_grad``, that this module calls: ``tp_alloc`` and
+direct stores, no ``__init__`` frame. graph.py keeps the three classes, their docstrings, their
+methods and their Python ``__init__`` (what a student reads to learn what a node holds, and
+what Python code such as ``function.py``'s custom nodes still calls), subclassing NodeBase;
+where ``_node`` is not built, graph.py defines ``NodeBase`` itself with the same ``__slots__``
+(the same fallback as ``recording.COMPILED``). The sequence number comes from one counter in
+``_node`` for both roads, so the engine's order is unchanged. The in-place error that names
+both ops and their source lines is untouched: the node's ``_site`` is still filled by
+``_user_site`` here, and the message is still built in ``SavedTensor.unpack`` (graph.py).
+
+Rejected: the recorder building plain tuples instead of nodes (the engine, hooks and
+``grad_fn`` all expect node objects with methods); moving the classes wholly into Cython
+(graph.py is the file students read first). Expected gain: ~1 us of the ~5.8 (both
+constructors to ~0.1 us); 2 us also needs the operator front end (``Tensor.__add__`` ->
+``_dispatch.call``) in compiled code, which is the dispatcher's design (Note [The CPU-or-Autograd
+path] in _dispatch.py), not autograd's.
 """
 
 from cpython.ref cimport Py_XDECREF, PyObject
