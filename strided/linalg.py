@@ -13,9 +13,10 @@ and 1).
 top-level namespace: ``torch.svd`` returns V where ``linalg.svd`` returns Vh, and a top-level
 ``strided.svd`` would invite that confusion.
 
-Every function runs on every device: the factorisations by LAPACK on the CPU, with a round trip
-through host memory for tensors on a CUDA device (Note [Linear algebra on a CUDA device] in
-``_ops/linalg_solve.py``).
+Every function runs on every device: the factorisations by LAPACK on the CPU and by cuSOLVER on a
+GPU (LU, Cholesky, the symmetric eigensolver, QR), written once for both; the SVD and the
+nonsymmetric eigenproblem with a round trip through host memory for tensors on a CUDA device
+(Note [Linear algebra on a CUDA device] in ``_ops/linalg_solve.py``).
 """
 
 from __future__ import annotations
