@@ -13,6 +13,37 @@ one thread from all three libraries, not one from two of them and every core fro
 Kernels read it with the C function ``num_threads()`` (cimported from _threads.pxd), which needs
 no GIL. Whether a loop is worth splitting at all is the loop plan's decision (``GRAIN_SIZE`` in
 _iter.pxd), not this module's.
+
+Note [Waking the workers on a shared machine]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Issue 20: mid-size ops inside a training step sometimes took 3-6x their time alone. Measured
+with ``benchmarks/issue20_omp_wake.py`` (a 65536-element float32 add into out=, right after
+~50 us of Python work, 100 calls per process, the OpenMP policies alternating over rounds;
+2026-11-27 on the project's 2-core Zen 3 while three other engineers' builds and tests ran,
+load average 7-8), median / 90th percentile:
+
+    one thread                               17-24 / 21-35 us
+    two threads, libgomp's default           10-17 us or 12-20 ms / 16-32 ms (bimodal)
+    two threads, OMP_WAIT_POLICY=passive     39-52 / 46-70 us
+    two threads, GOMP_SPINCOUNT=10000        0.8-1.0 ms / 1.1-3.9 ms (one round 11 us)
+    two threads, OMP_WAIT_POLICY=active      12-20 ms / 16-32 ms (one round 10 us)
+
+What happens: a worker that spins between regions uses up its share of a core that other
+processes want, so the scheduler runs them instead, and the next region waits for the worker
+to get the core back: a scheduler time slice, milliseconds, for an op worth 20 us. The
+region's closing barrier waits for every worker, so no work sharing inside the region can hide
+it. A sleeping worker (passive) has earned its wake-up and runs within ~20-30 us, every time.
+The 3-6x of the issue is the mild form of this; on a loaded machine it is 1000x, and PyTorch's
+own OpenMP pool (with the same 32k grain) behaves the same way (torch.add, same test: 13 us or
+8-12 ms).
+
+The policy this points to, not built yet (it changes the loop plan, which every kernel uses):
+split a loop only when its serial time is well above a passive wake-up, ~100-200 us, i.e. a
+grain per op class in *time* (a cheap add ~1M elements, exp or a reduction's row ~100k), not
+one 32k-element GRAIN_SIZE for all; and leave the wait policy to the user (libgomp reads it
+once, when it loads, possibly from another library first), saying in the docs that shared
+machines want OMP_WAIT_POLICY=passive or one thread. Until then a job on a shared machine
+runs best with STRIDED_NUM_THREADS=1 (or OMP_NUM_THREADS=1, which all three libraries read).
 """
 
 import os
