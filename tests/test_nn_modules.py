@@ -107,8 +107,39 @@ def test_train_eval_and_zero_grad():
     assert all(p.grad is None for p in net.parameters())
 
 
+def test_layers_make_float32_parameters_arrays_stay_float64():
+    # Note [nn parameters are float32]: layers follow PyTorch, arrays follow NumPy
+    layers = [
+        nn.Linear(3, 2),
+        nn.Conv2d(2, 4, 3),
+        nn.Embedding(5, 3, padding_idx=0),
+        nn.LayerNorm(3),
+        nn.BatchNorm1d(3),
+    ]
+    for layer in layers:
+        tensors = list(layer.parameters()) + [b for b in layer.buffers() if b.dtype.kind == "f"]
+        assert tensors and all(t.dtype == strided.float32 for t in tensors), layer
+        assert all(isinstance(p, nn.Parameter) for p in layer.parameters())
+    assert layers[4].num_batches_tracked.dtype == strided.int64
+    assert nn.Parameter().dtype == strided.float32
+    assert strided.ones(3).dtype == strided.float64  # the array default is NumPy's
+    assert strided.get_default_dtype() == strided.float64
+    # float32 data stays float32 through a float32 layer, forward and backward
+    lin = nn.Linear(3, 2)
+    y = lin(strided.ones((4, 3), dtype=strided.float32))
+    assert y.dtype == strided.float32
+    y.sum().backward()
+    assert lin.weight.grad.dtype == strided.float32
+    # float64 the PyTorch ways: dtype= at construction, .double() afterwards
+    assert nn.Linear(3, 2, dtype=strided.float64).weight.dtype == strided.float64
+    assert nn.BatchNorm1d(3, dtype="float64").running_var.dtype == strided.float64
+    assert nn.Conv2d(1, 1, 2).double().weight.dtype == strided.float64
+
+
 def test_to_dtype_and_repr():
-    net = Net().to("float64")
+    net = Net()
+    assert all(p.dtype == strided.float32 for p in net.parameters())
+    net = net.to("float64")
     assert all(p.dtype == strided.float64 for p in net.parameters())
     assert net.body[2].num_batches_tracked.dtype == strided.int64
     assert "(head): Linear(in_features=8, out_features=3, bias=True)" in repr(net)
@@ -180,7 +211,8 @@ def _copy_to_torch(ours, theirs):
 
 @needs_torch
 def test_cnn_forward_and_gradients_match_torch(rng):
-    strided.set_default_dtype("float64")
+    # float64 on both sides (layers default to float32: Note [nn parameters are float32]), so
+    # the two frameworks can agree to rtol 1e-10
     ours = nn.Sequential(
         nn.Conv2d(2, 4, 3, padding=1),
         nn.GELU(),
@@ -193,7 +225,7 @@ def test_cnn_forward_and_gradients_match_torch(rng):
         nn.Sigmoid(),
         nn.Linear(5, 3),
         nn.Softmax(1),
-    )
+    ).double()
     tn = torch.nn
     theirs = tn.Sequential(
         tn.Conv2d(2, 4, 3, padding=1),
@@ -222,10 +254,9 @@ def test_cnn_forward_and_gradients_match_torch(rng):
 
 @needs_torch
 def test_mlp_with_norms_matches_torch(rng):
-    strided.set_default_dtype("float64")
     ours = nn.Sequential(
         nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.LayerNorm(8), nn.Linear(8, 2)
-    )
+    ).double()  # float64 like theirs; the BatchNorm buffers follow (checked to rtol 1e-12)
     tn = torch.nn
     theirs = tn.Sequential(
         tn.Linear(6, 8), tn.BatchNorm1d(8), tn.ReLU(), tn.LayerNorm(8), tn.Linear(8, 2)

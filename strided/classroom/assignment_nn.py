@@ -88,11 +88,12 @@ def _check_linear(Linear, module):
                 f"weight should have shape {(fout, fin)} and bias {(fout,)}; yours have "
                 f"{tuple(w.shape)} and {tuple(b.shape)}"
             )
-        want_dtype = strided.get_default_dtype()  # what strided.nn.Linear uses
-        if w.dtype != want_dtype or b.dtype != want_dtype:
+        # what strided.nn.Linear uses, as PyTorch's layers do (Note [nn parameters are float32]
+        # in strided/nn/layers.py); the array default, strided.get_default_dtype(), is float64
+        if w.dtype != strided.float32 or b.dtype != strided.float32:
             return (
-                f"parameters should have the default float dtype ({want_dtype}, "
-                f"strided.get_default_dtype()); yours are {w.dtype}/{b.dtype}"
+                "parameters should be float32, as strided.nn.Linear's and PyTorch's are "
+                f"(pass dtype=strided.float32); yours are {w.dtype}/{b.dtype}"
             )
         bound = 1.0 / math.sqrt(fin)
         if not (np.abs(_np(w)) <= bound + 1e-6).all() or not (np.abs(_np(b)) <= bound + 1e-6).all():
@@ -312,8 +313,8 @@ TASKS = (
             """``y = x @ weight.T + bias``, weight of shape (out_features, in_features).
 
             In ``__init__`` make ``self.weight`` and ``self.bias`` strided.nn.Parameter objects
-            (of the default float dtype, ``strided.get_default_dtype()``), drawn uniformly
-            from [-1/sqrt(in_features), 1/sqrt(in_features)]
+            of dtype ``strided.float32`` (as PyTorch's layers; arrays default to float64),
+            drawn uniformly from [-1/sqrt(in_features), 1/sqrt(in_features)]
             (``strided.random.uniform``); in ``forward`` compute the output with strided's ops
             (``strided.matmul``, ``.T``, ``+``), so autograd can differentiate it.
 

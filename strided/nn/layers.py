@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import strided
+from strided._dtype import float32
 from strided.nn import functional as F
 from strided.nn import init
 from strided.nn.functional.linear import _padding_row
@@ -30,8 +31,27 @@ __all__ = [
 ]
 
 
+# Note [nn parameters are float32]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# strided has two defaults on purpose (DESIGN.md). Arrays follow NumPy: ``strided.ones(3)``,
+# ``strided.asarray([1.5])`` and ``strided.random.rand(2)`` are float64, so NumPy code gives
+# NumPy's answer. Layers follow PyTorch: ``nn.Linear(3, 2).weight`` is float32, so a PyTorch
+# model built here holds the same parameters as PyTorch's and trains with half the memory
+# traffic of float64 (a training step is mostly memory-bound matmuls and elementwise ops).
+# So a layer asks for float32 itself instead of ``strided.get_default_dtype()`` (which is the
+# *array* default, float64 unless changed). Ask for float64 the PyTorch ways: ``dtype=`` at
+# construction (``nn.Linear(3, 2, dtype=strided.float64)``, what gradcheck needs) or
+# ``model.double()`` / ``model.to(dtype=strided.float64)`` afterwards. The input must then
+# match: ``F.linear``/``F.conv2d`` compute in the promoted dtype of input and weight, so feed
+# float32 data (``x.astype(strided.float32)``, as ``_train.py`` does) to stay in float32.
+# ``Parameter()`` with no data and the ``nn.init`` functions (which fill a tensor in its own
+# dtype) follow the same rule.
+
+
 def _dtype(dtype):
-    return strided.get_default_dtype() if dtype is None else dtype
+    """The dtype of a new layer's parameters: ``dtype`` if given, else float32 (Note [nn
+    parameters are float32])."""
+    return float32 if dtype is None else dtype
 
 
 def _default_init(weight, bias, fan_in):

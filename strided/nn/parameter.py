@@ -12,6 +12,7 @@ ops on a Parameter are plain Tensors, because ``_core`` makes every new tensor a
 from __future__ import annotations
 
 from strided._core import TensorBase
+from strided._dtype import float32
 from strided._ops import creation as _creation
 from strided._tensor import Tensor
 
@@ -34,7 +35,8 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            data = _creation.empty(0)
+            # float32 like every layer's parameters: Note [nn parameters are float32] (layers.py)
+            data = _creation.empty(0, dtype=float32)
         if not isinstance(data, TensorBase):
             raise TypeError(
                 f"Parameter: data must be a strided Tensor, got {type(data).__name__}; "
