@@ -293,6 +293,7 @@ EXPLICIT = {
             _r(4, 3, seed=6, device=d),
         ),
     ),
+    "exp2": (strided.exp2, lambda L, d: (_r(3, 4, layout=L, device=d),)),  # its own kernel row
     "mm": (strided.mm, lambda L, d: (_r(2, 3, layout=L, device=d), _r(3, 2, seed=4, device=d))),
     "bmm": (
         strided.bmm,
