@@ -276,10 +276,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # NumPy's float-only ufuncs (heaviside, deg2rad, rad2deg, radians, degrees, and arctan2 inside
 # angle) read integers in the smallest float dtype that holds all their values: float16 for
-# bool, int8 and uint8, float32 for int16 and uint16, float64 for wider ones. strided has no
-# float16, so those three get float32 (more precise than NumPy's answer, never less); the
-# others match NumPy. Functions NumPy writes with Python floats (sinc) follow NEP 50 instead:
-# integers give float64.
+# bool, int8 and uint8, float32 for int16 and uint16, float64 for wider ones. strided gives
+# those three float32 (more precise than NumPy's float16 answer, never less; written before
+# strided had float16, and kept); the others match NumPy. Functions NumPy writes with Python
+# floats (sinc) follow NEP 50 instead: integers give float64.
 
 
 def _float_for(dt):
