@@ -645,24 +645,33 @@ def _vertical_c(lines, decl, inner, result, cshape, n_kept, j_out, n_in, offset,
     return "\n".join(lines)
 
 
-def node_statement(node, value, prefix="v_"):
+def node_statement(node, value, prefix="v_", types=None, expression=None, cast_where=False):
     """The C statement computing pointwise ``node`` into ``<prefix><name>`` from the C
-    expressions of its operands (``value``: node -> expression)."""
-    ctype = C_TYPES[node.meta["tensor_meta"].dtype.name]
+    expressions of its operands (``value``: node -> expression). The CPU and CUDA generators
+    share it and differ only in what they pass: ``types`` (dtype name -> C type, C_TYPES by
+    default), ``expression(op name, dtype name, operand texts)`` (the C expression of a unary
+    or binary op: the CPU loops' table by default, ``cpu_expression``), and ``cast_where``
+    (cast a ``where``'s operands to its type too, the CUDA kernels' spelling)."""
+    types = C_TYPES if types is None else types
+    expression = cpu_expression if expression is None else expression
+    ctype = types[node.meta["tensor_meta"].dtype.name]
     fname = node.target.__name__
     if PRIMITIVES[fname] == "ternary":
-        c, a, b = (_operand(x, value, ctype) for x in node.args)
+        c, a, b = (_operand(x, value, ctype, cast=cast_where) for x in node.args)
         expr = f"({c} ? {a} : {b})"
     else:
         dname = _compute_dtype(node)
-        ct = C_TYPES[dname]
-        vals = [_operand(x, value, ct, cast=True) for x in node.args]
-        expr = cpu_expression_table()[fname, dname]
-        if len(vals) == 1:
-            expr = _subst(expr, {"x": vals[0]})
-        else:
-            expr = _subst(expr, {"a": vals[0], "b": vals[1]})
+        vals = [_operand(x, value, types[dname], cast=True) for x in node.args]
+        expr = expression(fname, dname, vals)
     return f"const {ctype} {prefix}{node.name} = ({ctype})({expr});"
+
+
+def cpu_expression(fname, dname, vals):
+    """The CPU loops' C expression of op ``fname`` in dtype ``dname`` on operand texts."""
+    expr = cpu_expression_table()[fname, dname]
+    if len(vals) == 1:
+        return _subst(expr, {"x": vals[0]})
+    return _subst(expr, {"a": vals[0], "b": vals[1]})
 
 
 def _operand(x, value, ctype, cast=False):

@@ -26,28 +26,27 @@ import numpy as np
 
 from strided._compile.codegen import (
     _broadcast_strides,
-    _compute_dtype,
-    _literal,
     _loop,
+    node_statement,
     out_strides,
 )
-from strided.fx.passes import PRIMITIVES
 
 __all__ = ["generate_cuda", "CudaKernels"]
 
 CUDA_TYPES = {"float32": "float", "float64": "double", "bool": "bool"}
 
 
-def _operand(x, value, ctype):
-    if hasattr(x, "op"):
-        return f"(({ctype}){value[x]})"
-    return _literal(x, ctype)
+def cuda_expression(fname, dname, vals):
+    """The eager CUDA kernels' functor call for op ``fname`` in dtype ``dname`` (ops.cuh's
+    ``op_exp{}(x)``, ``op_add{}(a, b, &flag)``) on operand texts."""
+    from strided.cuda._elementwise import _functor
+
+    args = ", ".join(vals) + (", &flag" if len(vals) == 2 else "")
+    return f"{_functor(fname, dname)}{{}}({args})"
 
 
 def generate_cuda(name, group, strides_of):
     """The ``__global__`` function ``name(char* p0, ..., long long n)`` of a pointwise group."""
-    from strided.cuda._elementwise import _functor
-
     shape = list(group.shape)
     outs = [out_strides(n) for n in group.outputs]
     ins = [_broadcast_strides(p.meta["tensor_meta"], strides_of(p), shape) for p in group.inputs]
@@ -82,19 +81,9 @@ def generate_cuda(name, group, strides_of):
         ctype = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
         value[node] = f"(({ctype}*)p{k})[{offset(k)}]"
     for node in group.nodes:
-        ctype = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
-        fname = node.target.__name__
-        if PRIMITIVES[fname] == "ternary":
-            c, a, b = (_operand(x, value, ctype) for x in node.args)
-            expr = f"({c} ? {a} : {b})"
-        else:
-            dname = _compute_dtype(node)
-            ct = CUDA_TYPES[dname]
-            vals = [_operand(x, value, ct) for x in node.args]
-            functor = _functor(fname, dname)
-            args = ", ".join(vals) + (", &flag" if len(vals) == 2 else "")
-            expr = f"{functor}{{}}({args})"
-        lines.append(f"    const {ctype} v_{node.name} = ({ctype})({expr});")
+        statement = node_statement(node, value, types=CUDA_TYPES, expression=cuda_expression,
+                                   cast_where=True)  # fmt: skip
+        lines.append("    " + statement)
         value[node] = f"v_{node.name}"
     for j, node in enumerate(group.outputs):
         ctype = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
