@@ -55,6 +55,7 @@ CASES = [
     ("exp2", "float32"),
     ("exp2", "float64"),
     ("expm1", "float64"),
+    ("tanh", "float64"),
 ]
 
 # functions NumPy does not have: SciPy's (in float64 they are the oracle for float32 results)

@@ -21,7 +21,8 @@
  * against float64 for float32 results and long double for float64 results). Measured maxima,
  * with NumPy 2.4's on the same points in brackets:
  *   float64: log 0.73 ulp (0.51), log2 0.63 (0.54), log10 0.63 (1.57), log1p 0.74 (0.79),
- *            sin 0.76 (0.52), cos 0.76 (0.52), exp2 0.76 (0.51), expm1 0.89 (0.83);
+ *            sin 0.76 (0.52), cos 0.76 (0.52), exp2 0.76 (0.51), expm1 0.89 (0.83), tanh 0.73
+ *            (1.17);
  *   float32: log 0.74 (3.36), log2, log10, log1p, expm1, sinh, cosh, asinh, acosh, atanh 0.50
  *            (0.74-2.0), sin and cos 0.56 (1.47), tan 0.95 (1.27), atan, asin, acos 0.50,
  *            erf 1.09 (1.39 without FMA), erfc 0.50 (SciPy's; NumPy has neither), exp2 0.86
@@ -397,15 +398,9 @@ STRIDED_VINLINE float strided_vexp2f(float x) {
  * already be inf); x is clamped to [-40, 710] (expm1(-40) rounds to -1; 710 overflows).
  * Zeros (the sign of -0) and NaN are selected through at the end. Not a checked op, no fix-up
  * pass. */
-STRIDED_VINLINE double strided_vexpm1(double x) {
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    double xc = x > 710.0 ? 710.0 : (x < -40.0 ? -40.0 : x);
-    double k = (xc * 1.44269504088896340736 + 6755399441055744.0) - 6755399441055744.0;
-    k = fabs(xc) < 0.5 ? 0.0 : k;
-    double r_hi = xc - k * ln2_hi;                 /* exact: ln2_hi's last 21 bits are 0 */
-    double r_lo = k * ln2_lo;
-    double u = r_hi - r_lo;
-    double c = (r_hi - u) - r_lo;
+/* expm1(u + c) for |u| <= 1/2 and c a tiny tail (u's rounding error), as u + u^2 (1/2 + u P(u))
+ * + c (1 + u) with one rounding at the end: P is the Taylor series to u^14 / 17! */
+STRIDED_VINLINE double strided_expm1_reduced(double u, double c) {
     double p = 2.8114572543455206e-15;
     p = p * u + 4.779477332387385e-14;
     p = p * u + 7.647163731819816e-13;
@@ -421,7 +416,19 @@ STRIDED_VINLINE double strided_vexpm1(double x) {
     p = p * u + 0.008333333333333333;
     p = p * u + 0.041666666666666664;
     p = p * u + 0.16666666666666666;
-    double e = u + ((u * u) * (0.5 + u * p) + c * (1.0 + u));    /* one rounding */
+    return u + ((u * u) * (0.5 + u * p) + c * (1.0 + u));
+}
+
+STRIDED_VINLINE double strided_vexpm1(double x) {
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    double xc = x > 710.0 ? 710.0 : (x < -40.0 ? -40.0 : x);
+    double k = (xc * 1.44269504088896340736 + 6755399441055744.0) - 6755399441055744.0;
+    k = fabs(xc) < 0.5 ? 0.0 : k;
+    double r_hi = xc - k * ln2_hi;                 /* exact: ln2_hi's last 21 bits are 0 */
+    double r_lo = k * ln2_lo;
+    double u = r_hi - r_lo;
+    double c = (r_hi - u) - r_lo;
+    double e = strided_expm1_reduced(u, c);
     double kk = k > 1000.0 ? 1000.0 : k;
     double two_k = strided_pow2_of(kk);
     /* 2^k e + (2^k - 1), three terms: 2^k - 1 = b_hi + b_lo (b_lo is 0 up to k = 53, then
@@ -434,6 +441,79 @@ STRIDED_VINLINE double strided_vexpm1(double x) {
     double err = (b_hi - t) + a;
     double y = (t + (err + b_lo)) * strided_pow2_of(k - kk);
     return (x != x || x == 0.0) ? x : y;
+}
+
+/* ---- tanh in float64 ------------------------------------------------------------------ */
+
+/* n - q d exactly, for q a rounded quotient n / d (so the result is tiny and exact): one fused
+ * multiply-add where the hardware has it (x86-64-v3); else (x86-64-v2, where fma() would be a
+ * library call in every lane) Dekker's exact product of Veltkamp's 26-bit halves, 17 flops. */
+STRIDED_VINLINE double strided_residual(double n, double q, double d) {
+#if defined(__FMA__) || defined(__aarch64__)
+    return fma(-q, d, n);
+#else
+    const double split = 134217729.0;                            /* 2^27 + 1 */
+    double tq = q * split, qh = tq - (tq - q), ql = q - qh;
+    double td = d * split, dh = td - (td - d), dl = d - dh;
+    double p = q * d;
+    double err = ((qh * dh - p) + qh * dl + ql * dh) + ql * dl;  /* q d = p + err exactly */
+    return (n - p) - err;                                       /* n - p exact (Sterbenz) */
+#endif
+}
+
+/* Note [tanh in float64]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * Two pieces, both computed in every lane and selected by |x| (a = |x|, the sign put back by
+ * copysign, so -0 stays -0):
+ *   a < 0.55: tanh(a) = a + a^3 P(a^2), P of degree 10 fitted to (tanh(a) - a) / a^3 (Chebyshev
+ *             interpolation in mpmath at 50 digits, 6e-17 relative). The correction a^3 P is at
+ *             most 0.1 of the result, so its rounding costs ~0.1 ulp: 0.6 ulp in all.
+ *   a >= 0.55 (tanh >= 1/2): tanh(a) = (E - 1) / (E + 1), E = exp(2a) = 2^k (1 + e) with k >= 2
+ *             and e = expm1(u + c) from expm1's reduction and polynomial (Note [expm1 in
+ *             float64]). The simple form 1 - 2 / (E + 1) is 1.2-1.5 ulp (E's rounding, the
+ *             division's, the subtraction's). Here E = 2^k + 2^k e, N = E - 1 and D = E + 1 are
+ *             each a double plus its rounding error (Fast2Sums; 2^k +- 1 would not be exact
+ *             from k = 53 on, where tanh is still 3 ulps from 1), the
+ *             quotient q = N_hi / D_hi is corrected by the exact residual N_hi - q D_hi
+ *             (strided_residual) and the tails: the last add rounds (nearly) the exact quotient
+ *             once. 2a is clamped to 40 (tanh rounds to 1 from a = 19.06 on; inf too).
+ * NaN is selected through at the end; tanh is not a checked op (Note [Floating-point
+ * errors]): a subnormal's a^2 may underflow in its lane. No fix-up pass. */
+STRIDED_VINLINE double strided_vtanh(double x) {
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    double a = fabs(x);
+    double z = a * a;
+    double p = -2.0602765376366344e-05;
+    p = p * z + 8.511313685577672e-05;
+    p = p * z - 0.0002346347410887237;
+    p = p * z + 0.0005889360520074057;
+    p = p * z - 0.001455661830100716;
+    p = p * z + 0.003592110378689024;
+    p = p * z - 0.008863234397814355;
+    p = p * z + 0.021869488493666944;
+    p = p * z - 0.053968253967434016;
+    p = p * z + 0.13333333333332714;
+    p = p * z - 0.3333333333333333;
+    double small = a + a * (z * p);
+    double t = a > 20.0 ? 40.0 : (a < 0.55 ? 1.1 : 2.0 * a);     /* 2a, exact */
+    double k = (t * 1.44269504088896340736 + 6755399441055744.0) - 6755399441055744.0;
+    double r_hi = t - k * ln2_hi;                  /* exact: ln2_hi's last 21 bits are 0 */
+    double r_lo = k * ln2_lo;
+    double u = r_hi - r_lo;
+    double e = strided_expm1_reduced(u, (r_hi - u) - r_lo);      /* E = 2^k (1 + e) */
+    double two_k = strided_pow2_of(k);
+    double ke = two_k * e;                         /* exact (a power of 2) */
+    double s = two_k + ke;                         /* E, and its rounding error (Fast2Sum) */
+    double s_lo = (two_k - s) + ke;
+    double n_hi = s - 1.0;                         /* E -+ 1, each with its error (|E| > 2) */
+    double n_lo = ((s - n_hi) - 1.0) + s_lo;
+    double d_hi = s + 1.0;
+    double d_lo = ((s - d_hi) + 1.0) + s_lo;
+    double inv = 1.0 / d_hi;
+    double q = n_hi * inv;
+    double big = q + ((strided_residual(n_hi, q, d_hi) + n_lo) - q * d_lo) * inv;
+    double y = copysign(a < 0.55 ? small : big, x);
+    return x != x ? x : y;
 }
 
 /* ---- float32 functions through double: sinh, cosh, asinh, acosh, atanh --------------- */

@@ -39,6 +39,7 @@ cdef extern from "vecmath.h" nogil:
     float strided_verfcf(float)
     double strided_vsin(double)
     double strided_vcos(double)
+    double strided_vtanh(double)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
     float STRIDED_VTRIGF_MAX
     double STRIDED_VTRIG_MAX
