@@ -18,60 +18,66 @@ from the most readable to the fastest:
 
 Measured (benchmarks/issue20_before_after.py, one thread, the shared 2-core Zen 3 under load,
 medians of 7 rounds): a recorded one-element add 7.1 us with ``_fast_kernel``, 5.8 us with
-``RecordedOp``, PyTorch 3.1 us. What is left is Python's share outside this module: the
-dispatcher's ``call`` frame (and the kwargs dict the front end builds for it), the node and
-saved-tensor classes' ``__init__`` (0.3-0.5 us each), a leaf's ``AccumulateGrad`` made again
-when no graph kept the last one alive, and the grad-mode state's thread-local reads. Reaching
-PyTorch's cost would need the Node classes themselves compiled (a cdef base class with the
-Python subclasses on top), which changes graph.py, the file students read first.
+``RecordedOp``, PyTorch 3.1 us. What was left then was Python's share outside this module:
+the dispatcher's ``call`` frame, the node and saved-tensor classes' ``__init__``, a leaf's
+``AccumulateGrad`` made again when no graph kept the last one alive, and the grad-mode
+state's thread-local reads; Note [A compiled Node base] takes them out.
 
 ``needs_autograd``, the dispatcher's question on every call once autograd is active, is here
 too, the same function as recording.py's (which stays the reference, and is used where this
 module is not built).
 
 What stays in Python, on purpose: the node and saved-tensor classes (graph.py: a student reads
-them, and the engine, hooks and classroom kit use them as Python objects), the leaf's
-accumulator, a view's regenerated history, in-place writes, and every call that is not the
-plain case: they go to ``general`` (``record_call``), as from ``_fast_kernel``.
+them, and the engine, hooks and classroom kit use them as Python objects; _node.pyx only
+makes their objects), a view's regenerated history, in-place writes, and every call that is
+not the plain case: they go to ``general`` (``record_call``), as from ``_fast_kernel``.
 
 The row's fields (formula, save, outputs, result) are read at each call, never kept: the
 classroom kit (tests/test_classroom.py) swaps a student's formula into a row at run time.
 
 Note [A compiled Node base]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-The decision for the next step toward PyTorch's 2 us (issue 20), not yet built. Measured
-(2026-11-27, one thread, the 2-core Zen 3 at load 5-7, medians and minima of 7 rounds in one
-process): a recorded one-element add 7.6 / 5.8 us, the same add unrecorded 0.7, PyTorch 3.8 /
-3.8; inside the recorded add, ``FormulaNode.__init__`` 0.6 / 0.6 us and the leaf's
-``AccumulateGrad`` (made again each step: only the graph holds it) 0.7 / 0.5 us. The rest is the
-front end's frames (``Tensor.__add__`` and ``_dispatch.call``) and this module's own work.
+The step toward PyTorch's 2 us (issue 20), built. Measured before it (2026-11-27, one thread,
+the 2-core Zen 3 under load): a recorded one-element add ~5-7.6 us, PyTorch ~3.8; inside it
+``FormulaNode.__init__`` ~0.5 us, the leaf's ``AccumulateGrad`` (made again each step: only
+the graph holds it) ~0.5-0.7, a ``SavedTensor`` ~0.5, the grad-mode flag's four
+``threading.local`` reads and writes ~0.6, the dispatcher's ``call`` frame ~0.4.
 
-Decision: a ``cdef class NodeBase`` in ``autograd/_node.pyx`` (with a ``.pxd``) declares the
-fields that graph.py's ``Node``, ``FormulaNode`` and ``AccumulateGrad`` now list in
-``__slots__``, as ``cdef public object`` (Python reads and writes them as before: the engine,
-hooks, the classroom kit and ``dot.py`` see no change), plus two C constructors,
-``new_formula_node`` and ``new_accumulate_grad``, that this module calls: ``tp_alloc`` and
-direct stores, no ``__init__`` frame. graph.py keeps the three classes, their docstrings, their
-methods and their Python ``__init__`` (what a student reads to learn what a node holds, and
-what Python code such as ``function.py``'s custom nodes still calls), subclassing NodeBase;
-where ``_node`` is not built, graph.py defines ``NodeBase`` itself with the same ``__slots__``
-(the same fallback as ``recording.COMPILED``). The sequence number comes from one counter in
-``_node`` for both roads, so the engine's order is unchanged. The in-place error that names
-both ops and their source lines is untouched: the node's ``_site`` is still filled by
-``_user_site`` here, and the message is still built in ``SavedTensor.unpack`` (graph.py).
+What was built, one piece per cost:
 
-Rejected: the recorder building plain tuples instead of nodes (the engine, hooks and
-``grad_fn`` all expect node objects with methods); moving the classes wholly into Cython
-(graph.py is the file students read first). Expected gain: ~1 us of the ~5.8 (both
-constructors to ~0.1 us); 2 us also needs the operator front end (``Tensor.__add__`` ->
-``_dispatch.call``) in compiled code, which is the dispatcher's design (Note [The CPU-or-Autograd
-path] in _dispatch.py), not autograd's.
+* the nodes (_node.pyx): the recorder makes graph.py's FormulaNode, AccumulateGrad and
+  SavedTensor without their Python ``__init__``: one allocation and a store per field, at the
+  offsets that the classes' own slot descriptors hold (read once, at import). The first design
+  was a ``cdef class NodeBase`` with the fields as ``cdef public`` attributes under graph.py's
+  classes; it was built and measured, and rejected: Cython makes such attributes properties
+  (getset descriptors), which Python reads and writes at about half the speed of a slot (31
+  against 14 ns a read), and the engine, the views' and custom functions' Python
+  ``__init__``s and every hook read them, so the Python road got slower (FormulaNode's
+  ``__init__`` 0.5 -> 0.6 us, a ViewNode's likewise). With the offsets, graph.py's classes are
+  unchanged, plain Python with ``__slots__``, and the recorder's tests compare the two roads'
+  nodes field by field (tests/test_autograd_node.py).
+* the grad-mode flags (_grad_state.pyx, Note [Grad mode in C]): C thread-locals, read here
+  with a C call.
+* the dispatcher's ``call`` (_dispatch_call.pyx, Note [The compiled call] in _dispatch.py).
+* here: the tuples of edges, metadata and needs filled in place, the shapes read from the C
+  array, the leaf's accumulator made and its weak reference kept without graph.py's Python
+  ``grad_accumulator``.
+
+The in-place error that names both ops and their source lines is untouched: the node's
+``_site`` is still filled by ``_user_site`` here, and the message is still built in
+``SavedTensor.unpack`` (graph.py). Rejected, as before: the recorder building plain tuples
+instead of nodes (the engine, hooks and ``grad_fn`` expect node objects with methods), and
+the classes moved wholly into Cython (graph.py is the file students read first).
 """
 
-from cpython.ref cimport Py_XDECREF, PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_Tailmatch
+from cpython.weakref cimport PyWeakref_GetObject, PyWeakref_NewRef
 
 from strided._core cimport TensorBase
+from strided.autograd._grad_state cimport anomaly_enabled, grad_enabled, set_grad_enabled
+from strided.autograd._node cimport new_accumulate_grad, new_formula_node, new_saved_input
 
 
 cdef extern from "Python.h":
@@ -89,13 +95,12 @@ cdef extern from *:
     object strided_frame_code(PyFrameObject* frame)
 
 
-# The Python pieces, handed over once by recording.py (``setup``): the grad-mode state, the node
-# classes, the functions for the rare cases, the dispatcher's key-set state.
-cdef object _state = None
-cdef object _FormulaNode = None
-cdef object _SavedTensor = None
+# The Python pieces, handed over once by recording.py (``setup``): graph.py's saved-tensor
+# class and helpers, the functions for the rare cases, the dispatcher's key-set state. (The
+# node classes are _node's: Note [A compiled Node base].)
+cdef type _SavedTensor = None
+cdef object _meta = None
 cdef object _gradient_edge = None
-cdef object _grad_accumulator = None
 cdef object _finish = None
 cdef object _record_inplace = None
 cdef object _Kernel = None
@@ -104,13 +109,12 @@ cdef int _not_cpu_only = 0
 cdef str _pkg = ""
 
 
-def setup(state, FormulaNode, SavedTensor, gradient_edge, grad_accumulator, finish,
-          record_inplace, Kernel, possible, int not_cpu_only, str pkg):
+def setup(SavedTensor, meta, gradient_edge, finish, record_inplace, Kernel, possible,
+          int not_cpu_only, str pkg):
     """Called once by recording.py: the Python pieces this module works with."""
-    global _state, _FormulaNode, _SavedTensor, _gradient_edge, _grad_accumulator, _finish
+    global _SavedTensor, _meta, _gradient_edge, _finish
     global _record_inplace, _Kernel, _possible, _not_cpu_only, _pkg
-    _state, _FormulaNode, _SavedTensor = state, FormulaNode, SavedTensor
-    _gradient_edge, _grad_accumulator, _finish = gradient_edge, grad_accumulator, finish
+    _SavedTensor, _meta, _gradient_edge, _finish = SavedTensor, meta, gradient_edge, finish
     _record_inplace, _Kernel, _possible = record_inplace, Kernel, possible
     _not_cpu_only, _pkg = not_cpu_only, pkg
 
@@ -140,16 +144,44 @@ def user_site():
     return _user_site()
 
 
+cdef inline tuple _shape(TensorBase t):
+    """``t.shape``, read from the C array."""
+    cdef tuple out = PyTuple_New(t._ndim)
+    cdef Py_ssize_t i
+    for i in range(t._ndim):
+        size = t._sizes[i]
+        Py_INCREF(size)
+        PyTuple_SET_ITEM(out, i, size)
+    return out
+
+
+cdef inline void _set(tuple tup, Py_ssize_t i, object x) noexcept:
+    """Fill slot ``i`` of a tuple made by PyTuple_New (each slot once)."""
+    Py_INCREF(x)
+    PyTuple_SET_ITEM(tup, i, x)
+
+
+cdef object _accumulator(TensorBase t):
+    """graph.grad_accumulator(t): the leaf's AccumulateGrad while a graph keeps it alive (the
+    AutogradMeta holds only a weak reference), else a new one, made by _node's constructor."""
+    m = t._autograd_meta
+    if m is None:
+        m = _meta(t)
+    ref = m.grad_accumulator
+    if ref is not None:
+        acc = <object>PyWeakref_GetObject(ref)
+        if acc is not None:
+            return acc
+    acc = new_accumulate_grad(t, ((_shape(t), t.dtype),))
+    m.grad_accumulator = PyWeakref_NewRef(acc, None)
+    return acc
+
+
 cdef inline object _edge(TensorBase t):
     """graph.gradient_edge(t) for a tensor that requires grad."""
     fn = t.grad_fn
-    if fn is None:  # a leaf: its accumulator, while a graph keeps it alive (graph.py's weakref)
-        m = t._autograd_meta
-        if m is not None and m.grad_accumulator is not None:
-            fn = m.grad_accumulator()
-            if fn is not None:
-                return (fn, 0)
-        return (_grad_accumulator(t), 0)
+    if fn is None:  # a leaf
+        return (_accumulator(t), 0)
     if t._base is not None:
         return _gradient_edge(t)  # a view: Note [Views after an in-place write] in graph.py
     m = t._autograd_meta
@@ -174,9 +206,9 @@ def needs_autograd(str name, tuple args, kwargs):
             _record_inplace(name, out)
         else:  # a.add_(b) is add(a, b, out=a): name it as the user wrote it
             _record_inplace(name + "_" if args and args[0] is out else name + "(out=)", out)
-        if _state.enabled and _requires_grad_through(<TensorBase>out):
+        if grad_enabled() and _requires_grad_through(<TensorBase>out):
             return True
-    if not _state.enabled:
+    if not grad_enabled():
         return False
     for a in args:
         if isinstance(a, TensorBase) and (<TensorBase>a)._requires_grad:
@@ -206,24 +238,34 @@ cdef class RecordedOp:
         return f"autograd[{self.name}]"
 
     def __call__(self, *args, **kwargs):
-        if (kwargs and kwargs.get("out") is not None) or _state.anomaly:
+        if (kwargs and kwargs.get("out") is not None) or anomaly_enabled():
             return self.general(*args, **kwargs)
+        # one edge, (shape, dtype, device) and "needs a gradient" per argument, and the
+        # arguments as the node keeps them (tensors replaced by None: the row saves those it
+        # needs); tuples filled in place, slot by slot
         cdef Py_ssize_t n = len(args), i
-        cdef list edges = [None] * n, metas = [None] * n, needs = [False] * n
-        cdef list stored = list(args)
+        cdef tuple edges = PyTuple_New(n), metas = PyTuple_New(n), needs = PyTuple_New(n)
+        cdef tuple stored = PyTuple_New(n)
         cdef TensorBase t
         for i in range(n):
             a = args[i]
             if isinstance(a, TensorBase):
                 t = <TensorBase>a
                 if t._requires_grad:
-                    edges[i] = _edge(t)
-                    needs[i] = True
-                metas[i] = (t.shape, t.dtype, t.device)
-                stored[i] = None  # the row saves the tensors it needs
-        state = _state
-        prev = state.enabled
-        state.enabled = False  # below_autograd(), spelled out
+                    _set(edges, i, _edge(t))
+                    _set(needs, i, True)
+                else:
+                    _set(edges, i, None)
+                    _set(needs, i, False)
+                _set(metas, i, (_shape(t), t.dtype, t._storage.device))
+                _set(stored, i, None)
+            else:
+                _set(edges, i, None)
+                _set(needs, i, False)
+                _set(metas, i, None)
+                _set(stored, i, a)
+        cdef bint prev = grad_enabled()
+        set_grad_enabled(False)  # below_autograd(), spelled out
         try:
             cpu = None if (<int>_possible[0]) & _not_cpu_only else self.kernels.get("CPU")
             if cpu is None:
@@ -233,15 +275,14 @@ cdef class RecordedOp:
             else:
                 result = cpu(*args, **kwargs)
         finally:
-            state.enabled = prev
+            set_grad_enabled(prev)
         entry = self.entry
-        node = _FormulaNode(self.name, entry.formula, tuple(stored), kwargs, tuple(edges),
-                            tuple(metas), tuple(needs))
+        node = new_formula_node(self.name, entry.formula, stored, kwargs, edges, metas, needs)
         saved = node.saved
         for i in entry.save:
             a = args[i]
             if isinstance(a, TensorBase):
-                saved[i] = _SavedTensor(a, False, 0, i)
+                saved[i] = new_saved_input(a, (<TensorBase>a)._storage.version, i)
         node._site = _user_site()
         keep = entry.outputs
         if not isinstance(result, (tuple, list)):  # one output (a namedtuple is several)
@@ -252,7 +293,7 @@ cdef class RecordedOp:
                     t._requires_grad = True
                     if t._autograd_meta is not None:
                         t._autograd_meta.output_nr = 0
-                    node.out_meta = ((t.shape, t.dtype, t.device),)
+                    node.out_meta = ((_shape(t), t.dtype, t._storage.device),)
                 else:
                     node.out_meta = (None,)
                 if entry.result:

@@ -71,7 +71,14 @@ __all__ = [
 ]
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_sequence = itertools.count()  # next() is atomic under the GIL: safe from several threads
+
+try:  # the compiled recorder's constructors (Note [A compiled Node base] in _record.pyx)
+    from strided.autograd import _node
+except ImportError:  # a checkout whose compiled modules predate it
+    _node = None
+# The sequence numbers: one counter for the nodes made here and those _node makes.
+# next() is atomic under the GIL: safe from several threads.
+_sequence = itertools.count() if _node is None else _node.sequence
 
 
 def user_site(skip=1):
@@ -395,6 +402,10 @@ class AccumulateGrad(Node):
 
     def apply(self, grad_outputs):
         raise RuntimeError("AccumulateGrad is run by the engine (engine._accumulate)")
+
+
+if _node is not None:  # its constructors store these classes' fields by their slots' offsets
+    _node.setup(FormulaNode, AccumulateGrad, SavedTensor)
 
 
 def grad_accumulator(t):

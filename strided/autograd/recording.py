@@ -492,11 +492,9 @@ def _regenerate_view(view):
 _graph.set_view_regenerator(_regenerate_view)
 if COMPILED:
     _record.setup(
-        state,
-        FormulaNode,
         SavedTensor,
+        _graph.meta,
         gradient_edge,
-        _graph.grad_accumulator,
         _finish,
         record_inplace,
         _e._Kernel,
