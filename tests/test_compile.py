@@ -639,9 +639,9 @@ def test_layer_c_loops_equal_the_kernels_made_of_ops(monkeypatch):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_cuda_pointwise_groups_compile_through_the_nvrtc_path(device):
-    """On a CUDA device the pointwise groups become CUDA C++ kernels calling ops.cuh's
-    functors (run by the emulator where there is no GPU); reductions run eagerly."""
+def test_cuda_groups_compile_through_the_nvrtc_path(device):
+    """On a CUDA device the fusion groups become CUDA C++ kernels calling ops.cuh's functors
+    (run by the emulator where there is no GPU), the reductions with their chains."""
     rng = np.random.default_rng(10)
     x = _t(rng, (5, 7)).to(device)
     y = _t(rng, (7,), "float32").to(device)
@@ -656,7 +656,7 @@ def test_cuda_pointwise_groups_compile_through_the_nvrtc_path(device):
     text = cf.explain()
     assert "generated CUDA C++" in text and "op_exp{}(" in text and "__global__" in text
     groups = [g for kind, g in cf.last.steps if kind == "group"]
-    assert groups and all(g.reduction is None for g in groups)
+    assert groups[0].reduction is not None and len(groups[0].nodes) == 6  # (x < y).sum(): int
     h = lambda a, b: ((a * 2).tanh() * b).sum()  # noqa: E731 - the joint graph on the device
     ch = strided.compile(h)
     for _ in range(2):
@@ -665,6 +665,75 @@ def test_cuda_pointwise_groups_compile_through_the_nvrtc_path(device):
         _same(got.cpu(), want.cpu(), "float64")
         _same(gx.cpu(), wx.cpu(), "float64")
     assert ch.last.backward is not None and ch.last.backward.cuda is not None
+
+
+# Note [Fused CUDA reductions]: the layouts the guards tell apart, each reduction kind
+CUDA_LAYOUTS = {
+    "contiguous": lambda b: b,
+    "transposed": lambda b: b.T,
+    "stepped": lambda b: b[::2, 1::2],
+    "negative": lambda b: strided.flip(b, axis=1),
+    "expanded": lambda b: strided.broadcast_to(b[:1], b.shape),
+}
+CUDA_REDUCTIONS = {
+    "sum": lambda v: v.sum(),
+    "sum1": lambda v: v.sum(axis=1),
+    "sum0keep": lambda v: v.sum(axis=0, keepdims=True),
+    "mean": lambda v: v.mean(axis=1),
+    "max": lambda v: strided.amax(v, axis=1),
+    "min0": lambda v: v.min(axis=0),
+    "prod": lambda v: strided.prod(v * 0.1 + 1, axis=0),
+    "softmax": lambda v: F.softmax(v, dim=1),
+    "layer_norm": lambda v: F.layer_norm(v, (v.shape[1],)),
+}
+REDUCTIONS = list(CUDA_REDUCTIONS.values())
+
+
+@pytest.mark.parametrize("layout", list(CUDA_LAYOUTS))
+@pytest.mark.parametrize("device", DEVICES)
+def test_cuda_fused_reductions_equal_eager_on_every_layout(device, layout):
+    """Each reduction kind fused with an elementwise chain on a CUDA device, a block per
+    output (rows) and a thread per output (columns), equals eager on every layout (one
+    function of them all per layout: one module for the emulator to compile)."""
+    rng = np.random.default_rng(16)
+    base = _t(rng, (12, 10), "float32")
+    base[3, 4] = float("nan") if layout == "contiguous" else base[3, 4]  # max's NaN rule
+    x = CUDA_LAYOUTS[layout](base).to(device)
+    y = _t(rng, tuple(x.shape[1:]), "float32").to(device)
+
+    def f(x, y):
+        return tuple(red((x * 0.5 + 0.25).exp() * y - k) for k, red in enumerate(REDUCTIONS))
+
+    with np.errstate(invalid="ignore"):
+        cf, _, got = _twice(f, x, y)
+        want = f(x, y)
+    for name, g, w in zip(CUDA_REDUCTIONS, got, want, strict=True):
+        assert g.device == w.device, name
+        np.testing.assert_allclose(g.cpu().numpy(), w.cpu().numpy(), 1e-5, 1e-5, err_msg=name)
+    groups = [g for kind, g in cf.last.steps if kind == "group"]
+    assert sum(g.reduction is not None for g in groups) >= len(CUDA_REDUCTIONS), cf.explain()
+    kinds = {spec.kind for _, _, spec in cf.last.forward.cuda.functions}
+    assert {"block", "thread"} <= kinds, kinds
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_whole_tensor_reductions_split_over_blocks(dtype):
+    """A sum of everything is cut into chunks along gridDim.y, the partials combined by a
+    second kernel (Note [Fused CUDA reductions]); a pointwise value of the same group is
+    written by the thread that computes it."""
+    rng = np.random.default_rng(17)
+    x = _t(rng, (20000,), dtype).to("cuda-emulated")
+
+    def f(x):
+        e = (x * 0.5).tanh()
+        return e.sum(), strided.amax(x * 2), e * 3
+
+    cf, first, got = _twice(f, x)
+    for g, w in zip(got, f(x), strict=True):
+        _same(g.cpu(), w.cpu(), dtype)
+    specs = [spec for _, _, spec in cf.last.forward.cuda.functions]
+    assert sum(spec.combine is not None for spec in specs) == 2, cf.explain()
+    assert "_combine(char* partials" in cf.explain()
 
 
 def test_compiler_errors_and_missing_compiler_are_said_once(monkeypatch):
@@ -849,13 +918,20 @@ def test_fused_cuda_source_compiles_with_nvrtc_for_sm80_and_sm90():
     x = strided.ones((3, 4), device="cuda-emulated").requires_grad_()
     cf = strided.compile(lambda x: (strided.sigmoid(x * 3) * x + 1).tanh().sum())
     cf(x).backward()
-    modules = [low.cuda for low in (cf.last.forward, cf.last.backward)]
+    # the fused reductions' three kernel shapes (Note [Fused CUDA reductions]) too
+    cr = strided.compile(lambda x: (x.exp().sum(axis=0), F.softmax(x * 2, dim=1), x.max()))
+    with strided.no_grad():
+        cr(strided.ones((9000, 3), device="cuda-emulated"))
+    modules = [low.cuda for low in (cf.last.forward, cf.last.backward, cr.last.forward)]
     assert all(m is not None for m in modules)
+    kinds = {spec.kind for _, _, spec in modules[2].functions}
+    assert kinds == {"pointwise", "block", "thread"}, kinds
+    assert any(spec.combine for _, _, spec in modules[2].functions)
     for module in modules:
         for arch in ("sm_80", "sm_90"):
             prog = nvrtc.createProgram(module.source, "fused.cu", [], [])
             try:
-                for name, _, _ in module.functions:
+                for name in module.names:
                     nvrtc.addNameExpression(prog, name)
                 try:
                     nvrtc.compileProgram(prog, [*_launch.NVRTC_OPTIONS, f"-arch={arch}"])
@@ -863,3 +939,4 @@ def test_fused_cuda_source_compiles_with_nvrtc_for_sm80_and_sm90():
                     pytest.fail(f"{arch}: {e}\n{nvrtc.getProgramLog(prog)}")
             finally:
                 nvrtc.destroyProgram(prog)
+

@@ -44,8 +44,9 @@ prove safe runs eagerly, and ``explain()`` says why:
   guarded like inputs). When a formula does not trace, or a tensor captured from elsewhere
   requires grad, the call runs eagerly and eager autograd records it. The guard key holds grad
   mode, so ``no_grad()`` calls get their own forward-only plan;
-* on a CUDA device the pointwise groups become CUDA C++ kernels (Note [Fused CUDA kernels] in
-  cuda.py) and the reductions run eagerly; tensors on several devices run eagerly;
+* on a CUDA device the fusion groups, reductions included, become CUDA C++ kernels (Notes
+  [Fused CUDA kernels] and [Fused CUDA reductions] in cuda.py); tensors on several devices
+  run eagerly;
 * no C compiler, or a compiler error in generated code: said once (a warning, with the source
   for an error), then eager.
 """

@@ -11,7 +11,8 @@ own. A *reduction* (sum, amax, amin, prod of a float) whose input is in an open 
 shape joins it as the group's last node: the reduction consumes the elementwise values in
 registers, so ``((x * 2 + 1).exp() * y).sum()`` is one loop that reads x and y once and writes
 one number. Every other node (matmul, a custom op, indexing, an op on another dtype) runs
-eagerly, as do pointwise nodes on a device other than the CPU.
+eagerly. A CUDA device gets the same groups, as CUDA C++ (Notes [Fused CUDA kernels] and
+[Fused CUDA reductions] in cuda.py).
 
 A group runs when it is *closed*: before the first node outside it that reads one of its
 values, and at once after a reduction joins it. So every value a group reads from outside was
@@ -188,8 +189,8 @@ def _is_tensor_meta(m):
 
 def _kind(node, device="cpu"):
     """'pointwise', 'reduction' or None (run eagerly) for a node of the decomposed graph whose
-    tensors are on ``device`` (on a CUDA device only pointwise nodes fuse: Note [Fused CUDA
-    kernels] in cuda.py)."""
+    tensors are on ``device`` (on a CUDA device too: Note [Fused CUDA reductions] in
+    cuda.py)."""
     if node.op != "call_function":
         return None
     name = getattr(node.target, "__name__", None)
@@ -198,8 +199,6 @@ def _kind(node, device="cpu"):
     kind = PRIMITIVES.get(name)
     m = _meta(node)
     if kind is None or not _is_tensor_meta(m) or m.device != device:
-        return None
-    if device != "cpu" and kind == "reduction":
         return None
     tensors = [_meta(a) for a in node.all_input_nodes]
     if not all(_is_tensor_meta(t) and t.device == device for t in tensors):
@@ -422,9 +421,12 @@ def _loop_py(sizes, operands):
     return out_sizes, out_st
 
 
-def generate_c(name, group, strides_of):
-    """The C function ``name(char** p)`` of one group; ``strides_of(node)``: the element
-    strides of a value the group reads. p[k] is the k-th of group.inputs then group.outputs."""
+def group_loop(group, strides_of):
+    """The loop nest of a group (Note [The loop nest]): ``(cshape, cstrides, n_kept, pointwise
+    outputs)``, the coalesced sizes outermost first (the kept dims, then the reduced ones),
+    each operand's element strides over them (the inputs, then the pointwise outputs, then
+    the reduction's output, which steps by 0 along the reduced dims), and how many of the dims
+    are kept. The C and the CUDA generators share it."""
     shape = list(group.shape)
     nd0 = len(shape)
     red = group.reduction
@@ -458,6 +460,14 @@ def generate_c(name, group, strides_of):
     if not cshape:  # a 0-d group: one iteration of a loop of one
         cshape, cstrides = [1], [[0] for _ in operands]
         n_kept = 0 if red is not None else 1
+    return cshape, cstrides, n_kept, pointwise_outputs
+
+
+def generate_c(name, group, strides_of):
+    """The C function ``name(char** p)`` of one group; ``strides_of(node)``: the element
+    strides of a value the group reads. p[k] is the k-th of group.inputs then group.outputs."""
+    red = group.reduction
+    cshape, cstrides, n_kept, pointwise_outputs = group_loop(group, strides_of)
     nd = len(cshape)
     idx = [f"i{d}" for d in range(nd)]
 

@@ -13,8 +13,9 @@ so fused and eager CUDA results agree as the C loops agree with the eager CPU on
 
 The source is ops.cuh (with its includes pasted, ``_launch.source``) followed by the generated
 functions; it is compiled by ``backend.compile``, i.e. NVRTC through CuPy on a GPU and g++ for
-the emulator, both of which cache by the text. Reductions on CUDA devices are not fused yet:
-they run eagerly, as strided's own CUDA reduction kernels.
+the emulator, both of which cache by the text. A reduction group becomes a kernel of its own
+shape (Note [Fused CUDA reductions] below); the row groups of the CPU (Note [One pass per row]
+in rows.py) are not made on CUDA devices: softmax there is its three groups.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 from strided._compile.codegen import (
     _broadcast_strides,
     _loop,
+    group_loop,
     node_statement,
     out_strides,
 )
@@ -45,8 +47,71 @@ def cuda_expression(fname, dname, vals):
     return f"{_functor(fname, dname)}{{}}({args})"
 
 
+class Launch:
+    """How the host launches one generated kernel (Note [Fused CUDA reductions]): ``kind``
+    "pointwise" (a grid-stride loop over ``n`` elements), "block" (a block per output, ``grid``
+    blocks, ``chunks`` blocks per output along y) or "thread" (a thread per output); a split
+    reduction's ``partials`` (count, dtype name) and its second kernel ``combine``."""
+
+    def __init__(self, kind, n=0, grid=(1, 1), partials=None, combine=None):
+        self.kind, self.n, self.grid = kind, n, grid
+        self.partials, self.combine = partials, combine
+
+
+def _unravel(index, rest, dims, cshape, pad):
+    """Lines splitting the linear ``index`` into the indices ``i<d>`` of ``dims`` (outermost
+    first), innermost first, through the running remainder ``rest``."""
+    lines = [f"{pad}long long {rest} = {index};"]
+    for d in reversed(dims):
+        if d == dims[0]:
+            lines.append(f"{pad}const long long i{d} = {rest};")
+        else:
+            lines.append(
+                f"{pad}const long long i{d} = {rest} % {cshape[d]}LL; {rest} /= {cshape[d]}LL;"
+            )
+    return lines
+
+
+def _offsets(cstrides):
+    def offset(k):
+        terms = [f"i{d}*{s}LL" for d, s in enumerate(cstrides[k]) if s != 0]
+        return " + ".join(terms) or "0"
+
+    return offset
+
+
+def _body(group, value, offset, outputs, pad):
+    """One statement per pointwise node, then the stores of the values ``outputs`` (the j-th
+    at pointer p<inputs + j>)."""
+    lines = []
+    for node in group.nodes:
+        if node is group.reduction:
+            break
+        statement = node_statement(node, value, types=CUDA_TYPES, expression=cuda_expression,
+                                   cast_where=True)  # fmt: skip
+        lines.append(pad + statement)
+        value[node] = f"v_{node.name}"
+    n_in = len(group.inputs)
+    for j, node in enumerate(outputs):
+        ctype = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
+        lines.append(f"{pad}(({ctype}*)p{n_in + j})[{offset(n_in + j)}] = {value[node]};")
+    return lines
+
+
+def _input_values(group, offset):
+    value = {}
+    for k, node in enumerate(group.inputs):
+        ctype = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
+        value[node] = f"(({ctype}*)p{k})[{offset(k)}]"
+    return value
+
+
 def generate_cuda(name, group, strides_of):
-    """The ``__global__`` function ``name(char* p0, ..., long long n)`` of a pointwise group."""
+    """``(source, Launch)`` of one group: a pointwise group's ``__global__`` function
+    ``name(char* p0, ..., long long n)`` (Note [Fused CUDA kernels]), or a reduction group's
+    kernels (Note [Fused CUDA reductions])."""
+    if group.reduction is not None:
+        return _generate_reduction(name, group, strides_of)
     shape = list(group.shape)
     outs = [out_strides(n) for n in group.outputs]
     ins = [_broadcast_strides(p.meta["tensor_meta"], strides_of(p), shape) for p in group.inputs]
@@ -65,32 +130,176 @@ def generate_cuda(name, group, strides_of):
         "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;"
         " i += (long long)blockDim.x * gridDim.x) {"
     )
-    lines.append("    long long r = i;")
-    for d in reversed(range(nd)):  # innermost first: the index of each dim
-        if d == 0:
-            lines.append(f"    const long long i{d} = r;")
-        else:
-            lines.append(f"    const long long i{d} = r % {cshape[d]}LL; r /= {cshape[d]}LL;")
-
-    def offset(k):
-        terms = [f"i{d}*{s}LL" for d, s in enumerate(cstrides[k]) if s != 0]
-        return " + ".join(terms) or "0"
-
-    value = {}
-    for k, node in enumerate(group.inputs):
-        ctype = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
-        value[node] = f"(({ctype}*)p{k})[{offset(k)}]"
-    for node in group.nodes:
-        statement = node_statement(node, value, types=CUDA_TYPES, expression=cuda_expression,
-                                   cast_where=True)  # fmt: skip
-        lines.append("    " + statement)
-        value[node] = f"v_{node.name}"
-    for j, node in enumerate(group.outputs):
-        ctype = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
-        k = len(group.inputs) + j
-        lines.append(f"    (({ctype}*)p{k})[{offset(k)}] = {value[node]};")
+    lines += _unravel("i", "r", list(range(nd)), cshape, "    ")
+    offset = _offsets(cstrides)
+    lines += _body(group, _input_values(group, offset), offset, group.outputs, "    ")
     lines += ["  }", "  (void)flag;", "}"]
-    return "\n".join(lines), math.prod(cshape)
+    n = math.prod(cshape)
+    return "\n".join(lines), Launch("pointwise", n=n)
+
+
+# Note [Fused CUDA reductions]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A reduction group (an elementwise chain and the sum, prod, amax or amin that consumes it,
+# Note [Fusion groups]) becomes one kernel over the loop nest the C generator uses
+# (``group_loop``: kept dims, then reduced dims, coalesced, strides compile-time constants).
+# Two shapes of kernel, as the eager CUDA reductions choose (Note [CUDA reductions]):
+#
+# * **a block per output** (the reduced dims include the input's fastest one: a row sum, a
+#   sum of everything): the block's 256 threads stride over the output's reduced elements,
+#   each computing the chain in registers and folding it into its accumulator, then the block
+#   combines its threads by a tree in shared memory. With few outputs and many elements (a
+#   whole-tensor sum) one block per output would leave the GPU idle, so the reduced elements
+#   are cut into ``chunks`` blocks along gridDim.y; each writes a partial accumulator and a
+#   second kernel (``<name>_combine``) combines an output's partials in chunk order.
+# * **a thread per output** (the kept dim is the input's fastest one: a column sum, the bias
+#   gradient of a linear layer): each thread walks its output's reduced elements in order, so
+#   neighbouring threads read neighbouring addresses.
+#
+# Sums and products accumulate in a double, max and min in the input's type with NumPy's NaN
+# rule (a NaN wins), as the fused C does; the order is fixed by the shape, so a result is the
+# same on every run. A pointwise value of the group that a later step reads is stored by the
+# thread that computes it: each element of the loop is visited by exactly one thread.
+#
+# What has run where: every kernel shape (pointwise, a block per output with and without the
+# split, a thread per output) runs on ``cuda-emulated`` in tests/test_compile.py against the
+# eager result, and the generated source is compiled by NVRTC for sm_80 and sm_90 there; none
+# of it has run on a GPU yet, so the launch sizes (256 threads, the chunk count) are reasoned,
+# not measured.
+
+BLOCK = 256
+CHUNK = 8192  # reduced elements per block at least, when a few outputs are split over blocks
+
+_PREAMBLE = r"""
+// the fused reductions' pieces (Note [Fused CUDA reductions] in strided/_compile/cuda.py)
+template <typename T> __device__ __forceinline__ T strided_fused_inf();
+template <> __device__ __forceinline__ float strided_fused_inf<float>() {
+    return __int_as_float(0x7f800000);
+}
+template <> __device__ __forceinline__ double strided_fused_inf<double>() {
+    return __longlong_as_double(0x7ff0000000000000LL);
+}
+struct strided_fused_sum {
+    template <typename A> __device__ __forceinline__ static A combine(A a, A b) { return a + b; }
+};
+struct strided_fused_prod {
+    template <typename A> __device__ __forceinline__ static A combine(A a, A b) { return a * b; }
+};
+struct strided_fused_amax {  // NumPy's maximum: a NaN wins
+    template <typename A> __device__ __forceinline__ static A combine(A a, A b) {
+        return (a != a || a >= b) ? a : b;
+    }
+};
+struct strided_fused_amin {
+    template <typename A> __device__ __forceinline__ static A combine(A a, A b) {
+        return (a != a || a <= b) ? a : b;
+    }
+};
+// every thread's v combined by a tree in shared memory (blockDim.x a power of two, at most
+// 256), returned to every thread; sh is free again when it returns
+template <typename Op, typename A>
+__device__ __forceinline__ A strided_fused_block(A v, A* sh) {
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if ((int)threadIdx.x < s)
+            sh[threadIdx.x] = Op::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    v = sh[0];
+    __syncthreads();
+    return v;
+}
+"""
+
+
+def _accumulator(red):
+    """(C type, dtype name, initial value, combining struct) of reduction ``red``."""
+    rname = red.target.__name__
+    if rname in ("sum", "prod"):
+        return "double", "float64", "0.0" if rname == "sum" else "1.0", f"strided_fused_{rname}"
+    dname = red.all_input_nodes[0].meta["tensor_meta"].dtype.name
+    ctype = CUDA_TYPES[dname]
+    sign = "-" if rname == "amax" else ""
+    return ctype, dname, f"{sign}strided_fused_inf<{ctype}>()", f"strided_fused_{rname}"
+
+
+def _generate_reduction(name, group, strides_of):
+    red = group.reduction
+    cshape, cstrides, n_kept, pointwise_outputs = group_loop(group, strides_of)
+    nd = len(cshape)
+    kept, reduced = list(range(n_kept)), list(range(n_kept, nd))
+    M, R = math.prod(cshape[:n_kept]), math.prod(cshape[n_kept:])
+    acc_t, acc_dtype, init, op = _accumulator(red)
+    otype = CUDA_TYPES[red.meta["tensor_meta"].dtype.name]
+    offset = _offsets(cstrides)
+    n_in = len(group.inputs)
+    j_red = n_in + len(pointwise_outputs)  # the reduction's output pointer
+    value = _input_values(group, offset)
+    params = ", ".join(f"char* p{k}" for k in range(j_red + 1))
+
+    def fold(head):
+        """The loop over an output's reduced elements ``r`` (``head`` opens it): the chain's
+        statements, the stores of its written values, the value folded into ``acc``."""
+        lines = ["    " + head, *_unravel("r", "t", reduced, cshape, "      ")]
+        lines += _body(group, value, offset, pointwise_outputs, "      ")
+        src = value[red.all_input_nodes[0]]
+        return [*lines, f"      acc = {op}::combine(acc, ({acc_t})({src}));", "    }"]
+
+    vertical = 0 < n_kept < nd and cstrides[0][n_kept - 1] == 1 and cstrides[0][-1] != 1
+    if vertical:  # a thread per output
+        lines = [f"__global__ void {name}({params}) {{", "  int flag = 0;"]
+        lines.append(
+            f"  for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < {M}LL;"
+            " o += (long long)blockDim.x * gridDim.x) {"
+        )
+        lines += _unravel("o", "q", kept, cshape, "    ")
+        lines.append(f"    {acc_t} acc = {init};")
+        lines += fold(f"for (long long r = 0; r < {R}LL; r++) {{")
+        lines.append(f"    (({otype}*)p{j_red})[{offset(j_red)}] = ({otype})acc;")
+        lines += ["  }", "  (void)flag;", "}"]
+        grid = (min(-(-M // BLOCK), 65535), 1)
+        return "\n".join(lines), Launch("thread", n=M, grid=grid)
+    chunks = 1 if M >= 64 else max(1, min(-(-R // CHUNK), 1024 // M))
+    chunk = -(-R // chunks)
+    lines = [f"__global__ void {name}({params}, char* partials) {{"]
+    lines += [f"  __shared__ {acc_t} sh[{BLOCK}];", "  int flag = 0;"]
+    lines.append(f"  const long long r0 = blockIdx.y * {chunk}LL;")
+    lines.append(f"  const long long r1 = r0 + {chunk}LL < {R}LL ? r0 + {chunk}LL : {R}LL;")
+    lines.append(f"  for (long long o = blockIdx.x; o < {M}LL; o += gridDim.x) {{")
+    if kept:
+        lines += _unravel("o", "q", kept, cshape, "    ")
+    lines.append(f"    {acc_t} acc = {init};")
+    lines += fold("for (long long r = r0 + threadIdx.x; r < r1; r += blockDim.x) {")
+    lines.append(f"    acc = strided_fused_block<{op}>(acc, sh);")
+    if chunks == 1:
+        lines.append(
+            f"    if (threadIdx.x == 0) (({otype}*)p{j_red})[{offset(j_red)}] = ({otype})acc;"
+        )
+    else:
+        lines.append(
+            f"    if (threadIdx.x == 0) (({acc_t}*)partials)[blockIdx.y * {M}LL + o] = acc;"
+        )
+    lines += ["  }", "  (void)flag;", "  (void)partials;", "}"]
+    grid = (min(M, 65535), chunks)
+    if chunks == 1:
+        return "\n".join(lines), Launch("block", grid=grid)
+    # the second pass: an output's partials combined in chunk order (a block per output)
+    comb = f"{name}_combine"
+    lines += ["", f"__global__ void {comb}(char* partials, char* p{j_red}) {{"]
+    lines.append(f"  __shared__ {acc_t} sh[{BLOCK}];")
+    lines.append(f"  for (long long o = blockIdx.x; o < {M}LL; o += gridDim.x) {{")
+    lines.append(f"    {acc_t} acc = {init};")
+    lines.append(f"    for (long long c = threadIdx.x; c < {chunks}LL; c += blockDim.x)")
+    lines.append(f"      acc = {op}::combine(acc, (({acc_t}*)partials)[c * {M}LL + o]);")
+    lines.append(f"    acc = strided_fused_block<{op}>(acc, sh);")
+    out_at = offset(j_red)
+    if kept:
+        lines += _unravel("o", "q", kept, cshape, "    ")
+    lines.append(f"    if (threadIdx.x == 0) (({otype}*)p{j_red})[{out_at}] = ({otype})acc;")
+    lines += ["  }", "}"]
+    launch = Launch("block", grid=grid, partials=(chunks * M, acc_dtype), combine=comb)
+    return "\n".join(lines), launch
 
 
 class CudaKernels:
@@ -98,10 +307,15 @@ class CudaKernels:
     first use (Note [Fused CUDA kernels])."""
 
     def __init__(self, functions):
-        self.functions = functions  # [(name, source, n)]
+        self.functions = functions  # [(name, source, Launch)]
         from strided.cuda import _launch
 
+        # every __global__ function: the groups' kernels and the split reductions' second ones
+        self.names = [f for f, _, _ in functions]
+        self.names += [spec.combine for _, _, spec in functions if spec.combine]
         body = "\n\n".join(src for _, src, _ in functions)
+        if any(spec.kind != "pointwise" for _, _, spec in functions):
+            body = _PREAMBLE + "\n" + body
         self.source = _launch.source("ops.cuh") + "\n// generated by strided.compile\n" + body
         self.generated = body
         self.key = hashlib.sha256(self.source.encode()).hexdigest()[:16]
@@ -113,16 +327,36 @@ class CudaKernels:
         from strided.cuda._backend import backend_for
 
         backend = backend_for(device)
-        name, _, n = self.functions[index]
+        name, _, spec = self.functions[index]
         module = self._compiled.get(id(backend))
         if module is None:  # NVRTC (CuPy) or g++ (the emulator); both cache by the text
-            names = [f for f, _, _ in self.functions]
-            module = backend.compile(self.source, names, _launch.NVRTC_OPTIONS)
+            module = backend.compile(self.source, self.names, _launch.NVRTC_OPTIONS)
             self._compiled[id(backend)] = module
         fn = module.get_function(name)
+        if spec.kind == "pointwise":
 
-        def launch(ptrs):
-            args = tuple(np.uint64(p) for p in ptrs) + (np.int64(n),)
-            _launch.launch_1d(backend, fn, n, args)
+            def launch(ptrs):
+                args = tuple(np.uint64(p) for p in ptrs) + (np.int64(spec.n),)
+                _launch.launch_1d(backend, fn, spec.n, args)
 
-        return launch
+            return launch
+        if spec.kind == "thread":
+            return lambda ptrs: backend.launch(
+                fn, spec.grid, (BLOCK,), tuple(np.uint64(p) for p in ptrs)
+            )
+        combine = module.get_function(spec.combine) if spec.combine else None
+
+        def launch_block(ptrs):
+            import strided
+
+            scratch = None
+            if combine is not None:  # Note [Fused CUDA reductions]: the partials of a split
+                count, dtype = spec.partials
+                scratch = strided.empty((count,), dtype=dtype, device=device)
+            extra = np.uint64(scratch.data_ptr() if scratch is not None else 0)
+            backend.launch(fn, spec.grid, (BLOCK,), (*(np.uint64(p) for p in ptrs), extra))
+            if combine is not None:
+                grid = (spec.grid[0],)
+                backend.launch(combine, grid, (BLOCK,), (extra, np.uint64(ptrs[-1])))
+
+        return launch_block
