@@ -195,15 +195,27 @@ def _training_cases():
                 p.grad = None
         return loss
 
-    def make(compiled, seed=0):
+    def fused_step(model, opt, x, onehot):
+        loss = model(x, onehot)
+        loss.backward()
+        opt.step()  # Note [A fused optimizer step]: the four updates in one C call
+        opt.zero_grad()
+        return loss
+
+    def make(compiled, seed=0, fused=False):
+        from strided import optim
+
         x_np, onehot_np, params_np = _init(seed)
         module = Step(params_np)
         model = strided.compile(module) if compiled else module
         params = list(module.parameters())
         x, onehot = strided.asarray(x_np), strided.asarray(onehot_np)
+        if fused:
+            opt = optim.SGD(params, lr=LR, fused=True)
+            return lambda: fused_step(model, opt, x, onehot)
         return lambda: step(model, params, x, onehot)
 
-    def torch_make(compiled):
+    def torch_make(compiled, fused=False):
         if torch is None or (compiled and _QUICK):
             return None
         x_np, onehot_np, params_np = _init(0)
@@ -234,15 +246,25 @@ def _training_cases():
                     p.grad = None
             return loss
 
+        if fused:  # PyTorch's fused CPU SGD, the same update
+            opt = torch.optim.SGD(module.parameters(), lr=LR, fused=True)
+
+            def t_step():  # noqa: F811 - the fused variant
+                loss = model(x, onehot)
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+                return loss
+
         return t_step
 
-    def check(compiled):
-        def run():  # one step from the same start: the same loss as NumPy's
+    def check(compiled, fused=False):
+        def run():  # two steps from the same start: NumPy's losses
             xs, oh, ps = _init(1)
-            loss = float(make(compiled, seed=1)())
-            np.testing.assert_allclose(
-                loss, float(numpy_step(xs, oh, [p.copy() for p in ps])), rtol=1e-5
-            )
+            step_fn, ps = make(compiled, seed=1, fused=fused), [p.copy() for p in ps]
+            for _ in range(2):
+                want = float(numpy_step(xs, oh, ps))
+                np.testing.assert_allclose(float(step_fn()), want, rtol=1e-5)
 
         return run
 
@@ -252,6 +274,13 @@ def _training_cases():
     name = "MLP 784-256-10 train step, batch 64"
     return [
         (f"{name} (compiled)", make(True), n_fn, torch_make(True), check(True)),
+        (
+            f"{name} (compiled, fused SGD)",
+            make(True, fused=True),
+            n_fn,
+            torch_make(True, fused=True),
+            check(True, fused=True),
+        ),
         (f"{name} (eager)", make(False), n_fn, torch_make(False), check(False)),
     ]
 
@@ -335,10 +364,92 @@ def _cnn_cases():
     ]
 
 
+def profile_mlp(threads, rounds=9):
+    """Where the compiled MLP step's time goes: the whole step (compiled, fused SGD), its five
+    matmuls alone (the forward's two, the backward's three, with the backward's transposed
+    operands), the optimizer step alone (eager loop and fused), and the eager step; medians and
+    spreads of ``rounds`` alternated rounds. What is not GEMM bounds any speed-up: were all of
+    it free, the step could be at most eager / GEMM times faster than eager."""
+    import statistics
+
+    from _harness import fmt_time, timeit
+    from bench_autograd import BATCH, D_HID, D_IN, D_OUT, LR
+
+    from strided import optim
+
+    strided.set_num_threads(threads)
+    cases = {c[0]: c[1] for c in _training_cases()}
+    compiled = next(f for n, f in cases.items() if "fused SGD" in n)
+    eager = next(f for n, f in cases.items() if n.endswith("(eager)"))
+    rng = np.random.default_rng(0)
+
+    def t(*shape):
+        return strided.asarray(rng.standard_normal(shape).astype(np.float32))
+
+    x, w1, w2, h, g2, dh = (
+        t(BATCH, D_IN),
+        t(D_IN, D_HID),
+        t(D_HID, D_OUT),
+        t(BATCH, D_HID),
+        t(BATCH, D_OUT),
+        t(BATCH, D_HID),
+    )
+
+    def gemms():
+        x @ w1  # forward
+        h @ w2
+        h.T @ g2  # backward: dW2, dh, dW1
+        g2 @ w2.T
+        x.T @ dh
+
+    params = [p.requires_grad_() for p in (t(D_IN, D_HID), t(D_HID), t(D_HID, D_OUT), t(D_OUT))]
+    grads = [strided.zeros_like(p) for p in params]
+    fused_opt = optim.SGD(params, lr=LR, fused=True)
+
+    def sgd_loop():
+        with strided.no_grad():
+            for p, g in zip(params, grads, strict=True):
+                p -= LR * g
+
+    def sgd_fused():
+        for p, g in zip(params, grads, strict=True):
+            p.grad = g
+        fused_opt.step()
+
+    parts = {
+        "eager step": eager,
+        "compiled step (fused SGD)": compiled,
+        "its 5 matmuls alone": gemms,
+        "SGD update, eager loop": sgd_loop,
+        "SGD update, fused": sgd_fused,
+    }
+    samples = {k: [] for k in parts}
+    for _ in range(rounds):
+        for k, fn in parts.items():
+            samples[k].append(timeit(fn, repeats=3)[0])
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    print(f"## the MLP step's profile ({threads} thread(s), {rounds} alternated rounds)\n")
+    print("| part | median | spread |")
+    print("|---|---|---|")
+    for k, v in samples.items():
+        print(f"| {k} | {fmt_time(med[k])} | ±{(max(v) - min(v)) / med[k]:.0%} |")
+    rest = med["compiled step (fused SGD)"] - med["its 5 matmuls alone"]
+    print(f"\ncompiled step - matmuls = {fmt_time(rest)} (glue, fused kernels, the update)")
+    e_med, gemm = med["eager step"], med["its 5 matmuls alone"]
+    print(
+        f"compiled/eager speed-up {e_med / med['compiled step (fused SGD)']:.2f}x; "
+        f"bound with everything but GEMM free: {e_med / gemm:.2f}x"
+    )
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--profile-mlp", action="store_true", help="the MLP step's time by part")
     args = p.parse_args()
+    if args.profile_mlp:
+        profile_mlp(args.threads)
+        return
     # the harness's table has a NumPy column; the CNN step has none, so it is timed against the
     # strided eager step in its place (the two rows' "numpy" ratio is then compiled/eager)
     made = cases()

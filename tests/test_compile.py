@@ -254,11 +254,20 @@ def test_vectorised_float32_functions_equal_eager_bitwise():
 
     changed = sorted(k for k, v in cpu_expression_table().items() if expression_table()[k] != v)
     assert ("erf", "float32") in changed
+    assert ("logaddexp", "float32") in changed  # binary.pyx.tp's VECTORISED too
+    from strided._cpu.binary import OPS as binary_ops
+
     x = strided.tensor(np.linspace(-6, 6, 1001), dtype="float32")
+    y = strided.tensor(np.linspace(5, -7, 1001), dtype="float32")
     for op, _ in changed:
         fn = getattr(strided, op)
-        got = strided.compile(lambda x, fn=fn: fn(x * 1.0))(x)
-        np.testing.assert_array_equal(np.asarray(got), np.asarray(fn(x * 1.0)), err_msg=op)
+        if op in binary_ops:
+            got = strided.compile(lambda x, y, fn=fn: fn(x * 1.0, y))(x, y)
+            want = fn(x * 1.0, y)
+        else:
+            got = strided.compile(lambda x, fn=fn: fn(x * 1.0))(x)
+            want = fn(x * 1.0)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=op)
 
 
 def test_guards_recompile_on_dtype_shape_and_strides():
@@ -940,3 +949,66 @@ def test_fused_cuda_source_compiles_with_nvrtc_for_sm80_and_sm90():
             finally:
                 nvrtc.destroyProgram(prog)
 
+
+FUSED_OPTIMIZERS = {
+    "sgd": ("SGD", dict(lr=0.1)),
+    "momentum": ("SGD", dict(lr=0.1, momentum=0.9)),
+    "nesterov-decay": ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    "dampening-max": ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1, maximize=True)),
+    "adam": ("Adam", dict(lr=0.01)),
+    "adam-decay-amsgrad": ("Adam", dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
+    "adamw-max": ("AdamW", dict(lr=0.01, maximize=True)),
+}
+
+
+def _recording(update, seen):
+    """``update`` (an optimizer's per-parameter step) noting in ``seen`` whom it updated."""
+
+    def run(p, *args):
+        seen.add(id(p))
+        return update(p, *args)
+
+    return run
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", list(FUSED_OPTIMIZERS))
+def test_fused_optimizer_steps_equal_eager(case, dtype):
+    """Note [A fused optimizer step]: fused=True gives the eager step's parameters and state
+    (a parameter above the threading grain, small ones, a transposed one that stays eager)."""
+    from strided import optim
+
+    name, kw = FUSED_OPTIMIZERS[case]
+    rng = np.random.default_rng(18)
+    init = [rng.standard_normal(s) for s in [(40000, 2), (5,), (3, 4), (4, 3)]]
+    results = []
+    for fused in (False, True):
+        ps = [strided.tensor(a, dtype=dtype) for a in init]
+        ps[3] = ps[3].T.contiguous().T  # a column-major parameter: the eager update
+        ps = [p.requires_grad_() for p in ps]
+        opt = getattr(optim, name)(ps, fused=fused, **kw)
+        went_eager = set()
+        opt._update = _recording(opt._update, went_eager)
+        versions = [p._version for p in ps]
+        for _ in range(3):
+            opt.zero_grad()
+            for i, p in enumerate(ps):  # the gradient of sin((i + 1) p^2), set as backward would
+                d = p.detach()
+                p.grad = (d * d * (i + 1)).cos() * d * (2 * (i + 1))
+            opt.step()
+        assert all(p._version > v for p, v in zip(ps, versions, strict=True))
+        assert went_eager == ({id(ps[3])} if fused else {id(p) for p in ps})
+        state = [sorted(opt.state[p].items()) for p in ps]
+        results.append(([p.detach() for p in ps], state))
+    (eager, eager_state), (fused_ps, fused_state) = results
+    for e, f in zip(eager, fused_ps, strict=True):
+        _same(f, e, dtype)
+    for es, fs in zip(eager_state, fused_state, strict=True):
+        assert [k for k, _ in es] == [k for k, _ in fs]
+        for (_, a), (_, b) in zip(es, fs, strict=True):
+            if isinstance(a, strided.Tensor):
+                _same(b, a, dtype)
+            else:
+                assert a == b
+    with pytest.raises(TypeError, match="fused must be None, False or True"):
+        getattr(optim, name)(eager, fused="yes")

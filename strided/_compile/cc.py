@@ -29,7 +29,7 @@ import tempfile
 
 from strided._compile.codegen import _CPU_DIR
 
-__all__ = ["CompileError", "compiler", "build", "cache_dir", "FLAGS"]
+__all__ = ["CompileError", "compiler", "build", "build_or_none", "cache_dir", "FLAGS"]
 
 FLAGS = [
     "-O3",
@@ -168,3 +168,14 @@ def build(source):
                 )
             os.replace(tmp_so, path)
     return ctypes.CDLL(path), path, cached
+
+
+def build_or_none(source):
+    """The loaded library of a fixed C source (the layers' loops, the fused optimizer step),
+    or None without a C compiler or when it does not compile: its caller then runs eagerly."""
+    if compiler() is None:
+        return None
+    try:
+        return build(source)[0]
+    except CompileError:
+        return None

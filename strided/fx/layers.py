@@ -250,13 +250,7 @@ def _c_layers():
     if not _c_lib:
         from strided._compile import cc
 
-        lib = None
-        if cc.compiler() is not None:
-            try:
-                lib = cc.build(_C_SOURCE)[0]
-            except cc.CompileError:
-                lib = None
-        _c_lib.append(lib)
+        _c_lib.append(cc.build_or_none(_C_SOURCE))
     return _c_lib[0]
 
 

@@ -20,14 +20,16 @@ from __future__ import annotations
 import math
 
 import strided
-from strided.optim.optimizer import Optimizer
+from strided.optim.optimizer import Optimizer, _check_fused
 
 __all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba, 2015), as PyTorch computes it; see Note [Adam's bias correction, and
-    AdamW's decoupled decay]. ``amsgrad`` uses the running maximum of ``v``.
+    AdamW's decoupled decay]. ``amsgrad`` uses the running maximum of ``v``; ``fused=True``
+    updates every parameter of a group in one generated C function (Note [A fused optimizer
+    step] in ``strided/_compile/optim.py``).
 
     Examples
     --------
@@ -51,6 +53,7 @@ class Adam(Optimizer):
         weight_decay=0.0,
         amsgrad=False,
         maximize=False,
+        fused=None,
     ):
         b1, b2 = betas
         if lr < 0 or eps < 0 or weight_decay < 0 or not (0 <= b1 < 1 and 0 <= b2 < 1):
@@ -65,6 +68,7 @@ class Adam(Optimizer):
             weight_decay=weight_decay,
             amsgrad=amsgrad,
             maximize=maximize,
+            fused=_check_fused(type(self).__name__, fused),
         )
         super().__init__(params, defaults)
 
@@ -95,6 +99,41 @@ class Adam(Optimizer):
         denom = strided.sqrt(v) / math.sqrt(1.0 - b2**t) + eps
         p.sub_(m / denom * step_size)
 
+    def _fused_update(self, todo, group):
+        from strided._compile import optim as fused
+
+        if fused._library() is None:
+            return todo
+        amsgrad, rest, by_dtype = group["amsgrad"], [], {}
+        keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
+        for p, state in todo:
+            if fused.fusable(p, p.grad, *(state[k] for k in keys if k in state)):
+                by_dtype.setdefault(p.dtype, []).append((p, state))
+            else:
+                rest.append((p, state))
+        for pairs in by_dtype.values():
+            for p, state in pairs:
+                if not state:  # as _update starts it
+                    state["step"] = 0
+                    for k in keys:
+                        state[k] = strided.zeros_like(p)
+                state["step"] += 1
+            fused.fused_adam(
+                [p for p, _ in pairs],
+                [p.grad for p, _ in pairs],
+                [st["exp_avg"] for _, st in pairs],
+                [st["exp_avg_sq"] for _, st in pairs],
+                [st["max_exp_avg_sq"] for _, st in pairs] if amsgrad else None,
+                [st["step"] for _, st in pairs],
+                group["lr"],
+                group["betas"],
+                group["eps"],
+                group["weight_decay"],
+                self._decoupled,
+                group["maximize"],
+            )
+        return rest
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (default 0.01): ``p *= 1 - lr * wd`` before the Adam
@@ -111,5 +150,6 @@ class AdamW(Adam):
         weight_decay=1e-2,
         amsgrad=False,
         maximize=False,
+        fused=None,
     ):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize, fused)

@@ -30,6 +30,13 @@ from strided.autograd.grad_mode import no_grad
 __all__ = ["Optimizer"]
 
 
+def _check_fused(name, fused):
+    """``fused`` as PyTorch takes it: None, False or True (Note [A fused optimizer step])."""
+    if fused not in (None, False, True):
+        raise TypeError(f"{name}: fused must be None, False or True, got {fused!r}")
+    return bool(fused)
+
+
 class Optimizer:
     """Base class: holds ``param_groups`` and ``state`` (Note [Optimizer state and its dict])."""
 
@@ -101,6 +108,7 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
+                todo = []
                 for p in group["params"]:
                     if p.grad is None:
                         continue
@@ -109,12 +117,21 @@ class Optimizer:
                             f"{type(self).__name__}: a gradient of shape {tuple(p.grad.shape)} "
                             f"for a parameter of shape {tuple(p.shape)}"
                         )
-                    state = self.state.setdefault(p, {})
+                    todo.append((p, self.state.setdefault(p, {})))
+                if group.get("fused") and todo:  # Note [A fused optimizer step]
+                    todo = self._fused_update(todo, group)
+                for p, state in todo:
                     self._update(p, p.grad, state, group)
         return loss
 
     def _update(self, p, grad, state, group):
         raise NotImplementedError
+
+    def _fused_update(self, todo, group):
+        """Update the (parameter, state) pairs of ``todo`` that one generated C call can take
+        (Note [A fused optimizer step] in strided/_compile/optim.py); return the others, which
+        take ``_update``. An optimizer without a fused step returns them all."""
+        return todo
 
     # -- state_dict ---------------------------------------------------------------------------
 

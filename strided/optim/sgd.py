@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from strided.optim.optimizer import Optimizer
+from strided.optim.optimizer import Optimizer, _check_fused
 
 __all__ = ["SGD"]
 
@@ -17,7 +17,9 @@ class SGD(Optimizer):
         p = p - lr * g
 
     The updates are in-place tensor ops under ``no_grad`` (Note [Updates are tensor ops under
-    no_grad] in ``optimizer.py``).
+    no_grad] in ``optimizer.py``); with ``fused=True`` (PyTorch's keyword) one generated C
+    function updates every parameter of a group (Note [A fused optimizer step] in
+    ``strided/_compile/optim.py``).
 
     Examples
     --------
@@ -39,6 +41,7 @@ class SGD(Optimizer):
         weight_decay=0.0,
         nesterov=False,
         maximize=False,
+        fused=None,
     ):
         if lr < 0 or momentum < 0 or weight_decay < 0:
             raise ValueError(
@@ -57,6 +60,7 @@ class SGD(Optimizer):
             weight_decay=weight_decay,
             nesterov=nesterov,
             maximize=maximize,
+            fused=_check_fused("SGD", fused),
         )
         super().__init__(params, defaults)
 
@@ -73,3 +77,35 @@ class SGD(Optimizer):
                 buf.mul_(momentum).add_(g * (1.0 - group["dampening"]))
             g = g + buf * momentum if group["nesterov"] else buf
         p.sub_(g * group["lr"])
+
+    def _fused_update(self, todo, group):
+        from strided import empty
+        from strided._compile import optim as fused
+
+        if fused._library() is None:
+            return todo
+        momentum, rest, by_dtype = group["momentum"], [], {}
+        for p, state in todo:
+            buf = state.get("momentum_buffer")
+            if fused.fusable(p, p.grad, *([buf] if buf is not None else [])):
+                by_dtype.setdefault(p.dtype, []).append((p, state))
+            else:
+                rest.append((p, state))
+        for pairs in by_dtype.values():
+            first = [bool(momentum) and "momentum_buffer" not in st for _, st in pairs]
+            for (p, st), new in zip(pairs, first, strict=True):
+                if new:  # written with the step's g by the kernel (eager: g.clone())
+                    st["momentum_buffer"] = empty(p.shape, dtype=p.dtype)
+            fused.fused_sgd(
+                [p for p, _ in pairs],
+                [p.grad for p, _ in pairs],
+                [st["momentum_buffer"] for _, st in pairs] if momentum else None,
+                first,
+                group["lr"],
+                momentum,
+                group["dampening"],
+                group["weight_decay"],
+                group["nesterov"],
+                group["maximize"],
+            )
+        return rest
