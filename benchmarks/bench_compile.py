@@ -162,9 +162,78 @@ def cases():
         (tc, te),
         1e-4,
     )
+    small_np = rng.standard_normal(8)
+    small = strided.asarray(small_np)
+
+    def affine(x):
+        return x * 2 + 1
+
+    c_aff = strided.compile(affine)
+    tc, te = torch_pair(lambda t: t * 2 + 1, small)
+    case(
+        "per-call overhead: x * 2 + 1 on 8 float64",
+        (lambda: c_aff(small), lambda: affine(small)),
+        lambda: small_np * 2 + 1,
+        (tc, te),
+        1e-12,
+    )
+    out += _latency_cases(rng)
     out += _training_cases()
     out += _cnn_cases()
     return out
+
+
+def _thirteen(x, c, lib=strided):
+    """The compile-latency graph: twelve elementwise ops and a sum (issue 24's "10-op graph");
+    ``lib=np`` runs it in NumPy."""
+    y = lib.exp((x * c + 1.0) * 0.5) - x
+    y = lib.tanh(y) * 2.0 + x
+    return (lib.maximum(y, 0.0) / (x * x + 1.0)).sum(axis=1)
+
+
+def _latency_cases(rng):
+    """Compile latency (issue 24's targets: a 10-op graph's first call under 1 s, a second
+    process's first call under 100 ms from the disk cache). The strided column is the first
+    call of a new ``strided.compile(_thirteen)``: with a new constant each time (new C source:
+    capture, trace, C generation and gcc), or with the same one (capture and C generation,
+    the kernel loaded from the disk cache: what a second process pays, less its imports; a
+    real second process is ``--latency``). NumPy's column runs the function eagerly, so the
+    ratio says how many eager calls one compile costs. torch.compile's first call (~15 s a
+    function) is left out of the table; ``--latency`` times it once."""
+    import itertools
+    import os
+
+    x_np = rng.standard_normal((1000, 64))
+    x = strided.asarray(x_np)
+    fresh = itertools.count(1)
+
+    def first_call(c, keep=True):
+        f = strided.compile(lambda x: _thirteen(x, c))
+        out = f(x)
+        if not keep and f.last.path:
+            os.remove(f.last.path)  # a new kernel every call: keep the cache directory small
+        return out
+
+    def check(c, keep=True):
+        got = np.asarray(first_call(c, keep))
+        np.testing.assert_allclose(got, _thirteen(x_np, c, np), rtol=1e-10)
+
+    return [
+        (
+            "compile latency: first call, new 13-op graph (gcc)",
+            lambda: first_call(1.0 + next(fresh) * 2.0**-30, keep=False),
+            lambda: _thirteen(x_np, 1.0, np),
+            None,
+            lambda: check(1.0 + next(fresh) * 2.0**-30, keep=False),
+        ),
+        (
+            "compile latency: first call, kernel on disk",
+            lambda: first_call(0.5),
+            lambda: _thirteen(x_np, 0.5, np),
+            None,
+            lambda: check(0.5),
+        ),
+    ]
 
 
 def _training_cases():
@@ -442,13 +511,74 @@ def profile_mlp(threads, rounds=9):
     )
 
 
+_FIRST_CALL = (
+    "import sys, time; sys.path.insert(0, {here!r}); import numpy as np, strided; "
+    "from bench_compile import _thirteen; "
+    "x = strided.asarray(np.random.default_rng(0).standard_normal((1000, 64))); "
+    "f = strided.compile(lambda x: _thirteen(x, {c!r})); "
+    "t0 = time.perf_counter(); f(x); print(time.perf_counter() - t0)"
+)
+
+
+def latency(threads, rounds=5):
+    """Compile latency in real processes, in a fresh cache directory: the very first call
+    (the precompiled header and the kernel built), then per round a new graph's first call
+    (gcc on the kernel only) and a second process's first call of the same graph (the kernel
+    from the disk cache); then torch.compile's first call of the same graph, once."""
+    import os
+    import statistics
+    import subprocess
+    import tempfile
+    import time
+    from pathlib import Path
+
+    here = str(Path(__file__).resolve().parent)
+
+    def first_call(c, env):
+        code = _FIRST_CALL.format(here=here, c=c)
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return float(done.stdout.split()[-1])
+
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, STRIDED_COMPILE_CACHE=d, STRIDED_NUM_THREADS=str(threads))
+        very_first = first_call(0.25, env)
+        new, disk = [], []
+        for k in range(rounds):
+            c = 0.5 + k / 64
+            new.append(first_call(c, env))
+            disk.append(first_call(c, env))
+    print(f"## compile latency, real processes ({threads} thread(s), {rounds} rounds)\n")
+    print(f"- very first call, fresh cache (header + kernel): {very_first * 1e3:.0f} ms")
+    for label, v in (("a new graph's first call (gcc)", new), ("a second process, disk", disk)):
+        med = statistics.median(v)
+        print(f"- {label}: median {med * 1e3:.0f} ms, {min(v) * 1e3:.0f}-{max(v) * 1e3:.0f} ms")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+        def t_thirteen(x):
+            y = torch.exp((x * 0.25 + 1.0) * 0.5) - x
+            y = torch.tanh(y) * 2.0 + x
+            return (y.clamp(min=0.0) / (x * x + 1.0)).sum(axis=1)
+
+        tx = torch.from_numpy(np.random.default_rng(0).standard_normal((1000, 64)))
+        f = torch.compile(t_thirteen)
+        t0 = time.perf_counter()
+        f(tx)
+        print(f"- torch.compile's first call, same graph: {(time.perf_counter() - t0):.1f} s")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--profile-mlp", action="store_true", help="the MLP step's time by part")
+    p.add_argument("--latency", action="store_true", help="compile latency in real processes")
     args = p.parse_args()
     if args.profile_mlp:
         profile_mlp(args.threads)
+        return
+    if args.latency:
+        latency(args.threads)
         return
     # the harness's table has a NumPy column; the CNN step has none, so it is timed against the
     # strided eager step in its place (the two rows' "numpy" ratio is then compiled/eager)

@@ -26,7 +26,14 @@ def test_quick_mode_checks_every_case_agrees(tmp_path):
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["quick"] and len(data["results"]) > 40
     suites = {row["suite"] for row in data["results"]}
-    assert {"core", "elementwise", "linalg", "reduce", "nn"} <= suites
+    assert {"core", "elementwise", "linalg", "reduce", "nn", "compile"} <= suites
+    # issue 24's latency rows: a compile's first call, from the disk cache, a call's overhead
+    names = {row["case"] for row in data["results"] if row["suite"] == "compile"}
+    assert {n.split(" (")[0] for n in names} >= {
+        "compile latency: first call, new 13-op graph",
+        "compile latency: first call, kernel on disk",
+        "per-call overhead: x * 2 + 1 on 8 float64",
+    }
     assert all(row["status"] in ("ok", "unchecked") for row in data["results"])
     assert "agreement only" in (tmp_path / "results.md").read_text()
     assert not (tmp_path / "ratios.png").exists()
