@@ -610,3 +610,45 @@ def set_default_dtype(d):
 def get_default_dtype():
     """The dtype Python floats become (float64 unless ``set_default_dtype`` changed it)."""
     return _default_float
+
+
+# Note [Float results of integer input]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A float function (sqrt, exp, sin, arctan2, hypot, logaddexp, cbrt, deg2rad...) given integers
+# or bools must first choose a float dtype to compute in. NumPy's ufuncs take the first of their
+# loops the input casts to safely, and the loops are ordered float16, float32, float64: so
+# bool, int8 and uint8 give float16 (every value fits exactly), int16 and uint16 float32, and
+# wider integers float64 (`np.sqrt(np.int8(4))` is a float16 2.0). PyTorch gives its default
+# float, float32, for all of them. strided follows NumPy (the NumPy-first rule), with one
+# extension: where `set_default_dtype(float32)` has made float32 the default, wide integers give
+# float32 too, as Python floats then do.
+#
+# Two kinds of names keep the default float for every integer dtype instead:
+#   - true division (`divide`, `/`): NumPy's own rule, whatever the integers' width
+#     (`np.int8(1) / np.int8(2)` is a float64);
+#   - functions NumPy has no ufunc for (erf, erfc, sigmoid, softplus): SciPy's ufuncs
+#     (`scipy.special.erf`, `expit`) and PyTorch both give their default float.
+# The elementwise iterator applies the first rule for RESULT_FLOAT ops and the second for
+# RESULT_DEFAULT_FLOAT ops (_iter.pxd); functions written in Python call float_for_integers.
+
+cpdef DType float_for_integers(DType d):
+    """The float dtype a float function computes integer or bool dtype ``d`` in (NumPy's
+    rule, Note [Float results of integer input]); float and complex dtypes are returned as
+    they are.
+
+    Examples
+    --------
+    >>> from strided._dtype import float_for_integers
+    >>> import strided
+    >>> float_for_integers(strided.int8), float_for_integers(strided.uint16)
+    (strided.float16, strided.float32)
+    >>> float_for_integers(strided.int64), float_for_integers(strided.complex64)
+    (strided.float64, strided.complex64)
+    """
+    if d.kind not in "biu":
+        return d
+    if d.itemsize == 1:
+        return float16
+    if d.itemsize == 2:
+        return float32
+    return _default_float

@@ -32,11 +32,15 @@ from strided._dtype cimport DType
 cdef enum ResultKind:
     RESULT_SAME = 0     # out dtype = the inputs' common dtype (add, maximum, negative)
     RESULT_BOOL = 1     # out dtype = bool (equal, isnan, logical_and)
-    # computed in floating point: ints and bools become the default float (divide, exp, sqrt)
+    # computed in floating point: ints and bools become the smallest float that holds them,
+    # NumPy's rule (exp, sqrt, arctan2; Note [Float results of integer input] in _dtype.pyx)
     RESULT_FLOAT = 2
     RESULT_REAL = 3     # like SAME, but complex becomes its real dtype (abs, real, imag)
     RESULT_FLOAT_REAL = 4  # FLOAT, then complex to real (e.g. a float-only op applied to complex)
     RESULT_WHERE = 5    # like SAME over inputs 1.., while input 0 is a condition read as bool
+    # like FLOAT, but ints and bools become the default float whatever their width (divide;
+    # erf, sigmoid: names NumPy has no ufunc for), Note [Float results of integer input]
+    RESULT_DEFAULT_FLOAT = 6
 
 ctypedef struct ScalarBuf:
     double pad[2]       # 16 aligned bytes: room for one element of any dtype

@@ -28,6 +28,7 @@ from strided._dtype cimport (
     DType,
     default_float_dtype,
     dtype_from_num,
+    float_for_integers,
     kBFloat16,
     kBool,
     kComplex64,
@@ -171,6 +172,24 @@ cdef DType _common_dtype(str name, tuple inputs):
             if not isinstance(x, TensorBase) and _scalar_rank(x) > _KIND_RANK[strong.num]:
                 return result_type(strong, *[y for y in inputs if not isinstance(y, TensorBase)])
     return strong
+
+
+cdef DType _float_for_integer_inputs(tuple inputs, DType common):
+    """The float a float function computes integer and bool inputs in: the smallest float every
+    input casts to exactly (Note [Float results of integer input] in _dtype.pyx). It is decided
+    per input, as NumPy's loop choice is: int8 and uint8 give float16, although their common
+    dtype, int16, would need float32."""
+    cdef DType f = None, strong = None, d
+    for x in inputs:
+        if isinstance(x, TensorBase):
+            d = (<TensorBase>x).dtype
+            strong = d if strong is None else promote_types(strong, d)
+            d = float_for_integers(d)
+            f = d if f is None else promote_types(f, d)
+    if strong is not common:
+        # a Python int raised bools to int64 (NEP 50: ``arctan2(bools, 2)`` is float64)
+        f = promote_types(f, float_for_integers(common))
+    return f
 
 
 # bool < integer < real floating < complex: the ladder a weak scalar climbs, per ScalarType
@@ -324,6 +343,9 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     common = _common_dtype(name, inputs[1:] if result_kind == RESULT_WHERE else inputs)
     compute = common
     if result_kind == RESULT_FLOAT or result_kind == RESULT_FLOAT_REAL:
+        if common.kind in "biu":
+            compute = _float_for_integer_inputs(inputs, common)
+    elif result_kind == RESULT_DEFAULT_FLOAT:
         if common.kind in "biu":
             compute = default_float_dtype()
     written = compute
@@ -560,7 +582,7 @@ cdef TensorBase prepare_small(int result_kind, TensorBase a, object b, bint unar
         return None
     if result_kind == RESULT_BOOL:
         written = _BOOL
-    elif result_kind == RESULT_FLOAT:
+    elif result_kind == RESULT_FLOAT or result_kind == RESULT_DEFAULT_FLOAT:
         if a.dtype.kind not in "fc":
             return None
     elif result_kind == RESULT_REAL:

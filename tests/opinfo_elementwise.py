@@ -7,19 +7,20 @@ need:
 - ``nargs``: how many tensor operands the op takes (1 unary, 2 binary, 3 for where/clip/lerp);
 - ``kinds`` and ``result``: the row of the op's Tempita table (``_cpu/binary.pyx.tp``,
   ``_cpu/unary.pyx.tp``): the dtype kinds the kernel accepts (b bool, i signed, u unsigned,
-  f real float, c complex) and what it writes ("same", "float": integers and bools compute in
-  the default float dtype, "bool", "real": complex gives its real dtype). ``dtypes`` follows
-  from them; ``test_rows_agree_with_the_kernel_tables`` keeps the two in step;
+  f real float, c complex) and what it writes ("same"; "float": integers and bools compute in
+  the smallest float that holds them, NumPy's rule; "default_float": they compute in the default
+  float, as true division and SciPy's erf do; "bool"; "real": complex gives its real dtype).
+  ``dtypes`` follows from them; ``test_rows_agree_with_the_kernel_tables`` keeps the two in step;
 - ``domains``: one value maker per operand, ``(shape, dtype, rng) -> ndarray`` (log on
   positives, shift amounts within the width, integer exponents >= 0, ...);
 - ``supports_out``, ``supports_inplace``, ``inplace_arg`` (the operand an in-place call writes
   into), ``method`` (the Tensor method, whose in-place twin is ``method + "_"``), ``operator``
   and ``inplace_operator`` (the Python operators that reach the op).
 
-Documented decision (DESIGN.md "Semantics", Note [The elementwise iterator]): integer and bool
-inputs to float-valued ops (divide, sqrt, exp, ...) compute in the *default* float dtype
-(float64), where NumPy picks float16/float32 for small integers. ``reference`` therefore casts
-such inputs to float64 before calling NumPy, so that both the values and the dtype compare.
+Integer and bool inputs to float-valued ops follow Note [Float results of integer input] in
+_dtype.pyx: NumPy's own rule for NumPy's functions (``np.sqrt(int8)`` is float16, so NumPy's
+answer is the oracle as it is), the default float for divide and for the names NumPy lacks (erf,
+sigmoid: ``reference`` casts such inputs to float64 before calling the row's reference).
 """
 
 from __future__ import annotations
@@ -68,11 +69,15 @@ def dtype_of(np_dtype):
 _BY_NP = {to_numpy_dtype(d): d for d in ALL_DTYPES + HALF_DTYPES}
 
 
+# the result kinds under which integer and bool inputs compute in a float dtype
+_FLOAT_RESULTS = ("float", "default_float")
+
+
 @dataclass(repr=False)
 class ElementwiseOpInfo(OpInfo):
     nargs: int = 1
     kinds: str = "biufc"
-    result: str = "same"  # "same" | "float" | "bool" | "real"
+    result: str = "same"  # "same" | "float" | "default_float" | "bool" | "real"
     domains: tuple = ()
     supports_out: bool = True
     supports_inplace: bool = True
@@ -85,7 +90,7 @@ class ElementwiseOpInfo(OpInfo):
         if not self.domains:
             self.domains = (make_values,) * self.nargs
         assert len(self.domains) == self.nargs, self.name
-        kinds = self.kinds + ("biu" if self.result == "float" else "")
+        kinds = self.kinds + ("biu" if self.result in _FLOAT_RESULTS else "")
         if self.dtypes is ALL_DTYPES:
             self.dtypes = tuple(d for d in ALL_DTYPES if _KIND_OF[d] in kinds)
 
@@ -93,7 +98,7 @@ class ElementwiseOpInfo(OpInfo):
 def supports(op, np_dtype):
     """Whether the kernel of ``op`` runs in (computes in) NumPy dtype ``np_dtype``."""
     kind = np.dtype(np_dtype).kind
-    return kind in op.kinds or (op.result == "float" and kind in "biu")
+    return kind in op.kinds or (op.result in _FLOAT_RESULTS and kind in "biu")
 
 
 def fits(s, np_dtype):
@@ -106,8 +111,8 @@ def fits(s, np_dtype):
 
 def reference(op, *args):
     """NumPy's answer to ``op(*args)`` (arrays and Python scalars), with strided's documented
-    rule for float-valued ops on integers and bools: compute in float64."""
-    if op.result == "float":
+    rule for the default-float ops on integers and bools: compute in float64."""
+    if op.result == "default_float":
         common = np.result_type(*args)
         if common.kind in "biu":
             args = [a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args]
@@ -391,9 +396,9 @@ def _unary(name, ref, kinds, result="same", *, domain=_FULL, op=None, **kw):
     )
 
 
-def _transcendental(name, ref, kinds="fc", domain=None, **kw):
+def _transcendental(name, ref, kinds="fc", domain=None, result="float", **kw):
     domain = domain or ranged()
-    return _unary(name, ref, kinds, "float", domain=domain, tolerances=TRANSCENDENTAL, **kw)
+    return _unary(name, ref, kinds, result, domain=domain, tolerances=TRANSCENDENTAL, **kw)
 
 
 _BINARY = [
@@ -412,7 +417,7 @@ _BINARY = [
         "divide",
         np.divide,
         "fc",
-        "float",
+        "default_float",
         domains=(_FINITE_C, _DIVISORS),
         tolerances=COMPLEX_ARITH,
         op=operator.truediv,
@@ -434,7 +439,7 @@ _BINARY = [
     _binary("atan2", np.arctan2, "f", "float", tolerances=TRANSCENDENTAL),
     _binary("hypot", np.hypot, "f", "float", tolerances=TRANSCENDENTAL),
     _binary("copysign", np.copysign, "f", "float"),
-    _binary("nextafter", np.nextafter, "f"),
+    _binary("nextafter", np.nextafter, "f", "float"),
     _binary("logaddexp", np.logaddexp, "f", "float", tolerances=TRANSCENDENTAL),
     _binary("bitwise_and", np.bitwise_and, "biu", op=operator.and_, iop=operator.iand),
     _binary("bitwise_or", np.bitwise_or, "biu", op=operator.or_, iop=operator.ior),
@@ -509,10 +514,10 @@ _UNARY = [
     _transcendental("asinh", np.arcsinh, domain=ranged(scale=1e4)),
     _transcendental("acosh", np.arccosh, domain=ranged(1.0, scale=1e4)),
     _transcendental("atanh", np.arctanh, domain=ranged(-1.0, 1.0)),
-    _transcendental("erf", _erf, "f", domain=ranged()),
-    _transcendental("erfc", _erfc, "f", domain=ranged()),
-    _transcendental("sigmoid", _sigmoid, "f", domain=ranged(scale=100.0)),
-    _transcendental("softplus", _softplus, "f", domain=ranged(scale=100.0)),
+    _transcendental("erf", _erf, "f", domain=ranged(), result="default_float"),
+    _transcendental("erfc", _erfc, "f", domain=ranged(), result="default_float"),
+    _transcendental("sigmoid", _sigmoid, "f", domain=ranged(scale=100.0), result="default_float"),
+    _transcendental("softplus", _softplus, "f", domain=ranged(scale=100.0), result="default_float"),
     _unary("relu", _relu, "iuf"),
     _unary("ceil", np.ceil, "iuf"),
     _unary("floor", np.floor, "iuf"),

@@ -80,6 +80,11 @@ def test_rows_agree_with_the_kernel_tables():
         if table is not None:
             kinds = set(table[op.name][1]) | set(composed.get(op.name, ""))
             assert kinds == set(op.kinds), op.name
+            # and the float that integers compute in (Note [Float results of integer input])
+            module = binary if op.nargs == 2 else unary
+            written = {"RESULT_FLOAT": "float", "RESULT_DEFAULT_FLOAT": "default_float"}
+            if op.name not in composed and module.RESULT_KINDS[op.name] in written:
+                assert written[module.RESULT_KINDS[op.name]] == op.result, op.name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -510,3 +515,40 @@ def test_where_and_clip_promotion_all_pairs():
             else:
                 with pytest.raises(TypeError, match=dtype_of(common).name):
                     strided.clip(t1, t2)
+
+
+def test_float_functions_of_integers_follow_numpy():
+    # Note [Float results of integer input] in _dtype.pyx: NumPy's per-input rule, checked on
+    # the cases a common-dtype rule gets wrong, plus the default-float exceptions
+    i8, u8 = np.array([1, 2], np.int8), np.array([3, 4], np.uint8)
+    b, i16 = np.array([True, False]), np.array([5, 6], np.int16)
+    cases = [
+        (np.arctan2, strided.atan2, (i8, u8)),  # int16 in common, yet float16
+        (np.hypot, strided.hypot, (b, i16)),
+        (np.arctan2, strided.atan2, (b, 2)),  # a Python int lifts bools to int64: float64
+        (np.logaddexp, strided.logaddexp, (u8, 2)),  # ... but leaves uint8 as it is
+        (np.sqrt, strided.sqrt, (b,)),
+        (np.exp, strided.exp, (i16,)),
+        (np.nextafter, strided.nextafter, (i8, u8)),
+        (np.divide, strided.divide, (i8, u8)),  # true division: float64 whatever the width
+    ]
+    for ref, fn, args in cases:
+        want = ref(*args)
+        got = fn(*[strided.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+        assert np.asarray(got).dtype == want.dtype, (ref.__name__, args)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-3)
+    # names NumPy has no ufunc for give the default float, as SciPy's and PyTorch's do
+    assert strided.erf(strided.asarray(i8)).dtype == strided.float64
+    assert strided.sigmoid(strided.asarray(b)).dtype == strided.float64
+    # the default float is where wide integers go, and only they
+    strided.set_default_dtype(strided.float32)
+    try:
+        assert strided.sqrt(strided.arange(3)).dtype == strided.float32
+        assert strided.sqrt(strided.asarray(i8)).dtype == strided.float16
+        assert strided.erf(strided.asarray(i8)).dtype == strided.float32
+    finally:
+        strided.set_default_dtype(strided.float64)
+    # the CUDA emulator makes the same choice (the rule lives in the iterator both share)
+    x = strided.asarray(i8, device="cuda-emulated")
+    assert strided.sin(x).dtype == strided.float16
+    np.testing.assert_allclose(np.asarray(strided.sin(x).cpu()), np.sin(i8), rtol=1e-3)

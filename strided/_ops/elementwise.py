@@ -188,7 +188,11 @@ tensor([1.5, 2. ])
 negative = _make_unary("negative", "-x.")
 positive = _make_unary("positive", "+x (a copy).")
 square = _make_unary("square", "x * x.")
-sqrt = _make_unary("sqrt", "The square root (integers give the default float).")
+sqrt = _make_unary(
+    "sqrt",
+    "The square root (small integers give float16 or float32, as NumPy: see Note [Float "
+    "results of integer input] in _dtype.pyx).",
+)
 _float_reciprocal = _make_unary("reciprocal", "1 / x.")
 
 

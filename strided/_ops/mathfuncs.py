@@ -18,7 +18,7 @@ import builtins
 import math
 
 from strided import _check, _core
-from strided._dtype import finfo, result_type
+from strided._dtype import bool_, finfo, float_for_integers, int64, result_type
 from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
@@ -272,28 +272,16 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return target
 
 
-# Note [Float results of integer input]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# NumPy's float-only ufuncs (heaviside, deg2rad, rad2deg, radians, degrees, and arctan2 inside
-# angle) read integers in the smallest float dtype that holds all their values: float16 for
-# bool, int8 and uint8, float32 for int16 and uint16, float64 for wider ones. strided gives
-# those three float32 (more precise than NumPy's float16 answer, never less; written before
-# strided had float16, and kept); the others match NumPy. Functions NumPy writes with Python
+# Integers given to the float-only functions here (heaviside, deg2rad, rad2deg, angle) compute
+# in the smallest float that holds them, as NumPy's ufuncs do: Note [Float results of integer
+# input] in _dtype.pyx, the one place the rule is written. Functions NumPy writes with Python
 # floats (sinc) follow NEP 50 instead: integers give float64.
-
-
-def _float_for(dt):
-    """The float dtype NumPy's float-only ufuncs compute integer dtype ``dt`` in."""
-    from strided import float32, float64
-
-    if dt.kind in "fc":
-        return dt
-    return float32 if dt.itemsize <= 2 else float64
+_float_for = float_for_integers
 
 
 def _float_dtype(*xs):
     """The promoted dtype of ``xs``, as a float dtype (see Note [Float results of integer
-    input])."""
+    input] in _dtype.pyx)."""
     return _float_for(result_type(*xs))
 
 
@@ -373,7 +361,9 @@ def angle(z, deg=False):
     if z.dtype.kind == "c":
         a = _ew.atan2(_ew.imag(z), _ew.real(z))
     else:
-        a = _ew.atan2(0, _cast(z, _float_for(z.dtype)))
+        # NumPy's angle is arctan2(0, z): the Python 0 with bools promotes to int64 (NEP 50),
+        # so bools give float64, while int8 gives float16
+        a = _ew.atan2(0, _cast(z, _float_for(int64 if z.dtype == bool_ else z.dtype)))
     return _ew.multiply(a, 180 / math.pi) if deg else a
 
 

@@ -5,9 +5,9 @@ each a kernel of its own: ``cbrt``, ``exp2`` (for complex input; real floats hav
 ``iscomplex``, ``isreal``, ``iscomplexobj``, ``isrealobj``, ``real_if_close``.
 
 Each is a handful of whole-tensor ops (no loop over elements), so it runs on every device
-strided's elementwise ops run on. Result dtypes are NumPy's, except that bool, int8 and int16
-inputs of the float-only functions give float32 where NumPy gives float16 (see Note [Float
-results of integer input] in mathfuncs.py).
+strided's elementwise ops run on. Result dtypes are NumPy's: integer inputs of the float-only
+functions compute in the smallest float that holds them (float16 for bool, int8 and uint8;
+Note [Float results of integer input] in _dtype.pyx).
 
 Note [Exact powers of two]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -91,7 +91,7 @@ def _finish(r, out):
 def cbrt(x, /, *, out=None):
     """The real cube root, elementwise: ``cbrt(-8) == -2`` (``x ** (1/3)`` gives NaN there).
 
-    Real input only; integers give float64 (see the module docstring).
+    Real input only; integers give a float as NumPy's do (see the module docstring).
 
     Examples
     --------
@@ -118,7 +118,7 @@ def cbrt(x, /, *, out=None):
 
 
 def exp2(x, /, *, out=None):
-    """``2 ** x``, elementwise (integers give float64; complex allowed).
+    """``2 ** x``, elementwise (integers give a float as NumPy's do; complex allowed).
 
     Examples
     --------
@@ -165,8 +165,8 @@ def fix(x, out=None):
 
 
 def rint(x, /, *, out=None):
-    """Round to the nearest integer, halves to even, as a float (integers give float64;
-    complex rounds both parts).
+    """Round to the nearest integer, halves to even, as a float (integers give a float, as
+    NumPy's do; complex rounds both parts).
 
     Examples
     --------
@@ -295,7 +295,7 @@ def frexp(x, /, out=(None, None)):
 
 def ldexp(x1, x2, /, *, out=None):
     """``x1 * 2**x2``, elementwise, exact where the result is representable; ``x2`` must be
-    integers. The result has ``x1``'s float dtype (integers give float64).
+    integers. The result has ``x1``'s float dtype (integers: the float NumPy's ufuncs give).
 
     Examples
     --------
