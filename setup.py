@@ -237,6 +237,7 @@ EXTRA_OPTIONS = {
     "strided._cpu.random": random_options,
     "strided._cpu.cpu_features": cpu_features_options,
     "strided._cpu.unary": unary_options,
+    "strided._cpu.binary": unary_options,  # its VECTORISED rows (vecmath.h) likewise
 }
 
 

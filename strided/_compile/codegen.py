@@ -155,23 +155,24 @@ def cpu_expression_table():
     Note [The CPU loops' functions in fused C]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     Eager's float loops replace some C library calls by the inlinable functions of vecmath.h
-    (unary.pyx.tp's VECTORISED: float32 erf is ``strided_verff``, 1.1 ulp, ~5x erff), so the
-    generated C uses the same ones: the fused value is then the eager value (both round the
-    same float arithmetic), and the loop vectorises, where a call to ``erff`` is one call per
-    element (GELU's epilogue over 4096x1024 spent ~80 ms of its ~115 ms in them on the 2-core
-    Zen 3). An op that also has a FIXUP row (log, sin, ...: the vector code is wrong for rare
-    arguments, and eager recomputes those with the C library in a second pass) keeps the C
-    library's expression here: a per-element select of a call is a call in every lane, and the
-    C library's value is within an ulp of the eager one. The CUDA kernels keep the C library's
-    functions (expression_table)."""
+    (unary.pyx.tp's and binary.pyx.tp's VECTORISED: float32 erf is ``strided_verff``, 1.1 ulp,
+    ~5x erff; float32 logaddexp ``strided_vlogaddexpf``), so the generated C uses the same ones:
+    the fused value is then the eager value (both round the same float arithmetic), and the loop
+    vectorises, where a call to ``erff`` is one call per element (GELU's epilogue over 4096x1024
+    spent ~80 ms of its ~115 ms in them on the 2-core Zen 3). An op that also has a FIXUP row
+    (log, sin, ...: the vector code is wrong for rare arguments, and eager recomputes those with
+    the C library in a second pass) keeps the C library's expression here: a per-element select
+    of a call is a call in every lane, and the C library's value is within an ulp of the eager
+    one. The CUDA kernels keep the C library's functions (expression_table)."""
     global _CPU_TABLE
     if _CPU_TABLE is None:
         out = dict(expression_table())
-        vectorised = _read_table("unary.pyx.tp", "VECTORISED", "{}")
-        fixup = _read_table("unary.pyx.tp", "FIXUP", "{}")
-        for key, expr in vectorised.items():
-            if key in out and key not in fixup:
-                out[key] = _ToC().visit(ast.parse(expr, mode="eval").body)
+        for filename in ("unary.pyx.tp", "binary.pyx.tp"):
+            vectorised = _read_table(filename, "VECTORISED", "{}")
+            fixup = _read_table(filename, "FIXUP", "{}")
+            for key, expr in vectorised.items():
+                if key in out and key not in fixup:
+                    out[key] = _ToC().visit(ast.parse(expr, mode="eval").body)
         _CPU_TABLE = out
     return _CPU_TABLE
 

@@ -649,34 +649,29 @@ STRIDED_VINLINE float strided_vatanhf(float x) {
 
 /* ---- atan, asin, acos in float32 through double ------------------------------------------ */
 
-/* atan(t) for t >= 0 (inf included) in double, ~1e-14 relative: t > 1 by atan(t) = pi/2 -
- * atan(1/t), then above tan(pi/8) by atan(u) = pi/4 + atan((u - 1)/(u + 1)), leaving |v| <=
- * tan(pi/8) = 0.414 for the alternating Taylor series (16 terms: the first left out, v^33/33,
- * is below 1e-14). The divisions' operands are blended so that no lane divides by zero. */
+/* atan(t) for t in [0, 1], to be rounded to float: above tan(pi/8), fdlibm's atan(t) = pi/4 +
+ * atan((t - 1)/(t + 1)), leaving |v| <= tan(pi/8) for v + v z Q(z), z = v^2, Q of degree 5
+ * fitted to (atan(v) - v) / (v z) (Chebyshev least squares: 5e-10, 1e-10 relative to atan) */
+STRIDED_VINLINE double strided_atan01(double t) {
+    int mid = t > 0.41421356237309504880;
+    double v = mid ? (t - 1.0) / (t + 1.0) : t;
+    double z = v * v;
+    double q = 0.050540937985738485;
+    q = q * z - 0.08627239605591074;
+    q = q * z + 0.11071751411655845;
+    q = q * z - 0.1428417497336817;
+    q = q * z + 0.1999997777032897;
+    q = q * z - 0.33333333280978467;
+    return (v + v * z * q) + (mid ? 0.78539816339744830962 : 0.0);
+}
+
+/* atan(t) for t >= 0 (inf included), to be rounded to float: t > 1 by atan(t) = pi/2 -
+ * atan(1/t) (the division's operand blended so that no lane divides by zero). It was a 16-term
+ * Taylor series, 0.9x PyTorch's speed. */
 STRIDED_VINLINE double strided_vatan_pos(double t) {
     int big = t > 1.0;
     double r = 1.0 / strided_blend64(big, t, 1.0);
-    double u = big ? r : t;
-    int mid = u > 0.41421356237309504880;
-    double v = mid ? (u - 1.0) / (u + 1.0) : u;
-    double z = v * v;
-    double p = -1.0 / 31.0;
-    p = p * z + 1.0 / 29.0;
-    p = p * z - 1.0 / 27.0;
-    p = p * z + 1.0 / 25.0;
-    p = p * z - 1.0 / 23.0;
-    p = p * z + 1.0 / 21.0;
-    p = p * z - 1.0 / 19.0;
-    p = p * z + 1.0 / 17.0;
-    p = p * z - 1.0 / 15.0;
-    p = p * z + 1.0 / 13.0;
-    p = p * z - 1.0 / 11.0;
-    p = p * z + 1.0 / 9.0;
-    p = p * z - 1.0 / 7.0;
-    p = p * z + 1.0 / 5.0;
-    p = p * z - 1.0 / 3.0;
-    double a = v + v * z * p;
-    a += mid ? 0.78539816339744830962 : 0.0;
+    double a = strided_atan01(big ? r : t);
     return big ? 1.57079632679489661923 - a : a;
 }
 
@@ -1019,6 +1014,113 @@ STRIDED_VINLINE double strided_vcos(double x) {
     double r = (q & 1) ? -s : c;
     r = (q & 2) ? -r : r;
     return r;
+}
+
+/* ---- binary functions: logaddexp, atan2, pow (binary.pyx.tp's VECTORISED) --------------- */
+
+/* Note [Vectorised binary functions]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The binary loops called the C library per element for logaddexp, atan2 and pow: 4-10x behind
+ * PyTorch (issue 20). These are the same kind of straight-line code as the unary functions,
+ * for the loops of binary.pyx.tp (which take its FIXUP pass for the rare arguments, as unary's
+ * do: Note [Fix-up passes] in unary.pyx.tp):
+ *   logaddexp (float32): max(a, b) + log1p(exp(-|a - b|)) in double (exp and log at float
+ *     accuracy: strided_exp_for_float, strided_vlog_core's float route), rounded once: 0.50
+ *     ulp, also where max + log1p(...) cancels (NumPy's float32 loop, in float: 2.5 ulp of
+ *     max(|a|, |b|) there). a == b (infinities too) is a + ln 2 and NaN is selected through,
+ *     as scalar_math.h's strided_logaddexp does; no fix-up pass. float64 stays with the C
+ *     library: the same formula in double is 2.8 ulp where it cancels (NumPy 1.9); within 1
+ *     it needs log1p(e) in double-double.
+ *   atan2 (float32): in double, t = min(|y|, |x|) / max(|y|, |x|) in [0, 1], atan(t) by
+ *     fdlibm's pi/4 + atan((t - 1)/(t + 1)) above tan(pi/8) and t + t z Q(z) (Q of degree 5,
+ *     5e-10), then pi/2 - r if |y| > |x|, pi - r if x is negative (its sign bit), y's sign.
+ *     Zeros in both, infinities and NaN go to the fix-up pass (the C library's signed cases).
+ *   pow (float32): exp2(b log2(a)) in double: log2 from strided_vlog_core (2^-46 relative),
+ *     b log2(a) then within 150 2^-46, strided_exp2_for_float (5.6e-11): the float result is
+ *     rounded once: 0.50 ulp. a <= 0, inf, NaN, b inf or NaN, and results that overflow,
+ *     are zero or subnormal go to the fix-up pass (pow is a checked op: the C library raises
+ *     NumPy's invalid, divide by zero, overflow and underflow).
+ * Measured: tests/test_vecmath_binary.py. */
+STRIDED_VINLINE double strided_log1pexp_neg(double d) {
+    /* log1p(exp(d)) for d <= 0 (NaN: anything), to be rounded to float: u = 1 + e rounded,
+     * plus its rounding error over u (exp(-200) is far below a float ulp of 1) */
+    double e = strided_exp_for_float(d < -200.0 ? -200.0 : d);
+    double u = 1.0 + e;
+    return strided_vlog_core(u, 0.0, 1, STRIDED_LOG_E, (e - (u - 1.0)) / u);
+}
+
+STRIDED_VINLINE float strided_vlogaddexpf(float a, float b) {
+    double ad = (double)a, bd = (double)b;
+    double m = ad > bd ? ad : bd;
+    double d = -fabs(ad - bd);
+    double y = m + strided_log1pexp_neg(d);
+    y = a == b ? ad + 0.69314718055994530942 : y;       /* equal, infinities included */
+    return (a != a || b != b) ? a + b : (float)y;
+}
+
+STRIDED_VINLINE int strided_vatan2f_hard(float y, float x) {
+    uint32_t by, bx;
+    memcpy(&by, &y, sizeof by);
+    memcpy(&bx, &x, sizeof bx);
+    by &= 0x7fffffffu;
+    bx &= 0x7fffffffu;
+    return (by >= 0x7f800000u) | (bx >= 0x7f800000u) | ((by | bx) == 0);
+}
+
+STRIDED_VINLINE float strided_vatan2f(float y, float x) {
+    double ay = fabs((double)y), ax = fabs((double)x);
+    int swap = ay > ax;
+    double num = swap ? ax : ay, den = swap ? ay : ax;
+    double r = strided_atan01(num / strided_blend64(den == 0.0, 1.0, den));
+    r = swap ? 1.57079632679489661923 - r : r;
+    uint32_t bx;
+    memcpy(&bx, &x, sizeof bx);
+    r = (bx >> 31) ? 3.14159265358979323846 - r : r;
+    return (float)copysign(r, (double)y);
+}
+
+/* the arguments pow's vector code does not take: a <= 0 or not finite, b not finite */
+STRIDED_VINLINE int strided_vpowf_bad(float a, float b) {
+    uint32_t ba, bb;
+    memcpy(&ba, &a, sizeof ba);
+    memcpy(&bb, &b, sizeof bb);
+    return (ba - 1 >= 0x7f7fffffu) | ((bb & 0x7fffffffu) >= 0x7f800000u);
+}
+
+/* the fix-up condition: a bad argument, or a vector result y that overflowed or is zero or
+ * subnormal (the C library raises overflow and underflow as NumPy's powf does; the lanes'
+ * flags for these are not to be trusted: a lane clamped far past the overflow gave inf
+ * without the flag) */
+STRIDED_VINLINE int strided_vpowf_hard(float a, float b, float y) {
+    uint32_t by;
+    memcpy(&by, &y, sizeof by);
+    by = (by >> 23) & 0xffu;
+    return strided_vpowf_bad(a, b) | (by == 0) | (by == 0xffu);
+}
+
+/* 2^t to be rounded to float: 2^n 2^r, n = round(t), r = t - n exact, 2^r by a degree-7 fit
+ * (Chebyshev least squares on [-1/2, 1/2]: 5.6e-11 relative); t clamped to [-160, 160], past
+ * which the float result is 0 or inf anyway (2^n then a normal double: one rounding, to float) */
+STRIDED_VINLINE double strided_exp2_for_float(double t) {
+    double tc = t > 160.0 ? 160.0 : (t < -160.0 ? -160.0 : t);
+    double n = (tc + 6755399441055744.0) - 6755399441055744.0;
+    double r = tc - n;
+    double p = 1.5310087504161676e-05;
+    p = p * r + 0.0001546974023763099;
+    p = p * r + 0.0013333450535738338;
+    p = p * r + 0.009618025577150822;
+    p = p * r + 0.05550410941247383;
+    p = p * r + 0.24022651213788893;
+    p = p * r + 0.6931471805459062;
+    p = p * r + 0.999999999959527;
+    return p * strided_pow2_of(n);
+}
+
+STRIDED_VINLINE float strided_vpowf(float a, float b) {
+    int hard = strided_vpowf_bad(a, b);
+    double ad = strided_blend64(hard, 2.0, (double)a), bd = strided_blend64(hard, 1.0, (double)b);
+    double l = strided_vlog_core(ad, 0.0, 1, STRIDED_LOG_2, 0.0);
+    return (float)strided_exp2_for_float(bd * l);
 }
 
 #endif /* STRIDED_VECMATH_H */

@@ -40,6 +40,12 @@ cdef extern from "vecmath.h" nogil:
     double strided_vsin(double)
     double strided_vcos(double)
     double strided_vtanh(double)
+    # binary.pyx.tp's VECTORISED and FIXUP (Note [Vectorised binary functions])
+    float strided_vlogaddexpf(float, float)
+    float strided_vatan2f(float, float)
+    int strided_vatan2f_hard(float, float)
+    float strided_vpowf(float, float)
+    int strided_vpowf_hard(float, float, float)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
     float STRIDED_VTRIGF_MAX
     double STRIDED_VTRIG_MAX
