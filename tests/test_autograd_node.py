@@ -158,3 +158,17 @@ def test_the_in_place_error_still_names_both_ops_and_their_lines():
     text = str(e.value)
     assert "MultiplyBackward" in text and "add_" in text
     assert text.count("test_autograd_node.py:") == 2
+
+
+def test_the_recorded_metadata_holds_the_shapes_beyond_the_small_int_cache():
+    a = strided.ones((300, 1000), dtype="float32").requires_grad_()
+    y = a * 2.0
+    assert y.grad_fn.input_meta[0][0] == (300, 1000) == y.grad_fn.out_meta[0][0]
+    acc = y.grad_fn.next_functions[0][0]
+    assert acc.input_meta == (((300, 1000), a.dtype),)
+    del a  # the shapes must own their ints
+    import gc
+
+    gc.collect()
+    assert [list(m[0]) for m in (y.grad_fn.input_meta[0], acc.input_meta[0])] == [[300, 1000]] * 2
+    y.sum().backward()

@@ -144,21 +144,21 @@ def user_site():
     return _user_site()
 
 
-cdef inline tuple _shape(TensorBase t):
-    """``t.shape``, read from the C array."""
-    cdef tuple out = PyTuple_New(t._ndim)
-    cdef Py_ssize_t i
-    for i in range(t._ndim):
-        size = t._sizes[i]
-        Py_INCREF(size)
-        PyTuple_SET_ITEM(out, i, size)
-    return out
-
-
 cdef inline void _set(tuple tup, Py_ssize_t i, object x) noexcept:
     """Fill slot ``i`` of a tuple made by PyTuple_New (each slot once)."""
     Py_INCREF(x)
     PyTuple_SET_ITEM(tup, i, x)
+
+
+cdef inline tuple _shape(TensorBase t):
+    """``t.shape``, read from the C array."""
+    cdef tuple out = PyTuple_New(t._ndim)
+    cdef Py_ssize_t i
+    cdef object size
+    for i in range(t._ndim):
+        size = t._sizes[i]
+        _set(out, i, size)
+    return out
 
 
 cdef object _accumulator(TensorBase t):
