@@ -40,6 +40,8 @@ cdef extern from "vecmath.h" nogil:
     double strided_vsin(double)
     double strided_vcos(double)
     double strided_vtanh(double)
+    double strided_verf(double)
+    double strided_verfc(double)
     # binary.pyx.tp's VECTORISED and FIXUP (Note [Vectorised binary functions])
     float strided_vlogaddexpf(float, float)
     float strided_vatan2f(float, float)
