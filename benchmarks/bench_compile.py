@@ -573,6 +573,7 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--profile-mlp", action="store_true", help="the MLP step's time by part")
     p.add_argument("--latency", action="store_true", help="compile latency in real processes")
+    p.add_argument("--only", action="append", help="only the rows whose name holds this")
     args = p.parse_args()
     if args.profile_mlp:
         profile_mlp(args.threads)
@@ -585,6 +586,8 @@ def main():
     made = cases()
     eager_cnn = next(c[1] for c in made if c[0].startswith("digits CNN") and "eager" in c[0])
     made = [(n, s, eager_cnn if f is None else f, t, c) for n, s, f, t, c in made]
+    if args.only:  # --only MLP --only latency: the rows whose names hold one of the words
+        made = [c for c in made if any(w in c[0] for w in args.only)]
     run(made, threads=args.threads, title="strided.compile: fused chains")
 
 
