@@ -183,3 +183,21 @@ def test_pow_silent_where_numpy_is():
     with strided.errstate(all="raise"):
         got = strided.power(strided.asarray(a), strided.asarray(b))
     np.testing.assert_array_max_ulp(np.asarray(got), np.power(a, b), maxulp=1)
+
+
+def test_softplus_float32_is_logaddexp_with_zero():
+    """float32 softplus runs strided_vlogaddexpf(x, 0) (unary.pyx.tp's VECTORISED): within the
+    bound of log1p(e^x) in float64, inf, NaN and the far tails as NumPy's logaddexp(x, 0)."""
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [_bits(rng, 1 << 20), rng.uniform(-120, 90, 1 << 19).astype(np.float32), SPECIALS]
+    )
+    got = np.asarray(strided.softplus(strided.asarray(x)))
+    with np.errstate(all="ignore"):
+        want = np.logaddexp(x.astype(np.float64), 0.0)
+        finite = np.isfinite(want) & (want <= np.finfo(np.float32).max)
+        ulp = np.spacing(want[finite].astype(np.float32)).astype(np.float64)
+        want_rest = np.logaddexp(x[~finite], np.float32(0))
+    err = np.abs(got[finite].astype(np.float64) - want[finite]) / ulp
+    assert err.max() <= BOUND, x[finite][np.argmax(err)]
+    np.testing.assert_array_equal(got[~finite], want_rest)
