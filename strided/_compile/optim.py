@@ -5,11 +5,10 @@ Note [A fused optimizer step]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 An eager SGD-momentum step is, per parameter, ``buf.mul_(m)``, ``g * (1 - d)``, ``add_``,
 ``g * lr`` and ``p.sub_``: five passes over the parameter, two temporaries, and five dispatches;
-Adam is about a dozen. For the small parameters of the digits models the dispatches are the
-cost, not the bytes (the MLP's four parameters: ~40 ops per SGD-momentum step, ~0.1-0.2 ms).
-With ``fused=True`` the optimizer hands the whole group to one C function that loops over the
-parameters and, for each, runs the update of one element in registers: one pass, no
-temporaries, one call from Python.
+Adam is about a dozen. For small parameters (biases, the CNN's filters) the dispatches are the
+cost, for large ones the passes over memory. With ``fused=True`` the optimizer hands the whole
+group to one C function that loops over the parameters and, for each, runs the update of one
+element in registers: one pass, no temporaries, one call from Python.
 
 The C is written once per algorithm here and compiled at run time by the same compiler and
 disk cache as the fusion groups (Note [The kernel cache] in cc.py); the hyper-parameters are
@@ -23,6 +22,11 @@ The writes bump each tensor's version counter, as eager's in-place ops do.
 Taken: CPU tensors of float32 or float64 whose parameter, gradient and state are contiguous.
 Any other parameter of the group (a CUDA tensor, a strided view, another dtype) takes the
 eager per-parameter update, as does every parameter when no C compiler is found.
+
+Measured (the digits MLP's four parameters, 784x256 + 256 + 256x10 + 10 float32, plain SGD,
+one thread on the loaded 2-core Zen 3): 98 us eager, 80 us fused; the step is bound by the
+784x256 parameter's bytes, not by dispatch. Its share of the compiled MLP training step is
+small (bench_compile.py --profile-mlp: the five matmuls are ~0.74 ms of ~1.3 ms).
 """
 
 from __future__ import annotations
