@@ -102,20 +102,22 @@ cdef type _SavedTensor = None
 cdef object _meta = None
 cdef object _gradient_edge = None
 cdef object _finish = None
-cdef object _record_inplace = None
+cdef dict _inplace_log = None
+cdef Py_ssize_t _inplace_log_max = 0
 cdef object _Kernel = None
 cdef object _possible = None
 cdef int _not_cpu_only = 0
 cdef str _pkg = ""
 
 
-def setup(SavedTensor, meta, gradient_edge, finish, record_inplace, Kernel, possible,
-          int not_cpu_only, str pkg):
+def setup(SavedTensor, meta, gradient_edge, finish, dict inplace_log, Py_ssize_t inplace_log_max,
+          Kernel, possible, int not_cpu_only, str pkg):
     """Called once by recording.py: the Python pieces this module works with."""
     global _SavedTensor, _meta, _gradient_edge, _finish
-    global _record_inplace, _Kernel, _possible, _not_cpu_only, _pkg
+    global _inplace_log, _inplace_log_max, _Kernel, _possible, _not_cpu_only, _pkg
     _SavedTensor, _meta, _gradient_edge, _finish = SavedTensor, meta, gradient_edge, finish
-    _record_inplace, _Kernel, _possible = record_inplace, Kernel, possible
+    _inplace_log, _inplace_log_max = inplace_log, inplace_log_max
+    _Kernel, _possible = Kernel, possible
     _not_cpu_only, _pkg = not_cpu_only, pkg
 
 
@@ -188,6 +190,18 @@ cdef inline object _edge(TensorBase t):
     return (fn, 0 if m is None else m.output_nr)
 
 
+cdef _record_inplace(str op_name, TensorBase t):
+    """graph.record_inplace, compiled: remember that ``op_name`` is about to write into ``t``'s
+    storage, and the user's line (Note [Saved tensors and the version counter] in graph.py).
+    Every in-place write pays it once autograd is active (an optimizer's updates under
+    no_grad too), so the storage is read from its C slots and the line found by _user_site."""
+    storage = t._storage
+    if len(_inplace_log) >= _inplace_log_max:
+        _inplace_log.clear()  # a bound, not a cache policy: only the messages get poorer
+    _inplace_log[id(storage)] = (storage.data_ptr(), t._storage.version + 1, op_name,
+                                 _user_site())
+
+
 cdef inline bint _requires_grad_through(TensorBase t):
     if t._requires_grad:
         return True
@@ -203,9 +217,10 @@ def needs_autograd(str name, tuple args, kwargs):
         out = args[0]  # index_put_, scatter_, ...: they write into their first argument
     if out is not None and isinstance(out, TensorBase):
         if inplace:
-            _record_inplace(name, out)
+            _record_inplace(name, <TensorBase>out)
         else:  # a.add_(b) is add(a, b, out=a): name it as the user wrote it
-            _record_inplace(name + "_" if args and args[0] is out else name + "(out=)", out)
+            _record_inplace(name + "_" if args and args[0] is out else name + "(out=)",
+                            <TensorBase>out)
         if grad_enabled() and _requires_grad_through(<TensorBase>out):
             return True
     if not grad_enabled():

@@ -252,11 +252,12 @@ def _autograd_kernel(name, compiled=None):
 # against PyTorch's 1.8 us): ``record_call`` and ``_make_node`` and ``_finish`` are inlined,
 # the CPU kernel is called without ``redispatch`` (whose shortcut picks the same kernel: Note
 # [The CPU-or-Autograd path] in _dispatch.py), an elementwise one without even its
-# ``_Kernel.__call__`` frame, and the user's source line is looked for from the dispatcher's
-# caller on (``user_site(3)`` from here: this kernel is always called by ``_dispatch.call``
-# or ``_traced``, so no frame of the user's is skipped, and the walk usually stops at its
-# first frame). Every other call (out=, anomaly mode, rows with prepare=, in-place ops) goes
-# through ``record_call``, the reference; both give the same node, fields and history.
+# ``_Kernel.__call__`` frame, and the user's source line is looked for from this kernel's
+# frame up (``user_site()``: the frames inside the package are passed over; a fixed skip past
+# the dispatcher would skip a frame of the user's where ``_dispatch.call`` is compiled and has
+# none, Note [The compiled call]). Every other call (out=, anomaly mode, rows with prepare=,
+# in-place ops) goes through ``record_call``, the reference; both give the same node, fields
+# and history.
 #
 # This is as far as Python goes. The same steps, compiled, are ``_record.RecordedOp`` (Note
 # [The compiled recorder] in _record.pyx), the kernel registered where that module is built;
@@ -294,7 +295,7 @@ def _fast_kernel(name, entry, run, general):
             a = args[i]
             if isinstance(a, TensorBase):
                 node.saved[i] = SavedTensor(a, what=i)
-        node._site = site(3)
+        node._site = site()  # from this frame up: its callers may be compiled (no frames)
         if not isinstance(result, (tuple, list)):  # one output (a namedtuple is several)
             if keep is None or 0 in keep:
                 if isinstance(result, TensorBase) and result.dtype.kind in "fc":
@@ -496,7 +497,8 @@ if COMPILED:
         _graph.meta,
         gradient_edge,
         _finish,
-        record_inplace,
+        _graph._inplace_log,
+        _graph._INPLACE_LOG_MAX,
         _e._Kernel,
         _dispatch.possible,
         _dispatch.CUDA | _dispatch.TRACE,
