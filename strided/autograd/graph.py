@@ -125,7 +125,7 @@ def record_inplace(op_name, tensor):
     storage = tensor.untyped_storage()
     if len(_inplace_log) >= _INPLACE_LOG_MAX:
         _inplace_log.clear()  # a bound, not a cache policy: only the messages get poorer
-    _inplace_log[id(storage)] = (storage.data_ptr(), storage.version + 1, op_name, user_site(2))
+    _inplace_log[id(storage)] = (storage.data_ptr(), storage.version + 1, op_name, user_site())
 
 
 def _describe_inplace(storage, saved_version):
