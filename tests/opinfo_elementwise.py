@@ -484,7 +484,7 @@ def _reciprocal_ref(a):
 
 _UNARY = [
     # |complex|: C's cabs and NumPy's npy_hypot differ in the last bit
-    _unary("abs", np.abs, "iufc", "real", tolerances={F32: (2e-7, 0), F64: (4e-16, 0)}, op=abs),
+    _unary("abs", np.abs, "biufc", "real", tolerances={F32: (2e-7, 0), F64: (4e-16, 0)}, op=abs),
     _unary("negative", np.negative, "iufc", op=operator.neg),
     _unary("positive", np.positive, "iufc", op=operator.pos),
     _unary("square", np.square, "iufc", domain=_FINITE_C, tolerances=COMPLEX_ARITH),
@@ -519,9 +519,9 @@ _UNARY = [
     _transcendental("sigmoid", _sigmoid, "f", domain=ranged(scale=100.0), result="default_float"),
     _transcendental("softplus", _softplus, "f", domain=ranged(scale=100.0), result="default_float"),
     _unary("relu", _relu, "iuf"),
-    _unary("ceil", np.ceil, "iuf"),
-    _unary("floor", np.floor, "iuf"),
-    _unary("trunc", np.trunc, "iuf"),
+    _unary("ceil", np.ceil, "biuf"),
+    _unary("floor", np.floor, "biuf"),
+    _unary("trunc", np.trunc, "biuf"),
     _unary("round", np.round, "iufc", domain=ranged(scale=10.0, complex_scale=10.0)),
     _unary("sign", np.sign, "iufc", domain=_FINITE_C, tolerances=COMPLEX_ARITH),
     _unary("signbit", np.signbit, "f", "bool"),
