@@ -58,6 +58,9 @@ CASES = [
     ("tanh", "float64"),
     ("erf", "float64"),
     ("erfc", "float64"),
+    ("arctan", "float64"),
+    ("arcsin", "float64"),
+    ("arccos", "float64"),
 ]
 
 # functions NumPy does not have: SciPy's (in float64 they are the oracle for float32 results)
