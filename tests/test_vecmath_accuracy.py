@@ -61,6 +61,11 @@ CASES = [
     ("arctan", "float64"),
     ("arcsin", "float64"),
     ("arccos", "float64"),
+    ("sinh", "float64"),
+    ("cosh", "float64"),
+    ("arcsinh", "float64"),
+    ("arccosh", "float64"),
+    ("arctanh", "float64"),
 ]
 
 # functions NumPy does not have: SciPy's (in float64 they are the oracle for float32 results)
