@@ -66,6 +66,7 @@ CASES = [
     ("arcsinh", "float64"),
     ("arccosh", "float64"),
     ("arctanh", "float64"),
+    ("tan", "float64"),
 ]
 
 # functions NumPy does not have: SciPy's (in float64 they are the oracle for float32 results)

@@ -53,6 +53,7 @@ cdef extern from "vecmath.h" nogil:
     int strided_vacosh_hard(double)
     double strided_vatanh(double)
     int strided_vatanh_hard(double)
+    double strided_vtan(double)
     # binary.pyx.tp's VECTORISED and FIXUP (Note [Vectorised binary functions])
     float strided_vlogaddexpf(float, float)
     float strided_vatan2f(float, float)
