@@ -121,6 +121,17 @@ def test_layouts(name):
         inplace = strided.asarray(a.copy())
         fn(inplace, strided.asarray(b), out=inplace)
     np.testing.assert_array_equal(np.asarray(inplace), want)
+    # both operands constant along the loop: a scalar and an expanded tensor, so the 1-D loop
+    # sees two zero strides (np.angle's arctan2(0, x) of a broadcast x once read past them)
+    for k in (0, 7, 100):
+        for av, bv in ((float(a[k]), b[k : k + 1]), (a[k : k + 1], float(b[k]))):
+            wide = [strided.asarray(v).expand(3, 1000) if not isinstance(v, float) else v
+                    for v in (av, bv)]  # fmt: skip
+            with strided.errstate(all="ignore"), np.errstate(all="ignore"):
+                got = np.asarray(fn(*wide))
+                ref = _call(name, np.asarray(av, np.float32), np.asarray(bv, np.float32))
+                want_k = np.broadcast_to(ref.reshape(-1)[:1], (3, 1000))
+            np.testing.assert_array_max_ulp(got, want_k.astype(got.dtype), maxulp=1)
 
 
 _POW_FLAGS = [
