@@ -57,6 +57,14 @@ if want tests; then
         >"$out/tests.log" 2>&1
     status=$?
     tail -3 "$out/tests.log"
+    step "the CUDA cases of the other suites (arrays, errstate, mathfuncs, products, sets, stats, compile)"
+    STRIDED_REQUIRE_GPU=1 timeout -s INT -k 30 "${TEST_TIMEOUT:-480}" python3 -m pytest -q -rfE -n "$jobs" \
+        -p no:cacheprovider tests/test_arrays.py tests/test_errstate.py tests/test_mathfuncs.py \
+        tests/test_products.py tests/test_sets.py tests/test_stats.py tests/test_compile.py \
+        -k "cuda and not emulated and not compiles" >"$out/tests-other.log" 2>&1
+    other=$?
+    [ $status -ne 0 ] || status=$other
+    tail -3 "$out/tests-other.log"
 fi
 
 # compute-sanitizer: memcheck (out-of-bounds and misaligned accesses) and racecheck (shared

@@ -6,7 +6,8 @@ of cases then need far more than a GPU session's minutes: on an H200 the memchec
 tests covered a fifth of itself in two minutes, and pytest-xdist's workers under the sanitizer
 did not even start in 85 seconds. This program is what the sanitizers run instead: one process,
 each kernel file of strided/cuda/kernels/ (elementwise, copy, reduce, scan, sort, index, random,
-softmax, matmul through cuBLAS) launched on every layout (contiguous, transposed, stepped,
+softmax, matmul through cuBLAS, the half-precision kernels, the compiler's fused kernels,
+cuSOLVER's and cuFFT's calls) launched on every layout (contiguous, transposed, stepped,
 negative-stride, expanded, 0-d, empty) with float32 and the dtypes whose kernels differ (int64,
 bool, complex128), each result compared with the CPU's, so that a kernel that reads or writes
 out of bounds, or races in shared memory, is caught by the sanitizer and a wrong answer by the
@@ -52,15 +53,15 @@ def _on(device, t):
     return _core._from_parts(storage, t.storage_offset(), t.shape, t.stride(), t.dtype)
 
 
-def _same(got, want, where):
+def _same(got, want, where, tol=None):
     if isinstance(want, (tuple, list)):
         for g, w in zip(got, want, strict=True):
-            _same(g, w, where)
+            _same(g, w, where, tol)
         return
     g, w = np.asarray(got.cpu()), np.asarray(want)
     assert g.shape == w.shape and g.dtype == w.dtype, f"{where}: {g.shape} {g.dtype} {w.shape}"
     if w.dtype.kind in "fc":
-        tol = 1e-4 if w.dtype in (np.float32, np.complex64) else 1e-10
+        tol = tol or (1e-4 if w.dtype in (np.float32, np.complex64) else 1e-10)
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True, err_msg=where)
     else:
         np.testing.assert_array_equal(g, w, err_msg=where)
@@ -115,6 +116,43 @@ def _families(rng):
         y.sum().backward()
         return [y.detach(), x.grad, strided.softmax(t, dim=0)]
 
+    def halves(t):  # float16 and bfloat16 kernels, compared as float32 (a half sum may round once
+        out = []  # more or less on the GPU than the CPU's widened sum: the family's tolerance)
+        for dtype in ("float16", "bfloat16"):
+            h = t.astype(dtype)
+            r = [h * h + h, strided.exp(h), h.T.copy(), strided.sum(h, axis=-1) if t.ndim else h]
+            if t.ndim == 2:
+                r += [h @ h.T, strided.amax(h, axis=0) if t.shape[0] else h]
+            out += [v.astype("float32") for v in r]
+        return out
+
+    fused = strided.compile(lambda x: ((x * 0.5).tanh() * x).sum(axis=-1) + 1)
+    fused_rows = strided.compile(lambda x: strided.softmax(x * 2, dim=-1))
+
+    def compiled(t):  # the compiler's generated kernels: a chain and its reduction
+        return [fused(t), fused_rows(t)] if t.ndim else [t + 0]
+
+    def linalg(t):  # cuSOLVER (getrf/getrs, potrf, syevd, geqrf/orgqr) on a GPU
+        if t.ndim != 2:
+            return [t + 0]
+        n = t.shape[0]
+        a = t @ t.T + n * strided.eye(n, dtype=t.dtype, device=t.device)  # SPD
+        q, r = strided.linalg.qr(t)
+        return [
+            strided.linalg.solve(a, t),
+            strided.linalg.cholesky(a.T),
+            strided.linalg.eigvalsh(a),
+            strided.linalg.det(a),
+            q @ r,
+        ]
+
+    def ffts(t):  # cuFFT's plans: complex-to-complex, real-to-complex and back
+        if t.ndim != 2 or 0 in t.shape:  # an FFT of no points is an error, as in NumPy
+            return [t + 0]
+        if t.dtype.kind == "c":
+            return [strided.fft.fft(t, axis=-1), strided.fft.ifft2(t)]
+        return [strided.fft.rfft(t, axis=-1), strided.fft.irfft(strided.fft.rfft(t), n=t.shape[-1])]
+
     return {
         "elementwise": (
             "fbc",
@@ -138,6 +176,10 @@ def _families(rng):
         "scatters": ("fi", scatters),
         "softmax": ("f", softmaxes),
         "matmul": ("f", lambda t: [t @ t.T] if t.ndim == 2 else [t * 2]),
+        "float16 and bfloat16": ("f", halves, 2e-2),
+        "compiled (fused kernels)": ("f", compiled),
+        "linalg (cuSOLVER)": ("f", linalg, 1e-3),
+        "fft (cuFFT)": ("fc", ffts),
     }
 
 
@@ -159,13 +201,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     passed = failed = 0
-    for family, (kinds, fn) in _families(rng).items():
+    for family, (kinds, fn, *tol) in _families(rng).items():
         ok = True
         for kind in kinds:
             for layout, t in _layouts(_values(kind, rng)):
                 where = f"{family} {t.dtype.name} {layout} on {args.device}"
                 try:
-                    _same(fn(_on(args.device, t)), fn(t), where)
+                    _same(fn(_on(args.device, t)), fn(t), where, *tol)
                 except Exception:
                     ok = False
                     print(f"FAILED {where}\n{traceback.format_exc(limit=3)}")
