@@ -5,7 +5,7 @@
 #
 #   bash benchmarks/gpu_check.sh [OUT_DIR [STEP ...]]     (default: ./gpu-results, every step)
 #
-# STEPs: build, tests, memcheck, racecheck, bench, profile, levels (each but build needs build to have
+# STEPs: build, tests, memcheck, racecheck, levels, bench, profile (each but build needs build to have
 # run, in this call or an earlier one: the extension is built in place). On an H200 (16 cores)
 # build takes ~30 s, tests ~90 s, bench ~35 s, profile ~20 s; the sanitizers run
 # benchmarks/sanitize_cuda.py, not the tests (SANITIZER_TIMEOUT each). Where one command may run
@@ -19,7 +19,7 @@ set -u -o pipefail
 export PYTHONUNBUFFERED=1
 out=${1:-${OUT:-gpu-results}}
 shift || true
-steps=${*:-build tests memcheck racecheck bench profile levels}
+steps=${*:-build tests memcheck racecheck levels bench profile}
 mkdir -p "$out"
 jobs=${JOBS:-$(nproc)}
 want() { [[ " $steps " == *" $1 "* ]]; }
@@ -81,16 +81,6 @@ if command -v compute-sanitizer >/dev/null; then
     done
 fi
 
-if want bench; then
-    step "benchmarks/bench_cuda.py"
-    timeout "${BENCH_TIMEOUT:-300}" python3 benchmarks/bench_cuda.py 2>&1 | tee "$out/bench_cuda.log" | tail -25
-fi
-
-if want profile; then
-    step "benchmarks/profile_cuda.py (where the time goes: host, launches, kernels)"
-    timeout "${PROFILE_TIMEOUT:-120}" python3 benchmarks/profile_cuda.py >"$out/profile_cuda.log" 2>&1
-    grep -E "^## |^GPU time" "$out/profile_cuda.log"
-fi
 # The GPU machines' host CPUs are servers, most with AVX-512: where this one has it, the in-place
 # build above compiled the x86-64-v4 kernels (Note [-march] in setup.py), which a machine
 # without AVX-512 can build but never run (issue 19). Run them: the wheel's smoke test at this
@@ -103,5 +93,15 @@ if want levels; then
             tests/test_elementwise.py tests/test_reduction.py tests/test_vecmath_accuracy.py \
             tests/test_half.py tests/test_sort.py tests/test_cpu_dispatch.py; } >"$out/levels.log" 2>&1
     echo "exit $? (levels)"; grep -E "^kernels:|passed|failed" "$out/levels.log" | tail -3
+fi
+if want bench; then
+    step "benchmarks/bench_cuda.py"
+    timeout "${BENCH_TIMEOUT:-300}" python3 benchmarks/bench_cuda.py 2>&1 | tee "$out/bench_cuda.log" | tail -25
+fi
+
+if want profile; then
+    step "benchmarks/profile_cuda.py (where the time goes: host, launches, kernels)"
+    timeout "${PROFILE_TIMEOUT:-120}" python3 benchmarks/profile_cuda.py >"$out/profile_cuda.log" 2>&1
+    grep -E "^## |^GPU time" "$out/profile_cuda.log"
 fi
 exit $status

@@ -811,6 +811,53 @@ def test_the_gpu_backend_launches_through_the_driver_with_packed_parameters():
                        a=np.int32(5).tobytes(), b=np.float64(2.5).tobytes(), extra=0)  # fmt: skip
 
 
+def test_the_gpu_backend_compiles_without_flushing_subnormals_and_caches_the_cubin(
+    monkeypatch, tmp_path
+):
+    # Note [Subnormal floats on the GPU]: CupyBackend.compile without a GPU, stand-ins for
+    # CuPy's NVRTC call and its module; the first compile writes one cache file, whole, the
+    # second reads it instead of compiling, and functions are fetched by their mangled names
+    import contextlib
+    import types
+
+    pytest.importorskip("cupy")
+    from cupy.cuda import compiler, function
+
+    calls, loaded = [], []
+
+    class Module:
+        def load(self, binary):
+            loaded.append(binary)
+
+        def get_function(self, name):
+            return types.SimpleNamespace(ptr=hash(name), name=name)
+
+    def nvrtc(source, options, arch, name_expressions=None, cache_in_memory=False):
+        calls.append((options, arch, name_expressions))
+        return b"\x7fELF cubin", {n: f"_Z{len(n)}{n[:4]}" for n in name_expressions or ()}
+
+    monkeypatch.setattr(compiler, "compile_using_nvrtc", nvrtc)
+    monkeypatch.setattr(function, "Module", Module)
+    monkeypatch.setenv("STRIDED_CUDA_CACHE", str(tmp_path))
+
+    def device(index=None):  # Device(i) enters the GPU; Device() is the current one
+        if index is None:
+            return types.SimpleNamespace(compute_capability="90")
+        return contextlib.nullcontext()
+
+    cupy = types.SimpleNamespace(__version__="0.test", cuda=types.SimpleNamespace(Device=device))
+    gpu = object.__new__(_backend.CupyBackend)
+    gpu.cupy, gpu.index = cupy, 0
+    for _ in range(2):
+        mod = gpu.compile("__global__ void k() {}", ["k<float>", "k<double>"], ("--std=c++17",))
+        fn = mod.get_function("k<double>")
+        assert fn.raw.name == "_Z9k<do" and fn.ptr == hash("_Z9k<do")
+    assert len(calls) == 1 and calls[0][1] == "90"
+    assert calls[0][0][-1] == "--ftz=false" and not any("ftz=true" in o for o in calls[0][0])
+    assert loaded == [b"\x7fELF cubin"] * 2
+    assert [f.suffix for f in tmp_path.iterdir()] == [".cubin"]  # no temporary file left
+
+
 def test_the_tiled_kernel_multiplies_floats_too(rng):
     # floats go to cuBLAS on every device; the tiled kernel (integers, bool) is instantiated
     # for them as well, so it is checked on the emulator here

@@ -107,8 +107,8 @@ def test_casts_with_integers_and_bool(name, other):
     h = ALL_BITS.view(HALVES[name])
     f = h.astype(np.float32)
     ok = np.isfinite(f) & (f == np.trunc(f))
-    if info is not None:
-        ok &= (f >= info.min) & (f <= info.max)
+    if info is not None:  # info.max + 1 is a power of two, exact as a float (info.max is not:
+        ok &= (f >= info.min) & (f < float(info.max) + 1)  # 2**32 - 1 rounds up to 2**32)
     back = np.asarray(from_bits(ALL_BITS[ok], name).astype(other))
     np.testing.assert_array_equal(back, h[ok].astype(other))
     # to bool: NaN is true, -0.0 false
@@ -247,11 +247,15 @@ def test_nextafter_steps_the_16_bit_pattern(name):
         y = np.full_like(x, toward)
         got = bits(strided.nextafter(strided.asarray(x), strided.asarray(y)))
         np.testing.assert_array_equal(got, np.nextafter(x, y).view(np.uint16))
-    # the two libraries' answers for x == y (0.0 toward -0.0) and NaN
+    # x == y gives y, C's rule (0.0 toward -0.0 is -0.0): ml_dtypes' bfloat16 and NumPy's
+    # float16 since 2.5 (older NumPy gave x); NaN gives the library's NaN
     z = strided.asarray(np.array([0.0, np.nan], HALVES[name]))
     w = strided.asarray(np.array([-0.0, 1.0], HALVES[name]))
     ref = np.nextafter(np.array([0.0, np.nan], HALVES[name]), np.array([-0.0, 1.0], HALVES[name]))
-    np.testing.assert_array_equal(bits(strided.nextafter(z, w)), ref.view(np.uint16))
+    got = bits(strided.nextafter(z, w))
+    assert got[0] == 0x8000 and got[1] == ref.view(np.uint16)[1]
+    if name == "bfloat16" or np.lib.NumpyVersion(np.__version__) >= "2.5.0":
+        np.testing.assert_array_equal(got, ref.view(np.uint16))
 
 
 # -- every layout ------------------------------------------------------------------------
@@ -366,10 +370,13 @@ def test_matmul_rounds_a_float32_product_once(name):
     np.testing.assert_allclose(
         np.asarray(got.astype("float32")), want.astype(np.float32), rtol=2.0**-7, atol=2.0**-7
     )
-    # transposed operands, out= of the half type and of float32
+    # transposed operands, out= of the half type and of float32 (BLAS may order the sums of a
+    # transposed product differently: AVX-512 OpenBLAS gives a last-bit difference)
     out = strided.empty((17, 33), dtype=name)
     strided.matmul(strided.asarray(b).T, strided.asarray(a).T, out=out)
-    np.testing.assert_array_equal(bits(out), bits(got.T.contiguous()))
+    np.testing.assert_allclose(
+        np.asarray(out.astype("float32")), want.T.astype(np.float32), rtol=2.0**-7, atol=2.0**-7
+    )
     mixed = strided.asarray(a) @ strided.asarray(b.astype(np.float32))
     assert mixed.dtype is strided.float32
 

@@ -595,6 +595,21 @@ def test_factorisations_on_a_gpu_through_cusolver(dtype, rng):
     """Note [cuSOLVER for a batch of LAPACK calls]: cuSOLVER's results, to the dtype's
     tolerance (it rounds its own way), on the GPU."""
     _check_on_device("cuda", dtype, rng, same_lapack=False)
+    # empty matrices: LAPACK's quick return (cuSOLVER itself fails on them)
+    for shape in [(0, 5), (5, 0), (0, 0), (2, 0, 0)]:
+        a = np.zeros(shape, dtype=dtype.name)
+        for mode in ("reduced", "complete", "r"):
+            got, want = L.qr(strided.asarray(a, device="cuda"), mode=mode), np.linalg.qr(a, mode)
+            if mode == "r":
+                got, want = (got,), (want,)
+            for g, w in zip(got, want, strict=True):
+                assert g.shape == w.shape, (shape, mode)
+                np.testing.assert_array_equal(np.asarray(g.cpu()), w)
+        if shape[-1] == shape[-2]:
+            d = strided.asarray(a, device="cuda")
+            assert L.det(d).shape == np.linalg.det(a).shape
+            assert L.cholesky(d).shape == a.shape and L.eigvalsh(d).shape == a.shape[:-1]
+            assert L.solve(d, d).shape == a.shape
 
 
 @pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)

@@ -401,19 +401,20 @@ STRIDED_HD uint16_t strided_f64_to_bf16(double x) {
 
 /* nextafter in 16 bits: the neighbour of x toward y is one step of x's bit pattern (the patterns
  * of one sign are ordered as the integers are, subnormals included), so it cannot be computed
- * in float like the other ops. NaN gives each library's NaN; x == y gives x (NumPy's float16)
- * or y (ml_dtypes' bfloat16, C's rule): the two differ only for nextafter(0.0, -0.0). */
-#define STRIDED_HALF_NEXTAFTER(S, QNAN, EQUAL)                                                  \
+ * in float like the other ops. NaN gives each library's NaN; x == y gives y, C's rule, which
+ * ml_dtypes' bfloat16 and NumPy's float16 since NumPy 2.5 follow (NumPy 2.4 and older gave x:
+ * the two differ only for nextafter(0.0, -0.0)). */
+#define STRIDED_HALF_NEXTAFTER(S, QNAN)                                                         \
 STRIDED_HD uint16_t strided_nextafter_##S(uint16_t x, uint16_t y) {                           \
     float fx = strided_##S##_to_f32(x), fy = strided_##S##_to_f32(y);                          \
     if (fx != fx || fy != fy) return QNAN;                                                     \
-    if (fx == fy) return EQUAL;                                                                \
+    if (fx == fy) return y;                                                                    \
     if ((x & 0x7FFFu) == 0) return (uint16_t)((y & 0x8000u) | 1u); /* smallest subnormal */   \
     return (uint16_t)(((fx < fy) == !(x & 0x8000u)) ? x + 1u : x - 1u); /* away from or    \
                                                                       toward zero */         \
 }
-STRIDED_HALF_NEXTAFTER(f16, 0x7E00u, x)
-STRIDED_HALF_NEXTAFTER(bf16, 0x7FC0u, y)
+STRIDED_HALF_NEXTAFTER(f16, 0x7E00u)
+STRIDED_HALF_NEXTAFTER(bf16, 0x7FC0u)
 
 #ifndef __cplusplus
 /* Note [Half conversions in blocks, with F16C]

@@ -9,8 +9,9 @@ what earlier kernels found wrong with the data: ``checks``, see _deferred.py). T
 
 - ``CupyBackend`` ("cuda:N"): memory from CuPy's memory pool (the caching allocator, PyTorch's
   CUDACachingAllocator's twin: freed blocks are kept for reuse, so an op's output costs no
-  cudaMalloc), kernels compiled by NVRTC through ``cupy.RawModule`` and cached on disk by CuPy,
-  launched on CuPy's current stream.
+  cudaMalloc), kernels compiled by NVRTC through CuPy's ``compile_using_nvrtc`` (IEEE
+  subnormals, Note [Subnormal floats on the GPU]) and cached on disk, launched on CuPy's current
+  stream.
 - ``EmulatorBackend`` ("cuda-emulated:N"): host memory with guard bytes, kernels compiled by g++
   against the emulator's shim and run on the CPU (strided/cuda/_emulator).
 
@@ -166,10 +167,10 @@ class CupyBackend:
 
     def compile(self, source, name_expressions, options):
         with self.cupy.cuda.Device(self.index):
-            module = self.cupy.RawModule(
-                code=source, options=tuple(options), name_expressions=list(name_expressions)
+            module, lowered = _nvrtc_module(
+                self.cupy, source, tuple(options), list(name_expressions)
             )
-        return _CupyModule(module, self.index)
+        return _CupyModule(self.cupy, module, lowered, self.index)
 
     def launch(self, function, grid, block, args, shared_mem=0):
         """Launch through the driver directly: strided's arguments are all NumPy scalars whose
@@ -228,19 +229,92 @@ class CupyBackend:
         self.cupy.get_default_memory_pool().free_all_blocks()
 
 
-class _CupyModule:
-    """A compiled RawModule whose functions are handed out as driver handles (``.ptr``)."""
+# Note [Subnormal floats on the GPU]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A float32 below 2**-126 is subnormal: IEEE 754, NumPy, PyTorch's CUDA kernels (nvcc's default)
+# and the CPU keep it, so nextafter(0, -1) is -1.4e-45 and a bfloat16 subnormal widens to a
+# float32 subnormal. CuPy compiles every kernel with ``-ftz=true`` (flush to zero), appended
+# after the caller's options, so ``cupy.RawModule`` cannot be asked for IEEE arithmetic: the
+# first GPU run of the half kernels found float32 nextafter, the bfloat16 casts and every
+# float32 op on subnormals flushed to 0, where the emulator (the CPU) kept them. So strided
+# calls the step below CuPy's cache, ``compile_using_nvrtc`` (NVRTC with our options, whose
+# default is ``-ftz=false``), loads the cubin into a ``cupy.cuda.function.Module``, and keeps
+# its own disk cache, as CuPy's would: a module with hundreds of instantiations takes NVRTC
+# seconds, and every process would pay them. The file is named by a hash of everything that
+# makes the cubin (source, options, GPU architecture, NVRTC and CuPy versions) and written
+# whole or not at all (a temporary file renamed into place).
 
-    def __init__(self, module, index):
+_NVRTC_FORMAT = 1  # the cache file's layout: a JSON line of names, then the cubin
+
+
+def _cache_dir():
+    import os
+
+    return os.environ.get("STRIDED_CUDA_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "strided", "cuda"
+    )
+
+
+def _nvrtc_module(cupy, source, options, name_expressions):
+    """A ``cupy.cuda.function.Module`` of ``source`` compiled by NVRTC without flushing
+    subnormals to zero, and its functions' mangled names by name expression; see Note
+    [Subnormal floats on the GPU]."""
+    import hashlib
+    import json
+    import os
+    import tempfile
+
+    from cupy.cuda import compiler, function, nvrtc
+
+    options = (*options, "--ftz=false")
+    cc = cupy.cuda.Device().compute_capability
+    key = hashlib.sha256(
+        "\0".join(
+            [str(_NVRTC_FORMAT), source, *options, cc, str(nvrtc.getVersion()), cupy.__version__]
+            + sorted(name_expressions)
+        ).encode()
+    ).hexdigest()
+    path = os.path.join(_cache_dir(), key + ".cubin")
+    mapping, binary = None, None
+    try:
+        with open(path, "rb") as f:
+            head = f.readline()
+            mapping, binary = json.loads(head), f.read()
+    except (OSError, ValueError):
+        pass  # not compiled yet (or unreadable): compile it
+    if binary is None:
+        binary, mapping = compiler.compile_using_nvrtc(
+            source, options, cc, name_expressions=name_expressions or None, cache_in_memory=True
+        )
+        if isinstance(binary, str):  # PTX, where NVRTC is older than the GPU
+            binary = binary.encode()
+        mapping = {k: v.decode() if isinstance(v, bytes) else v for k, v in (mapping or {}).items()}
+        try:
+            os.makedirs(_cache_dir(), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=_cache_dir(), suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(json.dumps(mapping).encode() + b"\n" + binary)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home: compile again next time
+    module = function.Module()
+    module.load(binary)
+    return module, mapping or {}
+
+
+class _CupyModule:
+    """A compiled module whose functions are handed out as driver handles (``.ptr``)."""
+
+    def __init__(self, cupy, module, lowered, index):
+        self.cupy = cupy
         self.module = module
+        self.lowered = lowered  # name expression (strided_binary<...>) -> its mangled name
         self.index = index
 
     def get_function(self, name):
-        import cupy
-
-        with cupy.cuda.Device(self.index):
-            raw = self.module.get_function(name)  # a RawKernel; .kernel loads it on the device
-            return _CupyFunction(raw, raw.kernel.ptr)
+        with self.cupy.cuda.Device(self.index):
+            fn = self.module.get_function(self.lowered.get(name, name))
+            return _CupyFunction(fn, fn.ptr)
 
 
 class _CupyFunction:

@@ -53,6 +53,13 @@ def batch(backend, routine, a, b, ipiv, info, m, n, k=0, nrhs=0, c1="N", c2="N")
     nbatch = info.numel()
     if nbatch == 0:
         return
+    work_size = {"getrf": m * n, "geqrf": m * n, "orgqr": m * n, "getrs": n * nrhs}
+    if work_size.get(routine, n) == 0:
+        # Empty matrices: LAPACK returns at once with info 0, but cuSOLVER launches a kernel of
+        # no blocks, which fails ("invalid argument": geqrf of a 0x12 matrix, found by
+        # compute-sanitizer on a GPU); LAPACK's quick return instead
+        backend.memset(info.data_ptr(), 0, info.nbytes)
+        return
     t = _PREFIX[a.dtype.name]
     real = t in "sd"
     lda, ldb = max(m, 1), max(n, 1)
