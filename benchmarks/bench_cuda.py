@@ -138,7 +138,7 @@ def _later_rows(cp, torch, timeit, rows, dev):
         ck = ch[: k * k].reshape(k, k) if ch is not None else None
         tk = th[: k * k].reshape(k, k) if torch else None
         case(
-            f"matmul 4096 {dt} (cuBLAS GemmEx)",
+            f"matmul 4096 {dt} (through float32)",
             lambda sk=sk: sk @ sk,
             (lambda ck=ck: ck @ ck) if ck is not None else None,
             (lambda tk=tk: tk @ tk) if torch else None,
