@@ -222,3 +222,26 @@ def test_a_routine_without_a_cusolver_call_is_refused(fake):
     a = strided.zeros((1, 2, 2))
     with pytest.raises(NotImplementedError, match="geev: no cuSOLVER call"):
         _solver.batch(backend, "geev", a, None, None, strided.zeros((1,), dtype="int32"), 2, 2)
+
+
+def test_empty_matrices_take_lapacks_quick_return(fake):
+    # cuSOLVER fails on a matrix with no rows or columns (a launch of no blocks, found by
+    # compute-sanitizer): no call is made, and each info says success, as LAPACK's would
+    import ctypes
+
+    backend, cusolver = fake
+    backend.memset = lambda ptr, value, nbytes: ctypes.memset(ptr, value, nbytes)
+    cases = [  # routine, a's shape (column-major), m, n, k, nrhs
+        ("getrf", (2, 5, 0), 0, 5, 0, 0),
+        ("geqrf", (2, 0, 5), 5, 0, 0, 0),
+        ("orgqr", (2, 5, 0), 0, 5, 0, 0),
+        ("potrf", (2, 0, 0), 0, 0, 0, 0),
+        ("heevd", (2, 0, 0), 0, 0, 0, 0),
+        ("getrs", (2, 3, 3), 3, 3, 0, 0),
+    ]
+    for routine, shape, m, n, k, nrhs in cases:
+        a = strided.zeros(shape)
+        info = strided.full((2,), 7, dtype="int32")
+        _solver.batch(backend, routine, a, None, None, info, m, n, k, nrhs)
+        assert np.asarray(info).tolist() == [0, 0], routine
+    assert cusolver.calls == []
