@@ -513,6 +513,8 @@ def amax(a, axis=None, out=None, keepdims=False, initial=None):
     >>> strided.amax(x), strided.amax(x, axis=0), strided.amax(x, initial=9)
     (tensor(7), tensor([7, 5]), tensor(9))
     """
+    if axis is None and out is None and keepdims is False and initial is None:
+        return _red.max._whole(a)  # Note [Whole reductions at NumPy's per-call cost]
     return _extreme("amax", _red.max, _ew.maximum, a, axis, out, keepdims, initial)
 
 
@@ -527,6 +529,8 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None):
     tensor([[1],
             [2]])
     """
+    if axis is None and out is None and keepdims is False and initial is None:
+        return _red.min._whole(a)  # Note [Whole reductions at NumPy's per-call cost]
     return _extreme("amin", _red.min, _ew.minimum, a, axis, out, keepdims, initial)
 
 

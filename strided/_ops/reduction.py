@@ -133,7 +133,9 @@ def _run(name, x, dims, keepdims, acc):
 # (Note [Dispatch key sets] in _dispatch.py) and the tensor is already of the accumulation
 # dtype (no cast, not a half: Note [Half precision through float32] in _cpu/half.py) and not
 # empty, it goes straight to the compiled kernel with the dims of every axis, the same call
-# ``_run`` would make. Anything else takes the general road, which stays the reference.
+# ``_run`` would make: ``sum``, ``prod``, ``max``, ``min``, ``any``, ``all`` and the public
+# functions too (``strided.max(x)``, ``strided.amax(x)``). Anything else takes the general
+# road, which stays the reference.
 _ALL_DIMS = tuple(tuple(range(n)) for n in range(65))
 
 
@@ -220,6 +222,17 @@ def _make(name, default_acc):
             dim=None,
             keepdim=None,
         ):
+            if (
+                axis is None
+                and out is None
+                and keepdims is False
+                and initial is None
+                and where is None
+                and dtype is None
+                and dim is None
+                and keepdim is None
+            ):
+                return whole(x)
             if dim is not None and not isinstance(dim, (tuple, list)) and out is None:
                 # PyTorch's torch.max(x, dim=1): (values, indices), as Note [Reduction
                 # methods: NumPy's positions, PyTorch's keywords] in _tensor.py says
@@ -258,6 +271,16 @@ def _make(name, default_acc):
             dim=None,
             keepdim=None,
         ):
+            if (
+                axis is None
+                and out is None
+                and keepdims is False
+                and where is None
+                and dtype is None
+                and dim is None
+                and keepdim is None
+            ):
+                return whole(x)
             return run(x, axis, dtype, out, keepdims, None, where, dim, keepdim)
 
     op.__name__ = op.__qualname__ = name
