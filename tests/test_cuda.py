@@ -822,6 +822,7 @@ def test_the_gpu_backend_compiles_without_flushing_subnormals_and_caches_the_cub
 
     pytest.importorskip("cupy")
     from cupy.cuda import compiler, function
+    from cupy.cuda import nvrtc as nvrtc_library
 
     calls, loaded = [], []
 
@@ -838,6 +839,7 @@ def test_the_gpu_backend_compiles_without_flushing_subnormals_and_caches_the_cub
 
     monkeypatch.setattr(compiler, "compile_using_nvrtc", nvrtc)
     monkeypatch.setattr(function, "Module", Module)
+    monkeypatch.setattr(nvrtc_library, "getVersion", lambda: (13, 0))  # none needed here
     monkeypatch.setenv("STRIDED_CUDA_CACHE", str(tmp_path))
 
     def device(index=None):  # Device(i) enters the GPU; Device() is the current one
