@@ -14,7 +14,16 @@ import pytest
 from strided import _core
 from strided.cuda import _backend
 
-__all__ = ["DEVICES", "GPU", "GPU_ONLY", "REQUIRE_GPU", "on", "output_pairs", "same_on_device"]
+__all__ = [
+    "DEVICES",
+    "GPU",
+    "GPU_ONLY",
+    "REQUIRE_GPU",
+    "on",
+    "output_pairs",
+    "same_on_device",
+    "standin_gpu",
+]
 
 GPU = _backend.cupy_usable()
 REQUIRE_GPU = os.environ.get("STRIDED_REQUIRE_GPU") == "1"
@@ -55,3 +64,23 @@ def same_on_device(device, tensors, cases, check):
             for g, w in output_pairs(got, want):
                 assert g.device == d.device, name
                 check(g, np.asarray(w), f"{name} {label}")
+
+
+def standin_gpu(cublas, **attributes):
+    """A ``CupyBackend`` built without a GPU, over a stand-in ``cublas`` binding (a namespace
+    with the functions of cupy_backends.cuda.libs.cublas a test needs): CuPy's handle is 77,
+    its current stream 5; ``attributes`` (``runtime=``, ...) are set on the object. Its
+    ``gemm`` then runs strided's cuBLAS calls against the stand-in."""
+    import contextlib
+    import types
+
+    cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        Device=lambda index: contextlib.nullcontext(),
+        device=types.SimpleNamespace(get_cublas_handle=lambda: 77),
+        get_current_stream=lambda: types.SimpleNamespace(ptr=5),
+    ))  # fmt: skip
+    gpu = object.__new__(_backend.CupyBackend)
+    gpu.cupy, gpu.index, gpu._cublas = cupy, 0, cublas
+    for name, value in attributes.items():
+        setattr(gpu, name, value)
+    return gpu

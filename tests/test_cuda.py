@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 import pytest
-from devices import DEVICES, GPU, on
+from devices import DEVICES, GPU, on, standin_gpu
 from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values
 from opinfo_elementwise import EW_OPS, check, dtype_of, quiet, ranged, reference
 from test_elementwise_edge_cases import assert_same_bits, nextafter_cases
@@ -720,7 +720,6 @@ def test_the_gpu_backend_passes_the_planned_calls_to_cublas_in_its_order(monkeyp
     # CupyBackend.gemm without a GPU: a stand-in for CuPy's cuBLAS binding (the argument order
     # of cupy_backends.cuda.libs.cublas.<t>gemmStridedBatched) that reads alpha and beta through
     # their host addresses, as cuBLAS does, and computes in the emulator's reference
-    import contextlib
     import ctypes
     import types
 
@@ -749,13 +748,7 @@ def test_the_gpu_backend_passes_the_planned_calls_to_cublas_in_its_order(monkeyp
         setPointerMode=lambda h, mode: seen.append(("pointer mode", h, mode)),
         **{p + "gemmStridedBatched": gemm_of(p) for p in "sdcz"},
     )  # fmt: skip
-    cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(
-        Device=lambda index: contextlib.nullcontext(),
-        device=types.SimpleNamespace(get_cublas_handle=lambda: 77),
-        get_current_stream=lambda: types.SimpleNamespace(ptr=5),
-    ))  # fmt: skip
-    gpu = object.__new__(_backend.CupyBackend)
-    gpu.cupy, gpu.index, gpu._cublas = cupy, 0, cublas
+    gpu = standin_gpu(cublas)
     emulated = _backend.backend_for(strided.device("cuda-emulated"))
     monkeypatch.setattr(emulated, "gemm", gpu.gemm, raising=False)
     for dtype in (np.float32, np.float64, np.complex64, np.complex128):

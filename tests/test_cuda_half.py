@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from devices import DEVICES, on
+from devices import DEVICES, on, standin_gpu
 
 import strided
 from strided import _views
@@ -312,3 +312,81 @@ def test_random_fills_round_float32_draws(device, name):
     assert v.min() >= 0 and v.max() <= 1 and len(np.unique(v)) > 50
     m = np.asarray(n.astype("float32").cpu())
     assert abs(m.mean()) < 0.2 and 0.8 < m.std() < 1.2
+
+
+def _gemm_ex_operands(name):
+    """(layout, x1, x2) CPU half pairs whose float32 products sum exactly (integers below 2**24)
+    but whose sums need rounding to the half type: one rounding gives one answer."""
+    rng = np.random.default_rng(4)
+    a = strided.asarray(rng.integers(-40, 41, (2, 5, 6)).astype(np.float32)).astype(name)
+    b = strided.asarray(rng.integers(-40, 41, (6, 3)).astype(np.float32)).astype(name)
+    yield "contiguous", a[0], b
+    yield "transposed", a[0].mT.contiguous().mT, b.mT.contiguous().mT
+    yield "stepped and reversed", a[:, ::2][0], b[::-1]
+    yield "batch, broadcast", a, b
+    yield "expanded batch", a[:1].expand(4, 5, 6), b[None].expand(4, 6, 3)
+    yield "vector", a[1], b[:, 0]
+    yield "vector first", b[:, 1], a[1].mT
+    yield "empty sum", a[0, :, :0], b[:0]
+    yield "empty", a[0, :0], b
+
+
+@pytest.mark.parametrize("name", HALVES)
+def test_the_gpu_backend_multiplies_halves_with_gemm_ex(monkeypatch, name):
+    # CupyBackend.gemm without a GPU, for the halves: a stand-in for CuPy's binding of
+    # cublasGemmStridedBatchedEx (the argument order of cupy_backends.cuda.libs.cublas) that
+    # checks the data and compute types, reads alpha and beta through their host addresses as
+    # float32, and computes in the emulator's reference. See Note [cuBLAS for half matrices].
+    import ctypes
+    import types
+
+    from strided.cuda import _backend, _emulator
+
+    data_types = {2: "float16", 14: "bfloat16"}
+    calls, mode = [], [0]
+
+    def gemm_ex(handle, transa, transb, m, n, k, alpha, a, atype, lda, sa, b, btype, ldb, sb,
+                beta, c, ctype, ldc, sc, count, compute, algo):  # fmt: skip
+        assert data_types[atype] == data_types[btype] == data_types[ctype] == name
+        assert (compute, algo) == (68, -1)  # CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT
+        assert mode[0] & 16, "half sums of split-K pieces are not forbidden"
+        one, zero = (np.frombuffer(ctypes.string_at(p, 4), np.float32)[0] for p in (alpha, beta))
+        assert (one, zero) == (1, 0)
+        calls.append((handle, m, n, k, count))
+        ops = {0: "N", 1: "T"}
+        _emulator.gemm_strided_batched(name, ops[transa], ops[transb], m, n, k, a, lda, sa, b,
+                                       ldb, sb, c, ldc, sc, count)  # fmt: skip
+
+    cublas = types.SimpleNamespace(
+        CUBLAS_OP_N=0, CUBLAS_OP_T=1, CUBLAS_POINTER_MODE_HOST=0, CUBLAS_COMPUTE_32F=68,
+        CUBLAS_GEMM_DEFAULT=-1, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION=16,
+        setStream=lambda h, s: None, getPointerMode=lambda h: 0,
+        getMathMode=lambda h: mode[0], setMathMode=lambda h, m: mode.__setitem__(0, m),
+        gemmStridedBatchedEx=gemm_ex,
+    )  # fmt: skip
+    gpu = standin_gpu(cublas, runtime=types.SimpleNamespace(CUDA_R_16F=2, CUDA_R_16BF=14))
+    emulated = _backend.backend_for(strided.device("cuda-emulated"))
+    monkeypatch.setattr(emulated, "gemm", gpu.gemm, raising=False)
+    for layout, x1, x2 in _gemm_ex_operands(name):
+        want = strided.matmul(x1, x2)
+        assert_same(strided.matmul(on("cuda-emulated", x1), on("cuda-emulated", x2)), want)
+        out = on("cuda-emulated", strided.empty(want.shape, dtype=name))
+        strided.matmul(on("cuda-emulated", x1), on("cuda-emulated", x2), out=out)
+        assert_same(out, want)
+        assert mode[0] == 0, layout  # CuPy's handle is left as it was
+    assert calls and all(call[0] == 77 for call in calls)
+    assert any(call[-1] == 4 for call in calls)  # the expanded batch: one batched call
+
+
+@pytest.mark.parametrize("name", HALVES)
+def test_emulated_half_matmul_rounds_each_float32_sum_once(name):
+    # the emulator's cuBLAS reference itself, against float32 sums rounded by the CPU's cast
+    rng = np.random.default_rng(5)
+    a = strided.asarray(rng.standard_normal((7, 40)).astype(np.float32)).astype(name)
+    b = strided.asarray(rng.standard_normal((40, 9)).astype(np.float32)).astype(name)
+    want = (a.astype("float32") @ b.astype("float32")).astype(name)
+    got = on("cuda-emulated", a) @ on("cuda-emulated", b).mT.contiguous().mT
+    # the sums' order may differ (BLAS kernels): equal, or one step of the 16-bit pattern
+    _close(got, want)
+    a[0, 0] = float("nan")
+    assert bool(strided.isnan((on("cuda-emulated", a) @ on("cuda-emulated", b))[0]).all())

@@ -92,6 +92,25 @@ def cupy_usable():
 # alive here: cuBLAS reads them through their addresses)
 _GEMM_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 _GEMM_SCALARS = {d: (np.ones(1, d), np.zeros(1, d)) for d in _GEMM_PREFIX}
+# The half types go through cublasGemmStridedBatchedEx: each one's cudaDataType (a name in
+# CuPy's runtime module) for A, B and C; see Note [cuBLAS for half matrices]
+_GEMM_EX_TYPES = {"float16": "CUDA_R_16F", "bfloat16": "CUDA_R_16BF"}
+
+# Note [cuBLAS for half matrices]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# strided's rule for float16 and bfloat16 is "compute in float32, round once" (Note [Half
+# precision through float32] in _cpu/half.py); for a product that means a float32 sum of
+# float32 products of the (exactly widened) elements, rounded once to the half type. cuBLAS
+# says exactly that with ``cublasGemmStridedBatchedEx``: A, B and C of the half type
+# (CUDA_R_16F / CUDA_R_16BF), ``CUBLAS_COMPUTE_32F`` (float32 accumulation; alpha and beta are
+# float32), and C written once at the end. One thing must be asked for: by default cuBLAS may
+# split a long sum (split-K) and add the pieces in the *half* type ("reduced precision
+# reduction"), a rounding per piece. ``CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION`` in the
+# handle's math mode forbids it; the handle is CuPy's, shared with CuPy's own calls, so the
+# mode is set for the call and put back after. No widened float32 copies are made (the half
+# operands are read in place, with the same plan as any other dtype: Note [cuBLAS on strided
+# views]), so a half product moves a quarter of the bytes of the float32 round trip, and runs
+# on the tensor cores, as PyTorch's and CuPy's half matmuls do.
 
 
 class CupyBackend:
@@ -190,7 +209,9 @@ class CupyBackend:
 
     def gemm(self, dtype, transa, transb, m, n, k, a, lda, sa, b, ldb, sb, c, ldc, sc, count):
         """``cublas<t>gemmStridedBatched`` with alpha 1 and beta 0 on CuPy's current stream
-        (arguments planned by gemm_calls in _linalg.py, Note [cuBLAS on strided views])."""
+        (arguments planned by gemm_calls in _linalg.py, Note [cuBLAS on strided views]);
+        ``cublasGemmStridedBatchedEx`` for float16 and bfloat16 (Note [cuBLAS for half
+        matrices])."""
         if tracing is not None:
             tracing.append((f"cublas gemmStridedBatched<{dtype}>", (count,), (), 0))
         if self._cublas is None:
@@ -198,17 +219,36 @@ class CupyBackend:
 
             self._cublas = cublas
         cublas = self._cublas
-        one, zero = _GEMM_SCALARS[dtype]  # host memory: alpha and beta are read at the call
+        half = _GEMM_EX_TYPES.get(dtype)
+        # host memory: alpha and beta are read at the call (float32 for a half product)
+        one, zero = _GEMM_SCALARS["float32" if half else dtype]
         ops = {"N": cublas.CUBLAS_OP_N, "T": cublas.CUBLAS_OP_T}
         with self.cupy.cuda.Device(self.index):
             handle = self.cupy.cuda.device.get_cublas_handle()
             cublas.setStream(handle, self._stream())
             if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
                 cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-            getattr(cublas, _GEMM_PREFIX[dtype] + "gemmStridedBatched")(
-                handle, ops[transa], ops[transb], m, n, k, one.ctypes.data,
-                a, lda, sa, b, ldb, sb, zero.ctypes.data, c, ldc, sc, count,
-            )  # fmt: skip
+            if half is None:
+                getattr(cublas, _GEMM_PREFIX[dtype] + "gemmStridedBatched")(
+                    handle, ops[transa], ops[transb], m, n, k, one.ctypes.data,
+                    a, lda, sa, b, ldb, sb, zero.ctypes.data, c, ldc, sc, count,
+                )  # fmt: skip
+                return
+            # Note [cuBLAS for half matrices]: float32 sums, rounded once
+            t = getattr(self.runtime, half)
+            mode = cublas.getMathMode(handle)
+            exact = mode | cublas.CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
+            if exact != mode:
+                cublas.setMathMode(handle, exact)
+            try:
+                cublas.gemmStridedBatchedEx(
+                    handle, ops[transa], ops[transb], m, n, k, one.ctypes.data,
+                    a, t, lda, sa, b, t, ldb, sb, zero.ctypes.data, c, t, ldc, sc, count,
+                    cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT,
+                )  # fmt: skip
+            finally:
+                if exact != mode:
+                    cublas.setMathMode(handle, mode)
 
     def synchronize(self):
         """Wait for every queued kernel, then report what they found."""

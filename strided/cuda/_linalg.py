@@ -2,10 +2,12 @@
 
 Note [CUDA matmul]
 ~~~~~~~~~~~~~~~~~~
-Floating-point products (float32/float64/complex64/complex128) go to cuBLAS, the library PyTorch
-and CuPy call, so benchmarks/bench_cuda.py measures strided's overhead and not a different GEMM.
-strided calls ``cublas<t>gemmStridedBatched`` itself (through CuPy's thin binding of the C
-function), with the arguments planned in ``gemm_calls`` below (Note [cuBLAS on strided views]):
+Floating-point products (float16/bfloat16/float32/float64/complex64/complex128) go to cuBLAS,
+the library PyTorch and CuPy call, so benchmarks/bench_cuda.py measures strided's overhead and
+not a different GEMM. strided calls ``cublas<t>gemmStridedBatched`` itself (through CuPy's thin
+binding of the C function; ``cublasGemmStridedBatchedEx`` for the halves, Note [cuBLAS for half
+matrices] in _backend.py), with the arguments planned in ``gemm_calls`` below (Note [cuBLAS on
+strided views]):
 ``cupy.matmul`` would do the same work after tens of microseconds of checks and views, which
 for the small matrices of a training step cost more than the multiplication. Integers and
 bool, which cuBLAS does not multiply, run strided's own tiled kernel (kernels/matmul.cu), a
@@ -56,7 +58,9 @@ from strided.cuda._backend import backend_for
 __all__ = ["matmul", "all_modules"]
 
 _TILE = 16
-_BLAS = ("float32", "float64", "complex64", "complex128")
+# cuBLAS's dtypes: the halves through GemmStridedBatchedEx (Note [cuBLAS for half matrices] in
+# _backend.py), float32 sums rounded once
+_BLAS = ("float32", "float64", "complex64", "complex128", "float16", "bfloat16")
 _GEOMETRY = np.dtype(
     [
         ("bsizes", "<i8", (_launch.MAX_DIMS,)),
@@ -141,8 +145,9 @@ def matmul(x1, x2, out=None):
         # CPU inputs reach this kernel when only out= is on a CUDA device): Note [Checking out=]
         # in _iter.pyx
         _iter.check_out("matmul", out, rshape, dtype, x1.device)
-    if dtype.name in _launch.HALVES:
-        # Note [CUDA half precision through float32]: a float32 product, rounded once
+    if dtype.name in _launch.HALVES and max(m, n, k) > _INT32_MAX:
+        # past cuBLAS's int (CuPy has no bfloat16 product to split them): Note [CUDA half
+        # precision through float32], a float32 product rounded once
         result = matmul(_half.widen(x1.astype(dtype)), _half.widen(x2.astype(dtype)))
         if out is not None:
             return _half.into(out, result)

@@ -11,6 +11,10 @@ device memory, so the tests on ``cuda-emulated`` run the very calls a GPU gets:
   for ``"N"`` and k x m for ``"T"``, ``B`` k x n or n x k, ``C`` always m x n;
 - ``C = op(A) @ op(B)`` (alpha 1, beta 0: C is written, never read), for each of ``count``
   matrices, the i-th at ``A + i * strideA`` and so on;
+- float16 and bfloat16 (``cublasGemmStridedBatchedEx`` with CUBLAS_COMPUTE_32F, Note [cuBLAS
+  for half matrices] in strided/cuda/_backend.py): the elements are widened exactly to
+  float32, multiplied and summed in float32, and each element of C rounded once to the half
+  type, to nearest even (the CPU's rule, so the emulator gives the CPU's bits);
 - cuBLAS's checks: a leading dimension below the stored matrix's row count, or a negative size,
   is CUBLAS_STATUS_INVALID_VALUE; and every byte read or written must lie inside one live
   allocation (``device_bytes``), which a real GPU only reports under compute-sanitizer.
@@ -23,6 +27,28 @@ import numpy as np
 from ._memory import device_bytes
 
 __all__ = ["gemm_strided_batched"]
+
+# a half type's elements are read as their 16 bits (NumPy has no bfloat16)
+_HALVES = ("float16", "bfloat16")
+
+
+def _widen(bits, name):
+    """The uint16 ``bits`` of half type ``name`` as float32 values (exact)."""
+    if name == "float16":
+        return bits.view(np.float16).astype(np.float32)
+    return (bits.astype(np.uint32) << 16).view(np.float32)  # bfloat16: a float32's top half
+
+
+def _round(x, name):
+    """float32 ``x`` rounded once to half type ``name``, as uint16 bits: nearest, ties to even
+    (scalar_math.h's strided_f32_to_f16 / strided_f32_to_bf16)."""
+    x = np.ascontiguousarray(x, np.float32)
+    if name == "float16":
+        return x.astype(np.float16).view(np.uint16)
+    u = x.view(np.uint32)
+    rounded = ((u + np.uint32(0x7FFF) + ((u >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
+    quiet = ((u >> 16) & np.uint32(0x8000)).astype(np.uint16) | np.uint16(0x7FC0)
+    return np.where(np.isnan(x), quiet, rounded)
 
 
 def _stored(ptr, rows, cols, ld, dtype):
@@ -39,7 +65,8 @@ def gemm_strided_batched(dtype, transa, transb, m, n, k, a, lda, sa, b, ldb, sb,
                          count):  # fmt: skip
     """``C_i = op(A_i) @ op(B_i)`` for i < count, as ``cublas<t>gemmStridedBatched`` does with
     alpha 1 and beta 0 (addresses in bytes, strides and leading dimensions in elements)."""
-    dtype = np.dtype(dtype)
+    half = dtype if dtype in _HALVES else None
+    dtype = np.dtype(np.uint16 if half else dtype)
     rows_a = m if transa == "N" else k
     rows_b = k if transb == "N" else n
     for name, value, least in (("lda", lda, rows_a), ("ldb", ldb, rows_b), ("ldc", ldc, m)):
@@ -56,5 +83,8 @@ def gemm_strided_batched(dtype, transa, transb, m, n, k, a, lda, sa, b, ldb, sb,
         sb_ = _stored(b + i * sb * item, rows_b, n if transb == "N" else k, ldb, dtype)
         op_a = sa_ if transa == "N" else sa_.T
         op_b = sb_ if transb == "N" else sb_.T
-        product = np.matmul(op_a, op_b)  # computed before C is written: C may alias nothing
+        if half:  # float32 products and sums, one rounding
+            product = _round(np.matmul(_widen(op_a, half), _widen(op_b, half)), half)
+        else:
+            product = np.matmul(op_a, op_b)  # computed before C is written: C may alias nothing
         _stored(c + i * sc * item, m, n, ldc, dtype)[...] = product
