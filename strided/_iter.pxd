@@ -41,6 +41,10 @@ cdef enum ResultKind:
     # like FLOAT, but ints and bools become the default float whatever their width (divide;
     # erf, sigmoid: names NumPy has no ufunc for), Note [Float results of integer input]
     RESULT_DEFAULT_FLOAT = 6
+    # like SAME, but bools compute in (and give) int8: the op has no bool loop, and NumPy runs
+    # the first loop a bool casts to safely (square, floor_divide, power, shifts; Note [Bools
+    # read as int8] in _iter.pyx)
+    RESULT_INT8_BOOL = 7
 
 ctypedef struct ScalarBuf:
     double pad[2]       # 16 aligned bytes: room for one element of any dtype

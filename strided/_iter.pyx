@@ -36,6 +36,7 @@ from strided._dtype cimport (
     kFloat16,
     kFloat32,
     kFloat64,
+    kInt8,
     kInt64,
     promote_types,
 )
@@ -173,6 +174,19 @@ cdef DType _common_dtype(str name, tuple inputs):
                 return result_type(strong, *[y for y in inputs if not isinstance(y, TensorBase)])
     return strong
 
+
+# Note [Bools read as int8]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy has no bool loop for some arithmetic ufuncs (square, reciprocal, floor_divide,
+# remainder, fmod, power, left_shift, right_shift, conjugate), and a ufunc without a loop for
+# its inputs runs the first of its loops they cast to safely: bool's first is int8's. So
+# ``np.square(True)`` is int8 1 and ``np.left_shift(True, True)`` int8 2. Other ops refuse
+# bools outright (``np.negative``, ``np.subtract``: TypeError, "use ~ or logical_not"), so the
+# rule is not "every op without a bool loop": it is a result kind of its own,
+# RESULT_INT8_BOOL, which the op tables (_cpu/unary.pyx.tp, binary.pyx.tp) give the ops NumPy
+# reads this way. Only an all-bool call is affected: a bool with any other dtype, or with a
+# Python int (NEP 50: int64), promotes to that dtype first, as before. PyTorch refuses most of
+# these calls on bools, so NumPy's answer contradicts no PyTorch one (Note [NumPy first]).
 
 cdef DType _float_for_integer_inputs(tuple inputs, DType common):
     """The float a float function computes integer and bool inputs in: the smallest float every
@@ -348,6 +362,9 @@ cdef ElementwisePlan prepare_elementwise(str name, tuple inputs, TensorBase out,
     elif result_kind == RESULT_DEFAULT_FLOAT:
         if common.kind in "biu":
             compute = default_float_dtype()
+    elif result_kind == RESULT_INT8_BOOL:
+        if common.num == kBool:
+            compute = dtype_from_num(kInt8)  # Note [Bools read as int8]
     written = compute
     if result_kind == RESULT_BOOL:
         written = dtype_from_num(kBool)
@@ -587,6 +604,9 @@ cdef TensorBase prepare_small(int result_kind, TensorBase a, object b, bint unar
             return None
     elif result_kind == RESULT_REAL:
         if not unary or a.dtype.kind == "c":
+            return None
+    elif result_kind == RESULT_INT8_BOOL:
+        if a.dtype.num == kBool:
             return None
     elif result_kind != RESULT_SAME:
         return None

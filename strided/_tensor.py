@@ -472,9 +472,16 @@ class Tensor(_core.TensorBase):
         """NumPy's ``a.fill(value)``: ``fill_(value)``, returning None as NumPy does."""
         self.fill_(value)
 
+    def conj(self):
+        """The complex conjugate; a real or bool tensor is returned as it is, as NumPy's
+        ``a.conj()`` and PyTorch's ``x.conj()`` return theirs (the function ``strided.conj``
+        is NumPy's ufunc: a copy, and int8 for bools, Note [Bools read as int8] in _iter.pyx).
+        """
+        return _ew.conj(self) if self.dtype.kind == "c" else self
+
     def conjugate(self):
         """NumPy's name for ``conj()``."""
-        return _ew.conj(self)
+        return self.conj()
 
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         """The sum along a diagonal (NumPy's ``a.trace``; see ``strided.trace``)."""

@@ -9,7 +9,8 @@ need:
   ``_cpu/unary.pyx.tp``): the dtype kinds the kernel accepts (b bool, i signed, u unsigned,
   f real float, c complex) and what it writes ("same"; "float": integers and bools compute in
   the smallest float that holds them, NumPy's rule; "default_float": they compute in the default
-  float, as true division and SciPy's erf do; "bool"; "real": complex gives its real dtype).
+  float, as true division and SciPy's erf do; "bool"; "real": complex gives its real dtype;
+  "int8_bool": "same", but bools compute in int8, Note [Bools read as int8] in _iter.pyx).
   ``dtypes`` follows from them; ``test_rows_agree_with_the_kernel_tables`` keeps the two in step;
 - ``domains``: one value maker per operand, ``(shape, dtype, rng) -> ndarray`` (log on
   positives, shift amounts within the width, integer exponents >= 0, ...);
@@ -71,13 +72,15 @@ _BY_NP = {to_numpy_dtype(d): d for d in ALL_DTYPES + HALF_DTYPES}
 
 # the result kinds under which integer and bool inputs compute in a float dtype
 _FLOAT_RESULTS = ("float", "default_float")
+# the result kind under which bools compute in int8 (Note [Bools read as int8] in _iter.pyx)
+_INT8_BOOL = "int8_bool"
 
 
 @dataclass(repr=False)
 class ElementwiseOpInfo(OpInfo):
     nargs: int = 1
     kinds: str = "biufc"
-    result: str = "same"  # "same" | "float" | "default_float" | "bool" | "real"
+    result: str = "same"  # "same" | "float" | "default_float" | "bool" | "real" | "int8_bool"
     domains: tuple = ()
     supports_out: bool = True
     supports_inplace: bool = True
@@ -91,6 +94,7 @@ class ElementwiseOpInfo(OpInfo):
             self.domains = (make_values,) * self.nargs
         assert len(self.domains) == self.nargs, self.name
         kinds = self.kinds + ("biu" if self.result in _FLOAT_RESULTS else "")
+        kinds += "b" if self.result == _INT8_BOOL else ""
         if self.dtypes is ALL_DTYPES:
             self.dtypes = tuple(d for d in ALL_DTYPES if _KIND_OF[d] in kinds)
 
@@ -98,7 +102,11 @@ class ElementwiseOpInfo(OpInfo):
 def supports(op, np_dtype):
     """Whether the kernel of ``op`` runs in (computes in) NumPy dtype ``np_dtype``."""
     kind = np.dtype(np_dtype).kind
-    return kind in op.kinds or (op.result in _FLOAT_RESULTS and kind in "biu")
+    return (
+        kind in op.kinds
+        or (op.result in _FLOAT_RESULTS and kind in "biu")
+        or (op.result == _INT8_BOOL and kind == "b")
+    )
 
 
 def fits(s, np_dtype):
@@ -338,11 +346,6 @@ def _relu(a):
     return np.where(keep, a, 0).astype(a.dtype)
 
 
-def _conj(a):
-    # NumPy has no bool loop for conjugate and answers int8; strided keeps bool (a copy).
-    return a.copy() if a.dtype == bool else np.conj(a)
-
-
 def _lerp(start, end, weight):
     # the same evaluation order as strided.lerp: start + (end - start) * weight
     return np.add(start, np.multiply(np.subtract(end, start), weight))
@@ -423,12 +426,20 @@ _BINARY = [
         op=operator.truediv,
         iop=operator.itruediv,
     ),
-    _binary("floor_divide", np.floor_divide, "iuf", op=operator.floordiv, iop=operator.ifloordiv),
-    _binary("remainder", np.remainder, "iuf", op=operator.mod, iop=operator.imod),
+    _binary(
+        "floor_divide",
+        np.floor_divide,
+        "iuf",
+        "int8_bool",
+        op=operator.floordiv,
+        iop=operator.ifloordiv,
+    ),
+    _binary("remainder", np.remainder, "iuf", "int8_bool", op=operator.mod, iop=operator.imod),
     _binary(
         "pow",
         np.power,
         "iufc",
+        "int8_bool",
         domains=(_bases, _exponents),
         tolerances=TRANSCENDENTAL,
         op=operator.pow,
@@ -448,6 +459,7 @@ _BINARY = [
         "bitwise_left_shift",
         np.left_shift,
         "iu",
+        "int8_bool",
         domains=(_FULL, _shift_amounts),
         op=operator.lshift,
         iop=operator.ilshift,
@@ -456,6 +468,7 @@ _BINARY = [
         "bitwise_right_shift",
         np.right_shift,
         "iu",
+        "int8_bool",
         domains=(_FULL, _shift_amounts),
         op=operator.rshift,
         iop=operator.irshift,
@@ -487,7 +500,7 @@ _UNARY = [
     _unary("abs", np.abs, "biufc", "real", tolerances={F32: (2e-7, 0), F64: (4e-16, 0)}, op=abs),
     _unary("negative", np.negative, "iufc", op=operator.neg),
     _unary("positive", np.positive, "iufc", op=operator.pos),
-    _unary("square", np.square, "iufc", domain=_FINITE_C, tolerances=COMPLEX_ARITH),
+    _unary("square", np.square, "iufc", "int8_bool", domain=_FINITE_C, tolerances=COMPLEX_ARITH),
     _transcendental("sqrt", np.sqrt, domain=_FULL),
     _unary(
         "reciprocal",
@@ -524,8 +537,8 @@ _UNARY = [
     _unary("trunc", np.trunc, "biuf"),
     _unary("round", np.round, "iufc", domain=ranged(scale=10.0, complex_scale=10.0)),
     _unary("sign", np.sign, "iufc", domain=_FINITE_C, tolerances=COMPLEX_ARITH),
-    _unary("signbit", np.signbit, "f", "bool"),
-    _unary("conj", _conj, "biufc"),
+    _unary("signbit", np.signbit, "biuf", "bool"),
+    _unary("conj", np.conj, "iufc", "int8_bool"),
     _unary("real", np.real, "biufc", "real", method=None),
     _unary("imag", np.imag, "biufc", "real", method=None),
     _unary("isfinite", np.isfinite, "biufc", "bool"),

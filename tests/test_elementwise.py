@@ -82,7 +82,11 @@ def test_rows_agree_with_the_kernel_tables():
             assert kinds == set(op.kinds), op.name
             # and the float that integers compute in (Note [Float results of integer input])
             module = binary if op.nargs == 2 else unary
-            written = {"RESULT_FLOAT": "float", "RESULT_DEFAULT_FLOAT": "default_float"}
+            written = {
+                "RESULT_FLOAT": "float",
+                "RESULT_DEFAULT_FLOAT": "default_float",
+                "RESULT_INT8_BOOL": "int8_bool",
+            }
             if op.name not in composed and module.RESULT_KINDS[op.name] in written:
                 assert written[module.RESULT_KINDS[op.name]] == op.result, op.name
 

@@ -117,6 +117,11 @@ NUMPY_CALLS = {
     "histogram(3)": lambda xp, x: xp.histogram(x, 3),
     "reshape(F)": lambda xp, x: xp.reshape(x, (3, 8), order="F"),
     "reshape(A)": lambda xp, x: xp.reshape(x, -1, order="A"),
+    # arithmetic on bools: NumPy's int8 loops (Note [Bools read as int8] in _iter.pyx)
+    "square(bool)": lambda xp, x: xp.square(x > 0),
+    "floor_divide(bool, bool)": lambda xp, x: xp.floor_divide(x > -1, x > 0),
+    "bitwise_left_shift(bool, bool)": lambda xp, x: xp.bitwise_left_shift(x > 0, x > 1),
+    "conjugate(bool)": lambda xp, x: xp.conjugate(x > 0),
     "pad((1, 2))": lambda xp, x: xp.pad(x, (1, 2)),
     "pad(reflect)": lambda xp, x: xp.pad(x, ((0, 1), (2, 0)), mode="reflect"),
 }

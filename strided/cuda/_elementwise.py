@@ -269,6 +269,7 @@ def unary(name, x, out=None):
         isinstance(x, _core.TensorBase)
         and x.dtype.kind not in kinds
         and not (result_kind in ("RESULT_FLOAT", "RESULT_DEFAULT_FLOAT") and x.dtype.kind in "biu")
+        and not (result_kind == "RESULT_INT8_BOOL" and x.dtype.kind == "b")  # computes in int8
     ):
         _unsupported(name, x.dtype, kinds)
     plan = _unary.unary_plan(name, x, out)

@@ -224,7 +224,11 @@ STRIDED_UNARY(sign) {
     else if constexpr (is_float<T>::value) return x == x ? (T)((x > 0) - (x < 0)) : x;
     else return (T)((x > 0) - (x < 0));
 } STRIDED_END
-STRIDED_UNARY(signbit) { return m_signbit(x); } STRIDED_END
+STRIDED_UNARY(signbit) {
+    if constexpr (is_float<T>::value) return m_signbit(x);
+    else if constexpr (is_signed_int<T>::value) return x < 0;
+    else return false;  // bool and unsigned: never negative
+} STRIDED_END
 STRIDED_UNARY(conj) { if constexpr (is_complex<T>::value) return mkc(x.re, -x.im); else return x; } STRIDED_END
 STRIDED_UNARY(real) { if constexpr (is_complex<T>::value) return x.re; else return x; } STRIDED_END
 STRIDED_UNARY(imag) { if constexpr (is_complex<T>::value) return x.im; else return (T)0; } STRIDED_END
