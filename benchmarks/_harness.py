@@ -67,11 +67,9 @@ def machine_facts(threads):
     return facts
 
 
-def run(cases, threads=2, title="benchmark"):
-    """Run ``cases``: (name, strided_fn, numpy_fn, torch_fn or None, check) tuples, where
-    ``check()`` asserts that the three agree. Prints a Markdown table and returns its rows.
-    The program restarts itself once first, so that the libraries' idle threads sleep between
-    their calls (Note [The other libraries' idle threads] in strided/bench/_run.py)."""
+def start(title, threads):
+    """Settle the idle thread pools, set the thread counts, print the title, the machine facts
+    and the table's header."""
     import strided
 
     settle_idle_threads()
@@ -85,6 +83,14 @@ def run(cases, threads=2, title="benchmark"):
     print()
     print("| case | strided | numpy | torch | numpy/strided | torch/strided |")
     print("|---|---|---|---|---|---|")
+
+
+def run(cases, threads=2, title="benchmark"):
+    """Run ``cases``: (name, strided_fn, numpy_fn, torch_fn or None, check) tuples, where
+    ``check()`` asserts that the three agree. Prints a Markdown table and returns its rows.
+    The program restarts itself once first, so that the libraries' idle threads sleep between
+    their calls (Note [The other libraries' idle threads] in strided/bench/_run.py)."""
+    start(title, threads)
     rows = []
     for name, s_fn, n_fn, t_fn, check in cases:
         if check is not None:

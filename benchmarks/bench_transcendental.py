@@ -1,9 +1,11 @@
 """Transcendental elementwise functions (issue 20): strided, NumPy and PyTorch on the same data.
 
-Run: ``python benchmarks/bench_transcendental.py [--threads N] [--n N] [--only exp,log]``, or
-``python -m strided.bench --suite transcendental``. Every row is ``fn(x, out=o)`` on a contiguous
-array of float32 or float64 values spread over the range where the function is interesting
-(each its own: log's inputs are positive, asin's in [-1, 1], ...), so no allocation is timed.
+Run: ``python benchmarks/bench_transcendental.py [--threads N] [--n N] [--only exp,log]
+[--rounds R]``, or ``python -m strided.bench --suite transcendental``. Every row is
+``fn(x, out=o)`` on a contiguous array of float32 or float64 values spread over the range where
+the function is interesting (each its own: log's inputs are positive, asin's in [-1, 1], ...),
+so no allocation is timed. ``--rounds R`` times the three libraries in turn, R rounds, and
+reports medians and spreads (the form for a shared, loaded machine).
 Ratios are other-library time / strided time: above 1 means strided is faster. The kernels and
 their accuracy: Note [Vectorised transcendental functions] in strided/_cpu/vecmath.h.
 """
@@ -11,9 +13,10 @@ their accuracy: Note [Vectorised transcendental functions] in strided/_cpu/vecma
 from __future__ import annotations
 
 import argparse
+import statistics
 
 import numpy as np
-from _harness import run, torch
+from _harness import fmt_time, run, start, timeit, torch
 
 import strided
 
@@ -148,13 +151,40 @@ def cases(n=10**6, only=None):
     return out
 
 
+def alternated(cases, rounds, threads):
+    """Time each case's libraries in turn, ``rounds`` times over (on a shared machine a load
+    that comes and goes then falls on all three alike, not on whichever ran in that second):
+    per library the median of its rounds and their spread, (max - min) / median."""
+    start(f"strided transcendental functions, {rounds} alternated rounds", threads)
+    for name, s_fn, n_fn, t_fn, check in cases:
+        check()
+        fns = [f for f in (s_fn, n_fn, t_fn) if f is not None]
+        samples = [[] for _ in fns]
+        for r in range(rounds):
+            for k in range(len(fns)):
+                j = (k + r) % len(fns)  # each library first in turn
+                samples[j].append(timeit(fns[j], repeats=1)[0])
+        med = [statistics.median(x) for x in samples]
+        cols = [
+            f"{fmt_time(m)} (±{(max(x) - min(x)) / m:.0%})"
+            for m, x in zip(med, samples, strict=True)
+        ]
+        cols += ["-"] * (3 - len(cols))
+        ratios = [f"{m / med[0]:.2f}" for m in med[1:]] + ["-"] * (3 - len(med))
+        print(f"| {name} | {' | '.join(cols)} | {' | '.join(ratios)} |", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--n", type=int, default=10**6)
     p.add_argument("--only", default="", help="comma-separated function names")
+    p.add_argument("--rounds", type=int, default=0, help="alternate the libraries, R rounds")
     args = p.parse_args()
     only = set(args.only.split(",")) if args.only else None
+    if args.rounds:
+        alternated(cases(args.n, only), args.rounds, args.threads)
+        return
     run(cases(args.n, only), threads=args.threads, title="strided transcendental functions")
 
 

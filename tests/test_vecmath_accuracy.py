@@ -114,6 +114,10 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
         parts.append((sign * np.exp2(rng.uniform(-60, 2, n // 4))).astype(ft))
     if name == "erfc":  # where float32's erfc is subnormal (9.2..10.06) and past it
         parts.append(rng.uniform(9.0, 10.5, n // 8).astype(ft))
+    if name == "erfc" and dtype == "float32":  # every 32nd float of 0.25..10.1, both signs
+        lo, hi = np.array([0.25, 10.1], np.float32).view(np.uint32)
+        tail = np.arange(lo, hi, 32, dtype=np.uint32).view(np.float32)
+        parts += [tail, -tail]
     if name in ("erf", "erfc") and dtype == "float64":  # float64's pieces, subnormal erfc
         parts.append(rng.uniform(-6.0, 6.0, n // 4))
         parts.append(rng.uniform(25.0, 28.0, n // 16))

@@ -529,15 +529,21 @@ static inline float strided_pow2if(int32_t n) {
     return f;
 }
 
-static inline float strided_expf_reduced(float r) {
-    /* exp(r) for |r| <= ln(2) / 2: Cephes' expf polynomial (vecmath.h's erf calls it too) */
+static inline float strided_expm1f_reduced(float r) {
+    /* exp(r) - 1 for |r| <= ln(2) / 2: Cephes' expf polynomial without its last add (vecmath.h's
+     * erfc adds the 1 in double) */
     float p = 1.9875691500e-4f;
     p = p * r + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
     p = p * r + 4.1665795894e-2f;
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
-    return p * (r * r) + r + 1.0f;
+    return p * (r * r) + r;
+}
+
+static inline float strided_expf_reduced(float r) {
+    /* exp(r) for |r| <= ln(2) / 2 (vecmath.h's erf calls it too) */
+    return strided_expm1f_reduced(r) + 1.0f;
 }
 
 static inline float strided_expf(float x) {
