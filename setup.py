@@ -90,6 +90,7 @@ MODULES = [
     "strided._cpu.count",
     "strided._views",
     "strided._dispatch_call",
+    "strided._compile._call",
     "strided.autograd._grad_state",
     "strided.autograd._node",
     "strided.autograd._record",

@@ -19,9 +19,11 @@ Note [What compile does on a call]
    node's shape and dtype), decomposed into primitives (fx/passes.py), split into fusion groups
    (Note [Fusion groups]), turned into C, compiled by the system compiler and cached on disk
    (Note [The kernel cache] in cc.py).
-3. **Run.** A plan is a list of steps: a fused kernel called through ctypes on the tensors'
-   data pointers (its outputs allocated here, in the memory order eager gave them), or one node
-   run eagerly. The generated kernels do not read the floating-point status flags, so where
+3. **Run.** A plan is a list of steps: a fused kernel called on the tensors' data pointers
+   (its outputs allocated here, in the memory order eager gave them), or one node run eagerly,
+   written out once as a Python function (Note [The plan's run loop] in program.py). A call
+   whose guards are the last plan's runs it without building a key (Note [The cost of a
+   compiled call]). The generated kernels do not read the floating-point status flags, so where
    eager warns (errstate: ``log(0)``), the compiled function gives the same values silently.
 
 Note [Graph breaks and fallbacks]
@@ -53,17 +55,24 @@ prove safe runs eagerly, and ``explain()`` says why:
 
 from __future__ import annotations
 
-import ctypes
 import dis
 import functools
 import warnings
 
 import strided
 from strided import _core, fx
-from strided._compile import cc
-from strided._compile.codegen import dense_order, generate_c, out_strides, plan_steps
+from strided._compile import cc, program
+from strided._compile.codegen import generate_c, plan_steps
 from strided.fx.interpreter import Interpreter, _fetch
 from strided.fx.passes import is_impure
+
+try:  # the compiled hot path of a call: Note [The cost of a compiled call]
+    from strided._compile._call import MISS, FastCall
+
+    _NO_FAST = FastCall()  # no plan: every call misses
+except ImportError:  # a checkout whose compiled modules predate it: every call takes _call
+    MISS, FastCall = object(), None
+    _NO_FAST = lambda args: MISS  # noqa: E731
 
 __all__ = ["compile", "CompiledFunction", "reset"]
 
@@ -85,6 +94,18 @@ def reset():
 
 
 def _guard(a):
+    """One argument's part of the guard key (Note [What compile does on a call]), or None
+    for an argument compile does not specialise on.
+
+    Note [Constants in the guard key]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A Python scalar is baked into the graph, so two calls share a plan only when the constant
+    would give the same graph: the key holds its ``repr``, not the value. By value, ``-0.0``
+    would find the plan traced with ``0.0`` (they are equal and hash alike) and ``x * -0.0``
+    would lose its signs of zero; and a NaN, equal to nothing, would miss every time and trace
+    a new plan per call. ``repr`` tells apart every two floats (it round-trips), and ``1``,
+    ``1.0`` and ``True``; the fast check compares a float by its bits (_call.pyx).
+    """
     if isinstance(a, _core.TensorBase):
         return (
             "tensor",
@@ -95,9 +116,9 @@ def _guard(a):
             a._requires_grad,
         )
     if a is None or isinstance(a, (bool, int, float, str)):
-        return ("const", type(a).__name__, a)
+        return ("const", type(a).__name__, repr(a))  # Note [Constants in the guard key]
     if isinstance(a, (tuple, list)) and all(isinstance(x, (bool, int, float, str)) for x in a):
-        return ("const", type(a).__name__, tuple(a))
+        return ("const", type(a).__name__, repr(a))
     return None
 
 
@@ -108,7 +129,7 @@ def describe_guard(g, name):
             f"{name}: tensor dtype={dtype} shape={list(shape)} strides={list(strides)} "
             f"device={device} requires_grad={rg}"
         )
-    return f"{name}: {g[1]} == {g[2]!r}"
+    return f"{name}: {g[1]} == {g[2]}"
 
 
 # -- side effects in the bytecode ----------------------------------------------------------------
@@ -198,7 +219,7 @@ class Lowered:
         self.steps = plan_steps(gm.graph, device)
         self.groups = [g for kind, g in self.steps if kind == "group"]
         self.kernels = {}
-        self.allocs = {g.index: [_allocation(n) for n in g.outputs] for g in self.groups}
+        self.program, self.program_source = gm, None  # until bind: the graph, eagerly
         self.c, self.cuda = [], None
         strides = lambda n: n.meta["strides"]  # noqa: E731
         if device == "cpu":
@@ -223,27 +244,30 @@ class Lowered:
                 ]
             )
 
-    def bind(self, lib):
-        """Take the kernels from the loaded C library (CPU) or compile the CUDA module."""
+    def bind(self, lib, check_inputs=False):
+        """Take the kernels from the loaded C library (CPU) or compile the CUDA module, then
+        generate the program that calls them (Note [The plan's run loop]). ``check_inputs``:
+        the inputs' strides are not guarded (a backward's), so the program checks them."""
         for i, g in enumerate(self.groups):
             if self.cuda is not None:
-                self.kernels[g.index] = self.cuda.kernel(i, strided.device(self.device))
-                continue
-            f = getattr(lib, f"{self.prefix}{g.index}")
-            f.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-            f.restype = None
-            array = ctypes.c_void_p * (len(g.inputs) + len(g.outputs))  # made once, not per call
-            self.kernels[g.index] = lambda ptrs, f=f, array=array: f(array(*ptrs))
-        self._program = _Program(self)
+                launch = self.cuda.kernel(i, strided.device(self.device))
+                self.kernels[g.index] = program.cuda_kernel(launch)
+            else:
+                n_pointers = len(g.inputs) + len(g.outputs)
+                numel = program.group_numel(g)
+                kernel = program.cpu_kernel(lib, f"{self.prefix}{g.index}", n_pointers, numel)
+                self.kernels[g.index] = kernel
+        if self.groups:
+            self.program_source, self.program = program.make_program(self, check_inputs)
 
     def run(self, tensors):
         """The graph's output from its fused kernels and eager steps, or None when a tensor's
         strides differ from the captured ones (the caller then runs the graph eagerly)."""
-        return self._program.run(tensors)
+        return self.program(*tensors)
 
     def __call__(self, tensors):
-        out = self.run(tensors) if self.groups else None
-        return self.gm(*tensors) if out is None else out
+        out = self.program(*tensors)
+        return self.gm(*tensors) if out is None and self.groups else out
 
     def explain(self, title):
         lines = [f"{title} (decomposed, with shapes):"]
@@ -258,201 +282,10 @@ class Lowered:
                 )
             else:
                 lines.append(f"  eager {what.format()}")
+        if self.program_source:
+            lines.append(f"{title} program (Python, run on every call):")
+            lines += ["  " + ln for ln in self.program_source.splitlines()]
         return lines
-
-
-def _allocation(node):
-    """How to allocate ``node``'s output in the layout the kernel writes (codegen.out_strides:
-    eager's memory order, so ``x.T * 2`` compiled has eager's strides): (shape in memory
-    order, dtype, device, the permutation back or None), worked out once per plan."""
-    m = node.meta["tensor_meta"]
-    order = dense_order(m.shape, out_strides(node))
-    inverse = None if order == sorted(order) else [order.index(d) for d in range(len(order))]
-    return tuple(m.shape[d] for d in order), m.dtype, m.device, inverse
-
-
-def _allocate(shape, dtype, device, inverse):
-    t = _core._empty(shape, dtype, device)  # strided.empty less its argument checks
-    return t if inverse is None else t.permute(inverse)
-
-
-class _Program:
-    """A Lowered graph's steps as a flat list over numbered slots, made once per plan, so that
-    a call runs no Interpreter (Note [The plan's run loop]).
-
-    Note [The plan's run loop]
-    ~~~~~~~~~~~~~~~~~~~~~~~~~~
-    The steps of a plan are fixed once the guards pass, so what an Interpreter works out on
-    every call (which value each argument of a node names, a dict lookup per node, the nested
-    ``map_arg`` walk over args and kwargs, ``getattr`` for the opcode's method) is worked out
-    here once: every node gets a slot number, each eager node a *loader* per argument
-    (a constant, a slot, or a flat tuple of both), each fused group its kernel, the slots it
-    reads and writes and its output allocations. A call then fills a list of slots in order.
-    The MLP training step's forward and backward (6 + 8 fused kernels, 14 eager nodes, most
-    of them tiny) spent ~0.3 ms per call in the Interpreter's glue on the 2-core Zen 3, about
-    as much as its two small matmuls; PyTorch's compiled graphs make the same move (Inductor
-    emits one Python ``call`` function with the kernels' calls written out).
-
-    Note [Writing into a dead buffer]
-    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-    A pointwise group whose input is a tensor this plan made (a group's output, or a matmul's
-    result: ``gelu(x @ w + b)``'s epilogue reads the product) and that no later step reads
-    writes its output into that input's memory when shape, dtype and strides are the same
-    (Inductor's buffer reuse). Element i is read before element i is written, at the same
-    offset, so the loop is the same loop; what it saves is a fresh allocation, whose pages
-    the kernel would otherwise fault in one by one (16 MiB for 4096x1024 float32) and the
-    cache lines of a second output. Inputs the caller passed are never written, nor views
-    (an eager reshape may share its input's memory), nor a reduction group's inputs.
-
-    The checks stay: each input's strides against the captured ones, and each eager node's
-    result's strides (an eager kernel may lay out its result differently for other values,
-    e.g. a view that had to copy); a mismatch returns None and the caller runs eagerly.
-    """
-
-    def __init__(self, low):
-        nodes = list(low.gm.graph.nodes)
-        slot = {n: i for i, n in enumerate(nodes)}
-        self.size = len(nodes)
-        self.inputs = [(slot[n], n.meta.get("strides")) for n in nodes if n.op == "placeholder"]
-        interp = Interpreter(low.gm)
-        reuse = _reusable(low) if low.device == "cpu" else {}
-        self.steps = []
-        for kind, what in low.steps:
-            if kind == "eager":
-                self.steps.append(
-                    (
-                        False,
-                        _eager_call(what, slot, interp, low.device),
-                        slot[what],
-                        what.meta.get("strides"),
-                    )
-                )
-            else:
-                allocs = [
-                    slot[reuse[n]] if n in reuse else spec
-                    for n, spec in zip(what.outputs, low.allocs[what.index], strict=True)
-                ]
-                self.steps.append(
-                    (
-                        True,
-                        low.kernels[what.index],
-                        [slot[n] for n in what.inputs],
-                        allocs,
-                        [slot[n] for n in what.outputs],
-                    )
-                )
-        self.output = _loader(nodes[-1].args[0], slot)
-
-    def run(self, tensors):
-        vals = [None] * self.size
-        tensor = _core.TensorBase
-        for (i, want), v in zip(self.inputs, tensors, strict=True):
-            if isinstance(v, tensor) and v.stride() != want:
-                return None  # a gradient laid out otherwise than at capture
-            vals[i] = v
-        for step in self.steps:
-            if step[0]:
-                _, kernel, reads, allocs, writes = step
-                outs = [vals[a] if type(a) is int else _allocate(*a) for a in allocs]
-                kernel([vals[i].data_ptr() for i in reads] + [o.data_ptr() for o in outs])
-                for i, o in zip(writes, outs, strict=True):
-                    vals[i] = o
-            else:
-                _, call, i, want = step
-                v = vals[i] = call(vals)
-                if isinstance(v, tensor) and v.stride() != want:
-                    return None  # an eager node laid its result out differently
-        return self.output(vals)
-
-
-_FRESH = None  # the eager ops whose result is always a new tensor
-
-
-def _reusable(low):
-    """{output node of a pointwise group: the input node whose memory it is written into}
-    (Note [Writing into a dead buffer])."""
-    global _FRESH
-    import operator
-
-    if _FRESH is None:
-        _FRESH = {operator.matmul, strided.matmul}
-    from strided.fx.graph import map_arg
-
-    steps = low.steps
-    fresh = set()  # nodes whose tensor this plan owns: a group's output, a matmul's result
-    for kind, what in steps:
-        if kind == "eager":
-            if what.op == "call_function" and what.target in _FRESH:
-                fresh.add(what)
-        else:
-            fresh.update(what.outputs)
-    last_read = {}  # node -> index of the last step that reads it (the output: past the end)
-    for i, (kind, what) in enumerate(steps):
-        for n in what.inputs if kind == "group" else what.all_input_nodes:
-            last_read[n] = i
-    map_arg(low.gm.graph.nodes[-1].args, lambda n: last_read.__setitem__(n, len(steps)))
-    reuse = {}
-    for i, (kind, g) in enumerate(steps):
-        if kind != "group" or g.reduction is not None:
-            continue
-        free = [n for n in g.inputs if n in fresh and last_read.get(n) == i]
-        for out in g.outputs:
-            for n in free:
-                if (
-                    n.meta.get("tensor_meta") == out.meta.get("tensor_meta")
-                    and n.meta.get("strides") == out.meta.get("strides")
-                    and n.meta.get("strides") == tuple(out_strides(out))
-                ):
-                    reuse[out] = n
-                    free.remove(n)
-                    break
-    return reuse
-
-
-def _loader(a, slot):
-    """A function of the slot list giving argument ``a`` (a node, a constant, or a structure
-    holding nodes) as the Interpreter's ``load`` would (Note [The plan's run loop])."""
-    from strided.fx.graph import map_arg
-
-    found = []
-    map_arg(a, found.append)
-    if not found:
-        return lambda vals: a
-    if hasattr(a, "op"):  # one node
-        i = slot[a]
-        return lambda vals: vals[i]
-    if isinstance(a, tuple) and all(hasattr(x, "op") or not _holds_node(x) for x in a):
-        spec = tuple((slot[x], None) if hasattr(x, "op") else (-1, x) for x in a)
-        return lambda vals: tuple(vals[i] if i >= 0 else c for i, c in spec)
-    return lambda vals: map_arg(a, lambda n: vals[slot[n]])
-
-
-def _holds_node(x):
-    from strided.fx.graph import map_arg
-
-    found = []
-    map_arg(x, found.append)
-    return bool(found)
-
-
-def _eager_call(node, slot, interp, device):
-    """A function of the slot list running ``node`` eagerly (Note [The plan's run loop])."""
-    args, kwargs = _loader(node.args, slot), _loader(node.kwargs, slot)
-    if node.op == "call_function":
-        f = node.target
-        schema = getattr(f, "schema", None)
-        if schema is not None and device == "cpu" and not node.kwargs:
-            # a custom op whose call was checked against its schema at capture: its CPU
-            # kernel directly, with the defaults filled in (the plan runs below autograd)
-            from strided import _dispatch
-
-            kernel = _dispatch._kernels.get(f.name, {}).get("CPU")
-            rest = tuple(a.default for a in schema.arguments[len(node.args) :])
-            if kernel is not None and ... not in rest:
-                return lambda vals: kernel(*args(vals), *rest)
-        return lambda vals: f(*args(vals), **kwargs(vals))
-    method = getattr(interp, node.op)  # get_attr, call_method, call_module
-    return lambda vals: method(node, args(vals), kwargs(vals))
 
 
 class Plan:
@@ -470,6 +303,7 @@ class Plan:
         self.path = None
         self.eager_reason = None
         self.from_disk = False
+        self.fast = None  # its FastCall, made on its first run (Note [The cost of a compiled call])
 
     @property
     def steps(self):
@@ -580,7 +414,7 @@ def _build_plan(fn, args, names, key, grad_on, joint, params):
     if cuda:
         plan.source = "// CUDA C++, after kernels/ops.cuh\n" + "\n\n".join(cuda) + "\n"
     for low in lowered:
-        low.bind(lib)
+        low.bind(lib, check_inputs=low is plan.backward)
     return plan, (None if joint else result)
 
 
@@ -712,7 +546,35 @@ class _JointFunction:
 
 
 class CompiledFunction:
-    """``strided.compile(fn)``: call it as ``fn``; ``explain()`` shows what was compiled."""
+    """``strided.compile(fn)``: call it as ``fn``; ``explain()`` shows what was compiled.
+
+    Note [The cost of a compiled call]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A compiled call must cost no more than the eager ops it replaces, or compiling a small
+    function makes it slower. Profiled on a 3-op chain (``(x * 2 + 1).exp()``, 100 float64, one
+    thread, the 2-core Zen 3), the keyed road cost ~4.7 us against eager's ~2.4 us: the guard
+    key (six attribute reads and two tuples per tensor, ``str`` of the device, the tuple hashed
+    for the dict), the plan's step loop (Note [The plan's run loop] in program.py), the output
+    through ``_core._empty``'s argument checks (0.34 us), and ctypes (an array of pointers
+    built, argtypes converted, the GIL released and taken back). Now:
+
+    * ``FastCall`` (_call.pyx) holds the last plan's guards as C values and checks a call's
+      positional arguments against them in one pass: dtype and device by identity, sizes and
+      strides by ``memcmp``, requires_grad and grad mode (the C thread-local flag), constants
+      by type and value (a float by its bits: Note [Constants in the guard key]). It builds
+      nothing; a match calls the plan's program directly, a miss (or keywords) takes the keyed
+      road, ``_call``, which then makes the found plan the fast one. A function called with
+      alternating layouts pays the keyed road every call, as before;
+    * the program is generated Python (Note [The plan's run loop]);
+    * a kernel is a ``Kernel`` (_call.pyx): the C function's address, called on the tensors'
+      data pointers gathered in C, the GIL kept for a small group
+      (program.NOGIL_NUMEL); outputs come from ``empty_tensor`` directly.
+
+    The chain on 100 elements: 4.7-7.0 us -> 0.8-1.0 us (eager 2.4-3.9 us under the same load);
+    benchmarks/bench_compile.py has the table. A compiled nn.Module keeps the keyed road (its
+    parameters are guarded too, and found anew on every call). Without the compiled module (a
+    checkout built before it) the program calls kernels through ctypes and every call is keyed.
+    """
 
     def __init__(self, fn, fullgraph=False):
         self.fn = fn
@@ -722,6 +584,7 @@ class CompiledFunction:
             functools.update_wrapper(self, fn)
         self.plans = {}
         self.last = None
+        self._fast = _NO_FAST  # the last plan's FastCall (Note [The cost of a compiled call])
         target = fn.forward if isinstance(fn, strided.nn.Module) else fn
         self._effects = _side_effects(target)
         try:
@@ -763,6 +626,14 @@ class CompiledFunction:
         return self.fn(*args, **kwargs)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:  # Note [The cost of a compiled call]
+            out = self._fast(args)
+            if out is not MISS:
+                return out
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """A call the last plan's fast check did not take: guards, cache, capture."""
         if self._effects is not None:
             return self._eager(
                 f"it has side effects on Python state ({self._effects})", args, kwargs
@@ -797,11 +668,30 @@ class CompiledFunction:
                 self.plans[key] = self.last = plan
                 return self._eager(str(e), args, kwargs)
             self.plans[key] = self.last = plan
+            self._fast = self._fast_call(plan, args, grad_on, params)
             if result is not None and not (self.fullgraph and plan.eager_reason):
                 return result
             return self._run(plan, args, kwargs, params)
         self.last = plan
+        self._fast = (
+            plan.fast if plan.fast is not None else self._fast_call(plan, args, grad_on, params)
+        )
         return self._run(plan, args, kwargs, params)
+
+    def _fast_call(self, plan, args, grad_on, params):
+        """The FastCall of ``plan``, made once from the call that found it (its arguments
+        match the plan's key): it runs the plan's program, or the joint Function; a plan that
+        runs eagerly, or a module's (its parameters are guarded too), has none."""
+        if FastCall is None:
+            return _NO_FAST
+        if plan.eager_reason is not None or plan.forward is None or params or plan.lifted:
+            plan.fast = _NO_FAST
+        elif plan.backward is not None:
+            run = functools.partial(_JointFunction.get().apply, plan)
+            plan.fast = FastCall(plan, args, run, grad_on)
+        else:
+            plan.fast = FastCall(plan, args, plan.forward.program, grad_on)
+        return plan.fast
 
     def _run(self, plan, args, kwargs, params=None):
         if plan.eager_reason is not None or plan.forward is None:

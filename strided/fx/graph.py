@@ -221,63 +221,74 @@ class Graph:
 
     def python_code(self):
         """(source of ``def forward(self, ...)``, the globals it needs)."""
-        globals_ = {"strided": __import__("strided"), "operator": operator}
+        w = CodeWriter()
         params, body = [], []
-
-        def ref(a):
-            return map_arg(a, lambda n: _Ref(n.name))
-
-        def arg_text(a):
-            if isinstance(a, (tuple, list, dict, slice)) or isinstance(a, Node):
-                return repr(ref(a)).replace("%", "")
-            if callable(a) and not isinstance(a, type):
-                return fn_text(a)
-            if isinstance(a, (int, float, bool, str, type(None), complex)):
-                return repr(a)
-            name = f"_const_{len(globals_)}"
-            globals_[name] = a
-            return name
-
-        def fn_text(fn):
-            where = _target_name(fn)
-            head = where.split(".")[0]
-            if head in ("strided", "operator") or getattr(builtins, where, None) is fn:
-                return where
-            name = "_fn_" + re.sub(r"\W", "_", where)
-            globals_[name] = fn
-            return name
-
-        def call_args(args, kwargs):
-            parts = [arg_text(a) for a in args]
-            parts += [f"{k}={arg_text(v)}" for k, v in kwargs.items()]
-            return ", ".join(parts)
-
         for n in self.nodes:
             if n.op == "placeholder":
                 params.append(n.name)
-                continue
-            if n.op == "output":
-                body.append(f"return {arg_text(n.args[0])}")
-                continue
-            if n.op == "get_attr":
-                rhs = _attr_path(n.target)
-            elif n.op == "call_module":
-                rhs = f"{_attr_path(n.target)}({call_args(n.args, n.kwargs)})"
-            elif n.op == "call_method":
-                rhs = f"{arg_text(n.args[0])}.{n.target}({call_args(n.args[1:], n.kwargs)})"
-            elif n.target in INFIX and len(n.args) == 2 and not n.kwargs:
-                rhs = f"{arg_text(n.args[0])} {INFIX[n.target]} {arg_text(n.args[1])}"
-            elif n.target in PREFIX and len(n.args) == 1:
-                rhs = f"{PREFIX[n.target]}{arg_text(n.args[0])}"
-            elif n.target is operator.getitem:
-                rhs = f"{arg_text(n.args[0])}[{arg_text(n.args[1])}]"
-            elif n.target is getattr and len(n.args) == 2:
-                rhs = f"{arg_text(n.args[0])}.{n.args[1]}"
+            elif n.op == "output":
+                body.append(f"return {w.arg_text(n.args[0])}")
             else:
-                rhs = f"{fn_text(n.target)}({call_args(n.args, n.kwargs)})"
-            body.append(f"{n.name} = {rhs}")
+                body.append(f"{n.name} = {w.expression(n)}")
         src = f"def forward(self, {', '.join(params)}):\n" + "".join(f"    {b}\n" for b in body)
-        return src.replace("(self, )", "(self)"), globals_
+        return src.replace("(self, )", "(self)"), w.globals
+
+
+class CodeWriter:
+    """The Python text of nodes (``Graph.python_code``; the compiler's programs, Note [The plan's
+    run loop] in strided/_compile): a node's value is the variable of its name, a module or
+    attribute is read from ``self``, and what has no literal (a dtype, a tensor, a function
+    outside strided and operator) is a global collected in ``globals``."""
+
+    def __init__(self):
+        self.globals = {"strided": __import__("strided"), "operator": operator}
+
+    def arg_text(self, a):
+        if isinstance(a, (tuple, list, dict, slice)) or isinstance(a, Node):
+            return repr(map_arg(a, lambda n: _Ref(n.name))).replace("%", "")
+        if callable(a) and not isinstance(a, type):
+            return self.fn_text(a)
+        if isinstance(a, (int, float, bool, str, type(None), complex)):
+            return repr(a)
+        return self.constant(a)
+
+    def constant(self, a, hint="_const"):
+        """A global name holding ``a``."""
+        name = f"{hint}_{len(self.globals)}"
+        self.globals[name] = a
+        return name
+
+    def fn_text(self, fn):
+        where = _target_name(fn)
+        head = where.split(".")[0]
+        if head in ("strided", "operator") or getattr(builtins, where, None) is fn:
+            return where
+        name = "_fn_" + re.sub(r"\W", "_", where)
+        self.globals[name] = fn
+        return name
+
+    def call_args(self, args, kwargs):
+        parts = [self.arg_text(a) for a in args]
+        parts += [f"{k}={self.arg_text(v)}" for k, v in kwargs.items()]
+        return ", ".join(parts)
+
+    def expression(self, n):
+        """The expression computing node ``n`` (neither a placeholder nor the output)."""
+        if n.op == "get_attr":
+            return _attr_path(n.target)
+        if n.op == "call_module":
+            return f"{_attr_path(n.target)}({self.call_args(n.args, n.kwargs)})"
+        if n.op == "call_method":
+            return f"{self.arg_text(n.args[0])}.{n.target}({self.call_args(n.args[1:], n.kwargs)})"
+        if n.target in INFIX and len(n.args) == 2 and not n.kwargs:
+            return f"{self.arg_text(n.args[0])} {INFIX[n.target]} {self.arg_text(n.args[1])}"
+        if n.target in PREFIX and len(n.args) == 1:
+            return f"{PREFIX[n.target]}{self.arg_text(n.args[0])}"
+        if n.target is operator.getitem:
+            return f"{self.arg_text(n.args[0])}[{self.arg_text(n.args[1])}]"
+        if n.target is getattr and len(n.args) == 2:
+            return f"{self.arg_text(n.args[0])}.{n.args[1]}"
+        return f"{self.fn_text(n.target)}({self.call_args(n.args, n.kwargs)})"
 
 
 def _attr_path(path):

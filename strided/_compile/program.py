@@ -1,0 +1,221 @@
+"""A lowered graph's steps as one generated Python function, made once per plan, and the
+kernels it calls.
+
+Note [The plan's run loop]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+The steps of a plan are fixed once the guards pass, so what an Interpreter works out on every
+call (which value each argument of a node names, a dict lookup per node, the nested ``map_arg``
+walk over args and kwargs, ``getattr`` for the opcode's method) is worked out once, when the
+plan is made, and written down as Python source: one function per lowered graph whose
+parameters are the graph's placeholders and whose body is the steps in order. A fused group is
+an allocation per output and one call of its kernel on the tensors it reads and writes, an
+eager node the line ``GraphModule.code`` would have for it (fx.graph.CodeWriter), each value a
+local variable named after its node. ``explain()`` prints the function, so the line of Python
+a student wrote can be followed to the kernel call that runs it. PyTorch's compiled graphs make
+the same move (Inductor emits one Python ``call`` function with the kernels' calls written
+out).
+
+This replaced a loop over a list of steps with numbered slots, itself the replacement of an
+Interpreter: the MLP training step's forward and backward (6 + 8 fused kernels, 14 eager nodes,
+most of them tiny) spent ~0.3 ms per call in the Interpreter's glue on the 2-core Zen 3, about
+as much as its two small matmuls; the slot loop still cost ~1.5 us a call on a one-kernel
+graph (a list of slots, a tuple unpacked per step, two list comprehensions of data pointers),
+the generated function ~0.3 us (Note [The cost of a compiled call] in __init__.py).
+
+The checks stay: each eager node's result's strides against the captured ones (an eager kernel
+may lay out its result differently for other values, e.g. a view that had to copy), and, in a
+backward's program, each input's (the incoming gradient is not guarded; a forward's inputs are,
+stride by stride); a mismatch returns None and the caller runs the graph eagerly.
+
+Note [Writing into a dead buffer]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A pointwise group whose input is a tensor this plan made (a group's output, or a matmul's
+result: ``gelu(x @ w + b)``'s epilogue reads the product) and that no later step reads writes
+its output into that input's memory when shape, dtype and strides are the same (Inductor's
+buffer reuse). Element i is read before element i is written, at the same offset, so the loop
+is the same loop; what it saves is a fresh allocation, whose pages the kernel would otherwise
+fault in one by one (16 MiB for 4096x1024 float32) and the cache lines of a second output.
+Inputs the caller passed are never written, nor views (an eager reshape may share its input's
+memory), nor a reduction group's inputs. In the program it is the line ``out = input  #
+written in place`` before the kernel's call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import keyword
+import math
+import operator
+
+import strided
+from strided import _core
+from strided._compile.codegen import dense_order, out_strides
+from strided._device import as_device
+from strided._dtype import as_dtype
+from strided.fx.graph import CodeWriter, map_arg
+
+try:  # the compiled hot path (Note [The cost of a compiled call] in __init__.py)
+    from strided._compile._call import Kernel, empty
+except ImportError:  # a checkout whose compiled modules predate it: ctypes and _core._empty
+    Kernel = None
+
+    def empty(shape, dtype, device):
+        return _core._empty(shape, dtype, device)  # strided.empty less its argument checks
+
+
+# A kernel over at least this many elements lets other Python threads run while it works (the
+# CPU loops' OpenMP grain, Note [Threads] in strided/_threads.pyx); a smaller one keeps the GIL.
+NOGIL_NUMEL = 32768
+
+__all__ = ["cpu_kernel", "cuda_kernel", "make_program", "NOGIL_NUMEL"]
+
+
+def cpu_kernel(lib, name, n_pointers, numel):
+    """Kernel ``name`` of the loaded C library as a function of tensors: ``k(a, b, out)``."""
+    f = getattr(lib, name)
+    if Kernel is not None:
+        return Kernel(ctypes.cast(f, ctypes.c_void_p).value, name, numel >= NOGIL_NUMEL)
+    f.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    f.restype = None
+    array = ctypes.c_void_p * n_pointers  # made once, not per call
+    return lambda *tensors: f(array(*[t.data_ptr() for t in tensors]))
+
+
+def cuda_kernel(launch):
+    """A CUDA launcher (a function of data pointers, cuda.py) as a function of tensors."""
+    return lambda *tensors: launch([t.data_ptr() for t in tensors])
+
+
+def _allocation(node):
+    """How to allocate ``node``'s output in the layout the kernel writes (codegen.out_strides:
+    eager's memory order, so ``x.T * 2`` compiled has eager's strides): (shape in memory
+    order, the permutation back or None), worked out once per plan."""
+    m = node.meta["tensor_meta"]
+    order = dense_order(m.shape, out_strides(node))
+    inverse = None if order == sorted(order) else [order.index(d) for d in range(len(order))]
+    return tuple(m.shape[d] for d in order), inverse
+
+
+def make_program(low, check_inputs):
+    """(source, function) of ``low``'s steps as Python (Note [The plan's run loop]); the
+    function takes the graph's inputs and returns its output, or None when a tensor's strides
+    differ from the captured ones (the caller then runs the graph eagerly). ``check_inputs``:
+    the inputs' strides are not guarded (a backward's incoming gradient), so check them."""
+    nodes = low.gm.graph.nodes
+    w = CodeWriter()
+    taken = {n.name for n in nodes} | set(w.globals)
+
+    def name_for(value, hint):
+        """A global holding ``value``, named ``hint`` unless a node or global has that name."""
+        hint = "".join(c if c.isalnum() else "_" for c in hint)
+        name, k = hint, 1
+        while name in taken or keyword.iskeyword(name) or not name.isidentifier():
+            name, k = f"{hint}_{k}", k + 1
+        taken.add(name)
+        w.globals[name] = value
+        return name
+
+    w.globals["self"] = low.gm  # get_attr and call_module nodes read it
+    empty_name = name_for(empty, "empty")
+    reuse = _reusable(low) if low.device == "cpu" else {}
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    body = []
+    if check_inputs:
+        for n in placeholders:
+            if n.meta.get("strides") is not None:
+                body.append(f"if {n.name}.stride() != {n.meta['strides']!r}:")
+                body.append("    return None  # laid out otherwise than at capture")
+    for kind, what in low.steps:
+        if kind == "eager":
+            body.append(f"{what.name} = {_eager_expression(what, w, low.device, name_for)}")
+            want = what.meta.get("strides")
+            if want is not None:
+                body.append(f"if {what.name}.stride() != {want!r}:")
+                body.append("    return None  # the eager op laid its result out otherwise")
+            continue
+        kernel = name_for(low.kernels[what.index], f"{low.prefix}{what.index}")
+        body.append(f"# {what!r}")
+        for out in what.outputs:
+            if out in reuse:  # Note [Writing into a dead buffer]
+                body.append(f"{out.name} = {reuse[out].name}  # written in place")
+                continue
+            shape, inverse = _allocation(out)
+            m = out.meta["tensor_meta"]
+            dtype = as_dtype(m.dtype)
+            dtype, device = name_for(dtype, dtype.name), name_for(as_device(m.device), m.device)
+            alloc = f"{empty_name}({shape!r}, {dtype}, {device})"
+            body.append(
+                f"{out.name} = {alloc}" + ("" if inverse is None else f".permute({inverse})")
+            )
+        args = ", ".join(n.name for n in (*what.inputs, *what.outputs))
+        body.append(f"{kernel}({args})")
+    body.append(f"return {w.arg_text(nodes[-1].args[0])}")
+    params = ", ".join(n.name for n in placeholders)
+    fname = "forward" if low.prefix == "kernel_" else low.prefix.rstrip("_")  # or "backward"
+    source = f"def {fname}({params}):\n" + "".join(f"    {b}\n" for b in body)
+    namespace = dict(w.globals)
+    exec(compile(source, f"<strided.compile {fname}>", "exec"), namespace)  # noqa: S102
+    return source, namespace[fname]
+
+
+def _eager_expression(node, w, device, name_for):
+    """The Python expression running ``node`` eagerly. A custom op whose call was checked
+    against its schema at capture runs its CPU kernel directly, its defaults filled in (the
+    plan runs below autograd)."""
+    f = node.target
+    schema = getattr(f, "schema", None) if node.op == "call_function" else None
+    if schema is not None and device == "cpu" and not node.kwargs:
+        from strided import _dispatch
+
+        kernel = _dispatch._kernels.get(f.name, {}).get("CPU")
+        rest = tuple(a.default for a in schema.arguments[len(node.args) :])
+        if kernel is not None and ... not in rest:
+            k = name_for(kernel, f"{f.name.replace('::', '_')}_cpu")
+            return f"{k}({w.call_args((*node.args, *rest), {})})"
+    return w.expression(node)
+
+
+_FRESH = None  # the eager ops whose result is always a new tensor
+
+
+def _reusable(low):
+    """{output node of a pointwise group: the input node whose memory it is written into}
+    (Note [Writing into a dead buffer])."""
+    global _FRESH
+
+    if _FRESH is None:
+        _FRESH = {operator.matmul, strided.matmul}
+    steps = low.steps
+    fresh = set()  # nodes whose tensor this plan owns: a group's output, a matmul's result
+    for kind, what in steps:
+        if kind == "eager":
+            if what.op == "call_function" and what.target in _FRESH:
+                fresh.add(what)
+        else:
+            fresh.update(what.outputs)
+    last_read = {}  # node -> index of the last step that reads it (the output: past the end)
+    for i, (kind, what) in enumerate(steps):
+        for n in what.inputs if kind == "group" else what.all_input_nodes:
+            last_read[n] = i
+    map_arg(low.gm.graph.nodes[-1].args, lambda n: last_read.__setitem__(n, len(steps)))
+    reuse = {}
+    for i, (kind, g) in enumerate(steps):
+        if kind != "group" or g.reduction is not None:
+            continue
+        free = [n for n in g.inputs if n in fresh and last_read.get(n) == i]
+        for out in g.outputs:
+            for n in free:
+                if (
+                    n.meta.get("tensor_meta") == out.meta.get("tensor_meta")
+                    and n.meta.get("strides") == out.meta.get("strides")
+                    and n.meta.get("strides") == tuple(out_strides(out))
+                ):
+                    reuse[out] = n
+                    free.remove(n)
+                    break
+    return reuse
+
+
+def group_numel(group):
+    """The number of elements a fused group's loop visits."""
+    return math.prod(group.shape)
