@@ -206,6 +206,25 @@ cdef DType _float_for_integer_inputs(tuple inputs, DType common):
     return f
 
 
+def float_result_dtype(*inputs):
+    """The dtype a float function of ``inputs`` (tensors and weak Python scalars) computes in:
+    RESULT_FLOAT's rule, for the float functions written in Python (heaviside, logaddexp2), so
+    that they choose as the kernels do (Note [Float results of integer input] in _dtype.pyx).
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided._iter import float_result_dtype
+    >>> i8, u8 = strided.ones(2, dtype="int8"), strided.ones(2, dtype="uint8")
+    >>> float_result_dtype(i8, u8), float_result_dtype(i8, 2), float_result_dtype(i8, 2.5)
+    (strided.float16, strided.float16, strided.float64)
+    """
+    cdef DType common = _common_dtype("float_result_dtype", inputs)
+    if common.kind in "biu":
+        return _float_for_integer_inputs(inputs, common)
+    return common
+
+
 # bool < integer < real floating < complex: the ladder a weak scalar climbs, per ScalarType
 cdef int _KIND_RANK[13]
 _KIND_RANK[:] = [0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 3]

@@ -19,6 +19,7 @@ import math
 
 from strided import _check, _core
 from strided._dtype import bool_, finfo, float_for_integers, int64, result_type
+from strided._iter import float_result_dtype
 from strided._ops import elementwise as _ew
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
@@ -280,9 +281,23 @@ _float_for = float_for_integers
 
 
 def _float_dtype(*xs):
-    """The promoted dtype of ``xs``, as a float dtype (see Note [Float results of integer
-    input] in _dtype.pyx)."""
-    return _float_for(result_type(*xs))
+    """The dtype a float function of ``xs`` computes in: the elementwise kernels' rule, decided
+    per input (int8 with uint8 is float16; see Note [Float results of integer input] in
+    _dtype.pyx)."""
+    return float_result_dtype(*xs)
+
+
+def _real_float_pair(name, x1, x2):
+    """``x1`` and ``x2`` as tensors of the float dtype a real float function of the two
+    computes in (``_float_dtype``); complex input raises, as NumPy's real-only loops do."""
+    x1, x2 = _args(x1, x2)
+    dt = _float_dtype(x1, x2)
+    if dt.kind == "c":
+        raise TypeError(f"{name}: complex input is not supported (got {dt}); use real parts")
+    device = (x1 if _is_tensor(x1) else x2).device
+    x1 = _cast(x1, dt) if _is_tensor(x1) else asarray(x1, dtype=dt, device=device)
+    x2 = _cast(x2, dt) if _is_tensor(x2) else asarray(x2, dtype=dt, device=device)
+    return x1, x2
 
 
 def heaviside(x1, x2, /, *, out=None):
@@ -296,13 +311,7 @@ def heaviside(x1, x2, /, *, out=None):
     >>> strided.heaviside(strided.asarray([-1.5, 0.0, 2.0]), 0.5)
     tensor([0. , 0.5, 1. ])
     """
-    x1, x2 = _args(x1, x2)
-    dt = _float_dtype(x1, x2)
-    if dt.kind == "c":
-        raise TypeError(f"heaviside: complex input is not supported (got {dt}); use real parts")
-    device = (x1 if _is_tensor(x1) else x2).device
-    x1 = _cast(x1, dt) if _is_tensor(x1) else asarray(x1, dtype=dt, device=device)
-    h = _cast(x2, dt) if _is_tensor(x2) else asarray(x2, dtype=dt, device=device)
+    x1, h = _real_float_pair("heaviside", x1, x2)
     r = _ew.where(_ew.greater(x1, 0), 1.0, h)
     r = _ew.where(_ew.less(x1, 0), 0.0, r)
     return _ew.where(_ew.isnan(x1), x1, r, out=out)

@@ -24,13 +24,13 @@ import builtins
 import math
 
 from strided import _check
-from strided._dtype import bool_, finfo, float64, int32, int64
+from strided._dtype import bool_, can_cast, finfo, float32, float64, iinfo, int32, int64
 from strided._ops import elementwise as _ew
 from strided._ops import histograms as _hist
 from strided._ops import reduction as _red
 from strided._ops import views as _vops
 from strided._ops.creation import zeros
-from strided._ops.mathfuncs import _float_for
+from strided._ops.mathfuncs import _float_for, _real_float_pair
 from strided._ops.scan import cumsum
 
 __all__ = [
@@ -73,12 +73,19 @@ def _real_float(name, x):
 def _integers(name, x1, x2):
     """``x1`` and ``x2`` as tensors of their promoted integer dtype; other dtypes (bool
     too, as in NumPy) raise."""
-    x1 = _check.tensor(x1)
-    x2 = x2 if type(x2) is int else _check.tensor(x2, like=x1)
+    if type(x1) is int and type(x2) is not int:  # a Python int is weak on either side
+        x2 = _check.tensor(x2)
+        like = x2
+    else:
+        x1 = like = _check.tensor(x1)
+        x2 = x2 if type(x2) is int else _check.tensor(x2, like=x1)
     dt = _ew._result_type(x1, x2)
     if dt.kind not in "iu":
         raise TypeError(f"{name}: integer input is required (got {dt}); cast to an integer dtype")
-    return _vops.astype(x1, dt), _vops.astype(_check.tensor(x2, like=x1), dt)
+    for x in (x1, x2):
+        if type(x) is int and not iinfo(dt).min <= x <= iinfo(dt).max:  # NEP 50, as NumPy
+            raise OverflowError(f"{name}: the value {x} does not fit in dtype {dt}")
+    return tuple(_vops.astype(_check.tensor(x, like=like), dt) for x in (x1, x2))
 
 
 def _finish(r, out):
@@ -227,16 +234,16 @@ def logaddexp2(x1, x2, /, *, out=None):
     >>> strided.logaddexp2(strided.asarray([1.0, 3.0]), 1.0)
     tensor([2.        , 3.32192809])
     """
-    x1, x2 = _check.tensor(x1), _check.tensor(x2, like=x1)
-    dt = _float_for(_ew._result_type(x1, x2))
-    if dt.kind == "c":
-        raise TypeError(f"logaddexp2: complex input is not supported (got {dt})")
-    x1, x2 = _vops.astype(x1, dt), _vops.astype(x2, dt)
+    x1, x2 = _real_float_pair("logaddexp2", x1, x2)
+    dt = x1.dtype
+    if dt.itemsize == 2:  # the half types compute in float32 and round once, as the kernels do
+        x1, x2 = _vops.astype(x1, float32), _vops.astype(x2, float32)
     m = _ew.maximum(x1, x2)
     d = _ew.negative(_ew.abs(_ew.subtract(x1, x2)))
     r = _ew.add(m, _ew.log1p(_ew.pow(2.0, d)) / _LN2)
     # Equal infinities give inf - inf = NaN above; log2(2 * 2**x) is x + 1 exactly.
-    return _ew.where(_ew.equal(x1, x2), _ew.add(x1, 1.0), r, out=out)
+    r = _ew.where(_ew.equal(x1, x2), _ew.add(x1, 1.0), r)
+    return _finish(r if r.dtype is dt else _vops.astype(r, dt), out)
 
 
 def modf(x, /, out=(None, None)):
@@ -305,8 +312,11 @@ def ldexp(x1, x2, /, *, out=None):
     """
     x1 = _real_float("ldexp", x1)
     x2 = _check.tensor(x2, like=x1)
-    if x2.dtype.kind not in "iub":
-        raise TypeError(f"ldexp: x2 must hold integers (got {x2.dtype}); use x1 * 2.0 ** x2")
+    if x2.dtype.kind not in "iub" or not can_cast(x2.dtype, int64):
+        # NumPy's loops take int32 and int64 exponents: uint64 has no safe cast to either
+        raise TypeError(
+            f"ldexp: x2 must hold integers that fit int64 (got {x2.dtype}); use x1 * 2.0 ** x2"
+        )
     e = _ew.clip(_vops.astype(x2, float64), -4000, 4000)  # beyond any float's range either way
     r = _scale(_vops.astype(x1, float64), _vops.astype(e, int64))
     return _finish(_vops.astype(r, x1.dtype), out)

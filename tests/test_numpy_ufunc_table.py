@@ -1,0 +1,223 @@
+"""Every NumPy ufunc that strided has, over every pair of dtypes, against NumPy itself.
+
+The NumPy-first rule (DESIGN.md) asks that ``strided.<name>`` give NumPy's answer wherever NumPy
+gives the name a meaning. The OpInfo rows check each op over the dtypes its kernel claims; this
+table walks the other way round: it takes NumPy's list of ufuncs, finds the strided function of
+each name, and calls both on every input dtype strided has (and every pair, for binary ufuncs),
+in every layout, and with Python scalars on either side. For each call it compares
+
+- whether it raises, and the kind of error (NumPy's ``UFuncTypeError`` is a ``TypeError``);
+- the result dtype (NumPy's loop choice: bools read as int8, the float of integer input...);
+- the values, with NaN equal to NaN, infinities exact and the sign of a zero compared.
+
+The half types are left out: NumPy has no bfloat16, and float16 follows float32's path through
+the same loops (test_half.py compares it). ``KNOWN`` lists the differences that stay, each with
+its reason; ``test_known_differences_are_still_there`` keeps the list honest.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from layouts import ALL_DTYPES, LAYOUTS, make_layout
+
+import strided
+
+DTYPES = [d.name for d in ALL_DTYPES]  # every dtype but the half types
+SCALARS = (True, 2, -1, 2.5, 1j)
+# ufuncs that are not elementwise (matmul and friends have their own tests) or name a dtype
+# strided does not have
+SKIP = {"matmul", "vecdot", "matvec", "vecmat", "isnat"}
+UFUNCS = sorted(
+    {u for u in vars(np).values() if isinstance(u, np.ufunc) and u.__name__ not in SKIP},
+    key=lambda u: u.__name__,
+)
+
+
+def _values(dtype, second):
+    """Six values of ``dtype``, shaped (2, 3): zeros, signs, NaN and infinities where the dtype
+    has them; ``second`` gives the right operand's (divisors, exponents, shift amounts)."""
+    kind = np.dtype(dtype).kind
+    inf, nan = np.inf, np.nan
+    table = {
+        "b": ([0, 1, 1, 0, 1, 0], [1, 1, 0, 0, 0, 1]),
+        "i": ([-3, 0, 2, 5, -1, 7], [2, -1, 3, 1, 0, 4]),
+        "u": ([0, 1, 2, 7, 3, 5], [3, 1, 2, 1, 0, 4]),
+        "f": ([-1.5, 0.0, 2.0, nan, -0.0, inf], [2.0, -0.0, inf, 1.0, -inf, 0.5]),
+        "c": (
+            [-1.5 + 1j, 0, 2 - 0.5j, 3j, 1 + 0j, -2 - 2j],
+            [1 + 1j, 2, -1j, 1.5, 0.5 - 0.5j, -1 + 0j],
+        ),
+    }
+    return np.array(table[kind][second], dtype=dtype).reshape(2, 3)
+
+
+def _run(fn, args):
+    """("ok", results) or ("error", exception type), warnings silenced."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"), strided.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            r = fn(*args)
+        except Exception as e:  # noqa: BLE001 - the kind is what is compared
+            return "error", type(e)
+    return "ok", r if isinstance(r, tuple) else (r,)
+
+
+def _error_kind(exc):
+    """The builtin exception class an exception is (NumPy's UFuncTypeError is a TypeError)."""
+    for kind in (OverflowError, ZeroDivisionError, TypeError, ValueError, RuntimeError):
+        if issubclass(exc, kind):
+            return kind
+    return exc
+
+
+def _same_values(got, want, zero_sign=True):
+    """Equal, with NaN == NaN and the sign of zeros compared (unless ``zero_sign`` is false);
+    float32-precision dtypes to a relative 1e-5 (their transcendental functions differ from
+    NumPy's by an ulp or two)."""
+    if want.dtype.kind not in "fc":
+        return np.array_equal(got, want)
+    parts = [(got, want)] if want.dtype.kind == "f" else [
+        (got.real, want.real),
+        (got.imag, want.imag),
+    ]  # fmt: skip
+    rtol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-12
+    for g, w in parts:
+        if not np.allclose(g, w, rtol=rtol, atol=0, equal_nan=True):
+            return False
+        zero = (w == 0) & (g == 0)
+        if zero_sign and (np.signbit(g[zero]) != np.signbit(w[zero])).any():
+            return False
+    return True
+
+
+def compare(name, cases):
+    """The cases (label, NumPy arguments, strided arguments) where strided differs from NumPy,
+    as (label, what differs)."""
+    ufunc, fn = getattr(np, name), getattr(strided, name)
+    zero_sign = name not in ZERO_SIGN_FREE
+    found = []
+    for label, np_args, st_args in cases:
+        (np_kind, want), (st_kind, got) = _run(ufunc, np_args), _run(fn, st_args)
+        if np_kind == "error" or st_kind == "error":
+            if np_kind != st_kind:
+                found.append((label, f"NumPy {np_kind} {want}, strided {st_kind} {got}"))
+            elif _error_kind(want) is not _error_kind(got):
+                found.append((label, f"NumPy raises {want.__name__}, strided {got.__name__}"))
+            continue
+        for w, g in zip(want, got, strict=True):
+            w, g = np.asarray(w), np.asarray(g)
+            if w.dtype != g.dtype:
+                found.append((label, f"dtype: NumPy {w.dtype}, strided {g.dtype}"))
+            elif w.shape != g.shape or not _same_values(g, w, zero_sign):
+                found.append((label, f"values: NumPy {w.tolist()}, strided {g.tolist()}"))
+    return found
+
+
+def _cases(ufunc):
+    """(label, NumPy arguments, strided arguments) for every dtype (pair) in every layout, and
+    with each Python scalar on either side."""
+    groups = [(d,) for d in DTYPES] if ufunc.nin == 1 else itertools.product(DTYPES, DTYPES)
+    for dtypes in groups:
+        refs = [_values(d, k) for k, d in enumerate(dtypes)]
+        for layout in LAYOUTS:
+            pairs = [make_layout(layout, ref) for ref in refs]
+            label = ",".join(dtypes) + ("" if layout == "contiguous" else f" {layout}")
+            yield label, [a for _, a in pairs], [t for t, _ in pairs]
+    if ufunc.nin == 2:
+        for d, s in itertools.product(DTYPES, SCALARS):
+            t, a = make_layout("contiguous", _values(d, 0))
+            yield f"{d},{s!r}", [a, s], [t, s]
+            t, a = make_layout("contiguous", _values(d, 1))
+            yield f"{s!r},{d}", [s, a], [s, t]
+
+
+# NumPy's own sign for fmax(0.0, -0.0) depends on the array's length (its scalar loop keeps the
+# first operand, its vector loop the second), so no one answer can be NumPy's
+ZERO_SIGN_FREE = {"fmax", "fmin"}
+
+
+def _complex_order(label):
+    return "complex" in label or "1j" in label
+
+
+# The differences that stay: ufunc -> (reason, which case labels).
+KNOWN = {
+    "bitwise_count": ("not in strided yet", lambda label: True),
+    # NumPy orders complex numbers lexicographically (real part first); strided refuses them
+    **{
+        name: ("complex numbers are not ordered in strided", _complex_order)
+        for name in ("less", "less_equal", "greater", "greater_equal")
+        + ("maximum", "minimum", "fmax", "fmin")
+    },
+    # NumPy's complex power multiplies for small integer exponents and gives 1 for x ** 0
+    # (npy_cpow); strided calls the C library's cpow, which differs in the last bits and at 0
+    **{
+        name: ("complex powers go through the C library's cpow", _complex_order)
+        for name in ("power", "float_power")
+    },
+    # NumPy's logical ufuncs read any int as a bool first; strided promotes the Python int
+    # with the tensor as other binary ops do, and -1 does not fit an unsigned dtype
+    **{
+        name: ("a Python int out of an unsigned dtype's range", lambda label: "-1" in label)
+        for name in ("logical_and", "logical_or", "logical_xor")
+    },
+    # NumPy's integer reciprocal is 1.0 / x cast back: 1 / 0 is inf, which casts to the most
+    # negative int32 / int64 on x86 (and to 0 for the narrower ones); strided gives 0 for all
+    "reciprocal": (
+        "1 / 0 of int32 and int64; complex: as divide",
+        lambda label: label.split()[0] in ("int32", "int64") or _complex_order(label),
+    ),
+    # NumPy divides complex numbers by Smith's method; strided by C's, which differs in the
+    # sign of some zeros and at 0 and infinity
+    "divide": ("C's complex division, not Smith's", _complex_order),
+    # maximum and minimum of +0.0 and -0.0: NumPy gives the second operand, strided the first
+    **{
+        name: (
+            "ties of +0.0 and -0.0; complex numbers are not ordered",
+            lambda label: _complex_order(label) or "float" in label or "2.5" in label,
+        )
+        for name in ("maximum", "minimum")
+    },
+    # NumPy's float16 spacing of a negative number is positive (its half-precision routine),
+    # unlike its float32 and float64 spacing; int8 and uint8 compute in float16
+    "spacing": ("NumPy's float16 spacing ignores the sign", lambda label: label.startswith("int8")),
+    # a Python number as ldexp's mantissa: NumPy's loop is float16's, strided's the default float
+    "ldexp": ("a Python scalar mantissa", lambda label: label[0] in "T2-"),
+}
+
+
+def _missing(name):
+    return not hasattr(strided, name)
+
+
+@pytest.mark.parametrize("ufunc", UFUNCS, ids=lambda u: u.__name__)
+def test_ufunc_matches_numpy_on_every_dtype(ufunc):
+    name = ufunc.__name__
+    if _missing(name):
+        assert name in KNOWN, f"strided has no {name}"
+        return
+    reason, known = KNOWN.get(name, ("", lambda label: False))
+    diffs = [(label, what) for label, what in compare(name, _cases(ufunc)) if not known(label)]
+    assert not diffs, f"{name}: {len(diffs)} differences from NumPy, first: {diffs[:5]}"
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_known_differences_are_still_there(name):
+    # a difference that is fixed leaves KNOWN, so that the table says what is still missing
+    if _missing(name):
+        return
+    reason, known = KNOWN[name]
+    ufunc = getattr(np, name)
+    assert any(known(label) for label, _ in compare(name, _cases(ufunc))), (name, reason)
+
+
+def test_the_table_covers_the_ufuncs_strided_exports():
+    # every NumPy ufunc name is a strided function, or it is listed as missing
+    names = {u.__name__ for u in UFUNCS}
+    assert {n for n in names if _missing(n)} <= set(KNOWN)
+    assert builtins.all(callable(getattr(strided, n)) for n in names if not _missing(n))
