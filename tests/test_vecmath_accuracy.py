@@ -106,6 +106,10 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
     if name == "arctanh":  # the whole of (-1, 1), near +-1 and near 0
         parts.append((sign * (1.0 - np.exp2(rng.uniform(-60, 0, n // 4)))).astype(ft))
         parts.append((sign * np.exp2(rng.uniform(-60, 0, n // 4))).astype(ft))
+    if name == "arctanh" and dtype == "float32":  # every 64th float of 2^-14..1, both signs
+        lo, hi = np.array([2.0**-14, 1.0], np.float32).view(np.uint32)
+        dense = np.arange(lo, hi, 64, dtype=np.uint32).view(np.float32)
+        parts += [dense, -dense]
     if name in ("sinh", "cosh", "tanh"):  # around 0 and the overflow edge (89.4 for float32)
         parts.append((sign * np.exp2(rng.uniform(-60, 1, n // 4))).astype(ft))
         parts.append((sign[: n // 16] * rng.uniform(85.0, 92.0, n // 16)).astype(ft))
