@@ -137,12 +137,13 @@ __device__ __forceinline__ bool operator!=(cplx<T> a, cplx<T> b) { return !(a ==
 // stored, float computed] in strided/_cpu/scalar_math.h). They have no arithmetic of their own:
 // a kernel widens to float with scalar_math.h's conversions, computes, and rounds once with
 // them. The same functions as the CPU's, compiled from the same text, so every cast and every
-// elementwise result is bit for bit the CPU's (NaN payloads included), on a GPU and under the
-// emulator's g++ alike. CUDA's own ``__half``/``__nv_bfloat16`` (cuda_fp16.h) also round to
-// nearest even, but their NaN handling is theirs, and NVRTC would need the CUDA include path to
-// find the headers; the conversions here are a few integer instructions, which an elementwise
-// kernel (limited by memory) does not notice. Only index_add needs a ``+``: one float addition
-// rounded once, as the CPU's scatter-add loop does it.
+// elementwise result is bit for bit the CPU's (NaN payloads included for casts), on a GPU and
+// under the emulator's g++ alike. CUDA's own ``__half``/``__nv_bfloat16`` (cuda_fp16.h) also
+// round to nearest even, but their NaN handling is theirs, and NVRTC would need the CUDA
+// include path to find the headers. On a GPU the arithmetic kernels convert with the
+// hardware's instructions instead, which give the same bits but a NaN's payload: Note
+// [Hardware half conversions in the arithmetic kernels] below. Only index_add needs a ``+``:
+// one float addition rounded once, as the CPU's scatter-add loop does it.
 #include "../../_cpu/scalar_math.h"
 
 struct alignas(2) half_t {
@@ -182,6 +183,57 @@ template <> __device__ __forceinline__ half_t half_round64<half_t>(double x) {
 template <> __device__ __forceinline__ bfloat16_t half_round64<bfloat16_t>(double x) {
     return half_bits<bfloat16_t>(strided_f64_to_bf16(x));
 }
+
+// Note [Hardware half conversions in the arithmetic kernels]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// scalar_math.h's float16 conversions are a dozen integer instructions each way, and an
+// elementwise op on float16 does both for every element: on an H200 a float16 add of 1e8
+// elements took 367 us, 3.7x the time of its memory traffic, where the bfloat16 add (whose
+// conversions are a shift and a rounding add) took 171 us. A GPU converts in one instruction:
+// ``cvt.f32.f16`` widens exactly (subnormals included), ``cvt.rn.f16.f32`` rounds to nearest
+// even with IEEE's subnormals and overflow to infinity, and ``cvt.rn.bf16.f32`` (sm_80 and
+// later) does the same for bfloat16. For every value these give the bits the software gives;
+// for a NaN they give a NaN, but not necessarily the same one (the hardware's canonical NaN,
+// where the software keeps NumPy's payload). So they are used where a NaN's payload is
+// computed anyway, the loads and stores of the arithmetic kernels (``half_op`` in ops.cuh,
+// ``op_result`` in elementwise.cu, the half reductions in reduce.cu), whose NaN results the
+// tests compare as NaNs, as they do the CPU's; casts (``cast`` below: copy.cu) move a NaN's
+// bits and keep the software conversions, bit for bit the CPU's. A widened NaN gets its sign
+// back from the 16 bits (signbit and copysign read it). The emulator, and any GPU older than
+// sm_80 for bfloat16, keeps the software path (``__CUDA_ARCH__`` is defined only when NVRTC
+// compiles for a GPU), which gives the same bits but NaN payloads; inline PTX needs no header.
+__device__ __forceinline__ float half_load(half_t h) {
+#ifdef __CUDA_ARCH__
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    return __uint_as_float((__float_as_uint(f) & 0x7FFFFFFFu) | ((uint32_t)(h.bits & 0x8000u) << 16));
+#else
+    return strided_f16_to_f32(h.bits);
+#endif
+}
+__device__ __forceinline__ float half_load(bfloat16_t h) {
+    return strided_bf16_to_f32(h.bits);  // a shift: nothing for the hardware to save
+}
+template <typename H> __device__ __forceinline__ H half_store(float x);
+template <> __device__ __forceinline__ half_t half_store<half_t>(float x) {
+#ifdef __CUDA_ARCH__
+    uint16_t r;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(x));
+    return half_bits<half_t>(r);
+#else
+    return half_round<half_t>(x);
+#endif
+}
+template <> __device__ __forceinline__ bfloat16_t half_store<bfloat16_t>(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    uint16_t r;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(x));
+    return half_bits<bfloat16_t>(r);
+#else
+    return half_round<bfloat16_t>(x);
+#endif
+}
+
 __device__ __forceinline__ half_t operator+(half_t a, half_t b) {
     return half_round<half_t>(half_widen(a) + half_widen(b));
 }
@@ -236,4 +288,13 @@ __device__ __forceinline__ To cast(From x) {
     } else {
         return convert<To, From>::run(x);
     }
+}
+
+// An arithmetic kernel's result, computed in float for a half output, rounded once by the
+// hardware (Note [Hardware half conversions in the arithmetic kernels]); any other result is
+// converted as a cast.
+template <typename To, typename From>
+__device__ __forceinline__ To op_result(From x) {
+    if constexpr (is_half<To>::value && same_type<From, float>::value) return half_store<To>(x);
+    else return cast<To>(x);
 }

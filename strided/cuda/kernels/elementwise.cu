@@ -27,7 +27,7 @@ __global__ void strided_unary(Geometry<2> g, index_t n) {
 #pragma unroll
             for (int j = 0; j < STRIDED_UNROLL; ++j) {
                 index_t i = base + (index_t)j * blockDim.x;
-                if (i < n) out[i] = cast<Out>(op(v[j]));
+                if (i < n) out[i] = op_result<Out>(op(v[j]));
             }
         }
     } else {
@@ -50,7 +50,7 @@ __global__ void strided_unary(Geometry<2> g, index_t n) {
 #pragma unroll
             for (int j = 0; j < STRIDED_UNROLL; ++j) {
                 index_t i = base + (index_t)j * blockDim.x;
-                if (i < n) *operand_ptr<Out, 2, index_t>(g, 0, out_off[j]) = cast<Out>(op(v[j]));
+                if (i < n) *operand_ptr<Out, 2, index_t>(g, 0, out_off[j]) = op_result<Out>(op(v[j]));
             }
         }
     }
@@ -77,7 +77,7 @@ __global__ void strided_binary(Geometry<3> g, index_t n, int* flag) {
 #pragma unroll
             for (int j = 0; j < STRIDED_UNROLL; ++j) {
                 index_t i = base + (index_t)j * blockDim.x;
-                if (i < n) out[i] = cast<Out>(op(va[j], vb[j], &local_flag));
+                if (i < n) out[i] = op_result<Out>(op(va[j], vb[j], &local_flag));
             }
         }
     } else {
@@ -102,7 +102,7 @@ __global__ void strided_binary(Geometry<3> g, index_t n, int* flag) {
             for (int j = 0; j < STRIDED_UNROLL; ++j) {
                 index_t i = base + (index_t)j * blockDim.x;
                 if (i < n)
-                    *operand_ptr<Out, 3, index_t>(g, 0, out_off[j]) = cast<Out>(op(va[j], vb[j], &local_flag));
+                    *operand_ptr<Out, 3, index_t>(g, 0, out_off[j]) = op_result<Out>(op(va[j], vb[j], &local_flag));
             }
         }
     }

@@ -308,15 +308,16 @@ STRIDED_BINARY(logical_xor) { return truth(a) != truth(b); } STRIDED_END
 // ---- float16 and bfloat16: the float functor, widened and rounded once ----------------------
 // The CUDA twin of the CPU's HALF_LOOPS (strided/_cpu/unary.pyx.tp, binary.pyx.tp): a half op
 // loads each operand into float, runs the float functor and hands back its float (or bool)
-// result, which the kernel's ``cast<Out>`` rounds once to the half type (Note [CUDA half types]
-// in common.cuh). The host names ``half_op<op_add>`` for a half dtype.
+// result, which the kernel's ``op_result<Out>`` rounds once to the half type (Note [CUDA half
+// types] in common.cuh; on a GPU both conversions are the hardware's, Note [Hardware half
+// conversions in the arithmetic kernels]). The host names ``half_op<op_add>`` for a half dtype.
 template <typename Op>
 struct half_op {
     template <typename H>
-    __device__ __forceinline__ auto operator()(H x) const { return Op()(half_widen(x)); }
+    __device__ __forceinline__ auto operator()(H x) const { return Op()(half_load(x)); }
     template <typename H>
     __device__ __forceinline__ auto operator()(H a, H b, int* flag) const {
-        return Op()(half_widen(a), half_widen(b), flag);
+        return Op()(half_load(a), half_load(b), flag);
     }
 };
 // nextafter's answer is one step of the 16-bit pattern: it reads the bits (scalar_math.h)
