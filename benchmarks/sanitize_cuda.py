@@ -123,6 +123,14 @@ def _families(rng):
             r = [h * h + h, strided.exp(h), h.T.copy(), strided.sum(h, axis=-1) if t.ndim else h]
             if t.ndim == 2:
                 r += [h @ h.T, strided.amax(h, axis=0) if t.shape[0] else h]
+                # cuBLAS's GemmStridedBatchedEx on a batch of transposed views
+                r += [strided.matmul(strided.stack([h.T, h.T]), h[None])]
+            # the one-pass half reductions (kernels/reduce.cu's red_half): into the half type
+            # and into float32, argmax, and a long one through the partials
+            long = strided.concatenate([h.reshape(-1)] * 400)
+            r += [strided.mean(h), strided.sum(h, dtype="float32"), strided.sum(long)]
+            if h.numel():
+                r += [strided.argmax(h).astype("float32"), strided.max(long)]
             out += [v.astype("float32") for v in r]
         return out
 

@@ -390,3 +390,54 @@ def test_emulated_half_matmul_rounds_each_float32_sum_once(name):
     _close(got, want)
     a[0, 0] = float("nan")
     assert bool(strided.isnan((on("cuda-emulated", a) @ on("cuda-emulated", b))[0]).all())
+
+
+def _reduction_layouts(name):
+    """(layout, CPU half tensor) of values whose float32 sums are exact, in every layout; the
+    long one takes the split path (partials and a second pass)."""
+    rng = np.random.default_rng(6)
+    a = rng.integers(-8, 9, (6, 8)).astype(np.float32) / 4
+    a[1, 2] = -0.0
+    t = strided.asarray(a).astype(name)
+    yield "contiguous", t
+    yield "transposed", strided.asarray(np.ascontiguousarray(a.T)).astype(name).mT
+    yield "stepped", t[::2, 1::3]
+    yield "negative-stride", t[::-1, ::-2]
+    yield "expanded", t[:1].expand(5, 8)
+    yield "0-d", t[2, 3]
+    yield "empty", t[:0]
+    long = rng.integers(-8, 9, 70_000).astype(np.float32) / 4
+    yield "long", strided.asarray(long).astype(name)
+    yield "long, with a NaN", strided.asarray(np.where(np.arange(70_000) == 901, np.nan, long))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", HALVES)
+def test_half_reductions_read_the_halves_in_one_pass(device, name):
+    # Note [Half reductions in one pass]: one kernel (or a split's two), no widened copy, and
+    # the CPU's result (float32 reduction, rounded once) bit for bit
+    for layout, x in _reduction_layouts(name):
+        x = x.astype(name)
+        d = on(device, x)
+        axes = [None] + list(range(x.ndim))
+        for op in ("sum", "prod", "max", "min", "argmax", "argmin", "mean"):
+            f = getattr(strided, op)
+            for axis in axes:
+                if op in ("max", "min", "argmax", "argmin") and x.numel() == 0:
+                    continue  # no identity: the CPU's error, tested elsewhere
+                kw = {} if axis is None else {"axis": axis}
+                with strided.errstate(all="ignore"):
+                    want = f(x, **kw)
+                    with strided.cuda.trace_launches() as launches:
+                        got = f(d, **kw)
+                assert_same(got, want)
+                kernels = [str(k) for k in launches]
+                if op != "mean" and x.numel():  # mean divides after its sum
+                    assert all("strided_reduce" in k for k in kernels), (layout, op, kernels)
+                    assert any("red_half" in k for k in kernels), (layout, op, kernels)
+        want = strided.sum(x, dtype="float32")  # into float32: not rounded to the half type
+        assert_same(strided.sum(d, dtype="float32"), want)
+        if x.ndim == 2:
+            assert_same(
+                strided.sum(d, axis=1, keepdims=True), strided.sum(x, axis=1, keepdims=True)
+            )

@@ -108,8 +108,17 @@ def _run(name, x, dims, keepdims, acc):
                 f"{name}: the reduction is over zero elements and {name} has no "
                 "identity; reduce a non-empty tensor or use a dim with elements"
             )
-    # float16 and bfloat16 have no reduction loops: accumulate in float32 and round once (Note
-    # [Half precision through float32] in _cpu/half.py); argmax/argmin read the widened values
+    arg = name in ("argmax", "argmin")
+    if x.device.is_cuda and _is_half(x.dtype) and (arg or acc is x.dtype or acc is float32):
+        # the CUDA kernels read the halves and accumulate in float32: one pass, the result the
+        # same as below (Note [Half reductions in one pass] in cuda/kernels/reduce.cu)
+        from strided.cuda import _reduce as cuda_reduce
+
+        if name in cuda_reduce.HALF_OPS:
+            return cuda_reduce.reduce(name, x, dims, keepdims, acc)
+    # float16 and bfloat16 have no CPU reduction loops: accumulate in float32 and round once
+    # (Note [Half precision through float32] in _cpu/half.py); argmax/argmin read the widened
+    # values
     if name in ("argmax", "argmin") and _is_half(x.dtype):
         return _run(name, _copying.cast_in_memory_order(x, float32), dims, keepdims, acc)
     if name not in ("argmax", "argmin") and _is_half(acc):

@@ -7,15 +7,16 @@ strided/_cpu/half.py) kernel for kernel. The kernels that move or convert elemen
 time instantiate the two half types (``half_t``, ``bfloat16_t``: Note [CUDA half types] in
 kernels/common.cuh): casts and fills (copy.cu), the elementwise ops and ``where``
 (elementwise.cu: ``half_op<op>`` widens, runs the float functor, rounds once), and the index
-moves and scatter-adds (index.cu). Matmul reads the halves itself and accumulates in
-float32 (cuBLAS's GemmStridedBatchedEx, Note [cuBLAS for half matrices] in _backend.py).
-Every other CUDA kernel (scans, sorts, unique, searchsorted, the random fills; the
-reductions are widened by strided/_ops/reduction.py for every device) takes the native rows
-only (``_launch.NATIVE``) and begins with ``if is_half(x)``: it runs its float32 kernel on a
-widened copy (exact) and rounds the result once, so that a CUDA result is the CPU's, bit for
-bit where the float32 kernels agree (sorts, scans of a few values, matmul and sums of values
-whose float32 sums are exact; sums of many values differ in the order of their additions, on
-a GPU as for float32).
+moves and scatter-adds (index.cu). Two kernel families read the halves themselves and
+accumulate in float32: matmul (cuBLAS's GemmStridedBatchedEx, Note [cuBLAS for half matrices]
+in _backend.py) and the reductions sum, prod, max, min, argmax and argmin (``red_half``,
+Note [Half reductions in one pass] in kernels/reduce.cu: one pass over the halves, each result
+rounded once). Every other CUDA kernel (scans, sorts, unique, searchsorted, the random fills)
+takes the native rows only (``_launch.NATIVE``) and begins with ``if is_half(x)``: it runs its
+float32 kernel on a widened copy (exact) and rounds the result once, so that a CUDA result is
+the CPU's, bit for bit where the float32 kernels agree (sorts, scans of a few values, matmul
+and sums of values whose float32 sums are exact; sums of many values differ in the order of
+their additions, on a GPU as for float32).
 """
 
 from strided._cpu.half import is_half

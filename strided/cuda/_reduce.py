@@ -31,7 +31,9 @@ along its channels (``_kept_layout``).
 G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
 and nothing uses atomics: a float sum gives the same bits on every run (issue 7's "deterministic
 for a given shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the
-input first), as PyTorch accumulates float32 sums in float32 on a GPU.
+input first), as PyTorch accumulates float32 sums in float32 on a GPU; a float16 or bfloat16
+input is not cast: its kernels read the halves and accumulate in float32 (Note [Half reductions
+in one pass] in kernels/reduce.cu), into a result of the half type or of float32.
 """
 
 from __future__ import annotations
@@ -59,7 +61,10 @@ _OPS = {
     "argmax": ("red_argmax<{T}>", "biuf"),
     "argmin": ("red_argmin<{T}>", "biuf"),
 }
-_ALL = _launch.NATIVE  # halves reduce in float32: strided/_ops/reduction.py
+_ALL = _launch.NATIVE
+# halves: the float32 op over widened loads, into either result (Note [Half reductions in one
+# pass] in kernels/reduce.cu), in modules of their own, compiled when a half tensor is reduced
+HALF_OPS = ("sum", "prod", "max", "min", "argmax", "argmin")
 _GEOMETRY = np.dtype(
     [
         ("osizes", "<i8", (_launch.MAX_DIMS,)),
@@ -84,9 +89,13 @@ def _out_c(name, dtype_name):
     return "int64_t" if name in ("argmax", "argmin") else _launch.C_TYPES[dtype_name]
 
 
-def _names(name, d):
-    op = _OPS[name][0].format(T=_launch.C_TYPES[d])
-    t, o = _launch.C_TYPES[d], _out_c(name, d)
+def _names(name, d, out=None):
+    """The kernels of op ``name`` reading dtype ``d`` into dtype ``out`` (default ``d``)."""
+    t, o = _launch.C_TYPES[d], _out_c(name, out or d)
+    if d in _launch.HALVES:
+        op = f"red_half<{_OPS[name][0].format(T='float')}, {t}>"
+    else:
+        op = _OPS[name][0].format(T=t)
     names = [
         f"strided_reduce_{kind}<{op}, {t}, {o}, {index}>"
         for kind in ("block", "thread")
@@ -102,9 +111,16 @@ def _instantiations(name):
     return [n for d in _ALL if as_dtype(d).kind in kinds for n in _names(name, d)]
 
 
+def _half_instantiations(name):
+    outs = (None,) if name in ("argmax", "argmin") else (None, "float32")
+    return [n for d in _launch.HALVES for out in outs for n in _names(name, d, out)]
+
+
 def all_modules():
     """Every (module key, source, instantiations) of this file: what CI compiles."""
-    return [(("reduce", name), "reduce.cu", _instantiations(name)) for name in _OPS]
+    return [(("reduce", name), "reduce.cu", _instantiations(name)) for name in _OPS] + [
+        (("reduce", name, "half"), "reduce.cu", _half_instantiations(name)) for name in HALF_OPS
+    ]
 
 
 # Note [Launch plans are cached by shape]
@@ -156,14 +172,17 @@ def _kept_layout(x, dims, keepdims):
     return kept, (None if out == row_major else tuple(out))
 
 
-def _plan(name, x, dims, keepdims):
+def _plan(name, x, dims, keepdims, acc):
     """The shape-only half of ``reduce``: see Note [Launch plans are cached by shape]."""
     kinds = _OPS[name][1]
     if x.dtype.kind not in kinds:
         raise TypeError(f"{name} does not support dtype {x.dtype.name} on a CUDA device")
     plan = _ReducePlan()
     is_arg = name in ("argmax", "argmin")
-    plan.out_dtype = out_dtype = as_dtype("int64") if is_arg else x.dtype
+    half = x.dtype.name in _launch.HALVES  # read as halves, accumulated in float32
+    if half and name not in HALF_OPS:
+        raise TypeError(f"{name} does not support dtype {x.dtype.name} on a CUDA device")
+    plan.out_dtype = out_dtype = as_dtype("int64") if is_arg else (acc if half else x.dtype)
     shape, strides, item = x.shape, x.stride(), x.itemsize
     kept = [d for d in range(x.ndim) if d not in dims]
     plan.out_shape = (
@@ -206,26 +225,23 @@ def _plan(name, x, dims, keepdims):
     extent = item + sum((n - 1) * abs(s) for n, s in odims + rdims)
     idx32 = extent < 2**31 and M * max(R, 1) < 2**31 and M < 2**31
     backend = backend_for(x.device)
-    names = _names(name, x.dtype.name)
+    names = _names(name, x.dtype.name, None if is_arg else out_dtype.name)
+    module = ("reduce", name, "half") if half else ("reduce", name)
+    every = (lambda: _half_instantiations(name)) if half else (lambda: _instantiations(name))
     kind = "thread" if per_thread else "block"
     fname = [n for n in names if n.startswith(f"strided_reduce_{kind}<")][0 if idx32 else 1]
-    plan.fn = _launch.get_function(
-        backend, ("reduce", name), "reduce.cu", lambda: _instantiations(name), fname
-    )
+    plan.fn = _launch.get_function(backend, module, "reduce.cu", every, fname)
     blocks = min(math.ceil(M / BLOCK), 2**31 - 1) if per_thread else min(M, 2**31 - 1)
     plan.grid = (blocks, G)
     plan.partial_bytes = plan.fn2 = plan.grid2 = None
     plan.M_G = (np.int64(M), np.int64(G))
     if G > 1:
-        plan.partial_bytes = M * G * _ACC_BYTES.get(name, out_dtype.itemsize if not is_arg else 16)
+        acc_bytes = 4 if half else out_dtype.itemsize  # a half's accumulator is a float32
+        plan.partial_bytes = M * G * _ACC_BYTES.get(name, acc_bytes)
         # few outputs with many partials each: a block per output (Note [CUDA reductions])
         by_block = M < _FEW_OUTPUTS and G >= 16
         plan.fn2 = _launch.get_function(
-            backend,
-            ("reduce", name),
-            "reduce.cu",
-            lambda: _instantiations(name),
-            names[-1] if by_block else names[-2],
+            backend, module, "reduce.cu", every, names[-1] if by_block else names[-2]
         )
         plan.grid2 = (min(M if by_block else math.ceil(M / BLOCK), 2**31 - 1),)
     return plan
@@ -233,11 +249,12 @@ def _plan(name, x, dims, keepdims):
 
 def reduce(name, x, dims, keepdims, acc):
     """``name`` over ``dims`` of a CUDA tensor ``x`` (already of the accumulation dtype, or any
-    dtype for argmax/argmin), into a fresh tensor. See Note [CUDA reductions]."""
-    key = (name, x.dtype, x.device, x.shape, x.stride(), tuple(dims), keepdims)
+    dtype for argmax/argmin; or a half tensor, whose result is ``acc``, the half type or
+    float32), into a fresh tensor. See Note [CUDA reductions]."""
+    key = (name, x.dtype, acc, x.device, x.shape, x.stride(), tuple(dims), keepdims)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = _plan(name, x, dims, keepdims)
+        plan = _plan(name, x, dims, keepdims, acc)
         if len(_PLANS) >= _PLANS_LIMIT:
             _PLANS.clear()
         _PLANS[key] = plan
