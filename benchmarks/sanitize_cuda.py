@@ -140,18 +140,22 @@ def _families(rng):
     def compiled(t):  # the compiler's generated kernels: a chain and its reduction
         return [fused(t), fused_rows(t)] if t.ndim else [t + 0]
 
-    def linalg(t):  # cuSOLVER (getrf/getrs, potrf, syevd, geqrf/orgqr) on a GPU
+    def linalg(t):  # cuSOLVER (getrf/getrs, potrf, syevd, geqrf/orgqr), cuBLAS's batched LU
         if t.ndim != 2:
             return [t + 0]
         n = t.shape[0]
         a = t @ t.T + n * strided.eye(n, dtype=t.dtype, device=t.device)  # SPD
         q, r = strided.linalg.qr(t)
+        batch = strided.stack([a, 2 * a])  # more than one matrix: cuBLAS's batched LU
         return [
             strided.linalg.solve(a, t),
             strided.linalg.cholesky(a.T),
             strided.linalg.eigvalsh(a),
             strided.linalg.det(a),
             q @ r,
+            strided.linalg.solve(batch, strided.stack([t, t])),
+            strided.linalg.inv(batch),
+            strided.linalg.det(batch),
         ]
 
     def ffts(t):  # cuFFT's plans: complex-to-complex, real-to-complex and back

@@ -118,27 +118,75 @@ class _FakeCusolver(types.ModuleType):
         record(qr_name + "_bufferSize", lambda h, m, n, k, A, lda, tau: 3)
 
 
+def _fake_cublas():
+    """cuBLAS's batched LU (CuPy's signatures) for the d and z prefixes, computed by SciPy's
+    LAPACK on the matrices whose addresses the pointer arrays hold; and its constants."""
+    cublas = types.ModuleType("cupy_backends.cuda.libs.cublas")
+    cublas.CUBLAS_FILL_MODE_LOWER, cublas.CUBLAS_FILL_MODE_UPPER = 0, 1
+    cublas.CUBLAS_OP_N, cublas.CUBLAS_OP_T, cublas.CUBLAS_OP_C = 0, 1, 2
+    cublas.calls = []
+    cublas.setStream = lambda handle, stream: cublas.calls.append(("stream", handle, stream))
+
+    def addresses(ptr, count):
+        return np.ctypeslib.as_array((ctypes.c_uint64 * count).from_address(ptr)).tolist()
+
+    for t, dtype in (("d", "float64"), ("z", "complex128")):
+
+        def getrf(h, n, Aarray, lda, P, info, count, t=t, dtype=dtype):
+            assert h == "blas handle"
+            cublas.calls.append((t + "getrfBatched", count))
+            for i, A in enumerate(addresses(Aarray, count)):  # pivots and infos: n, 1 apart
+                a = _matrix(A, n, n, lda, dtype)
+                lu, piv, inf = getattr(sl, t + "getrf")(a.copy())
+                a[...] = lu
+                _ints(P + 4 * n * i, n)[:] = piv + 1
+                _ints(info + 4 * i, 1)[0] = inf
+
+        def getrs(h, op, n, nrhs, Aarray, lda, P, Barray, ldb, info, count, t=t, dtype=dtype):
+            assert h == "blas handle"
+            cublas.calls.append((t + "getrsBatched", count))
+            pairs = zip(addresses(Aarray, count), addresses(Barray, count), strict=True)
+            for i, (A, B) in enumerate(pairs):
+                lu = _matrix(A, n, n, lda, dtype)
+                b = _matrix(B, n, nrhs, ldb, dtype)
+                piv = _ints(P + 4 * n * i, n) - 1
+                x, _ = getattr(sl, t + "getrs")(lu.copy(), piv, b.copy(), trans=op)
+                b[...] = x
+            _ints(info, 1)[0] = 0  # one host int: argument errors only
+
+        setattr(cublas, t + "getrfBatched", getrf)
+        setattr(cublas, t + "getrsBatched", getrs)
+    return cublas
+
+
 class _FakeCupy:
-    """The parts of CuPy that _solver.batch uses: a device context, the solver handle, and
-    workspace allocation (host memory here)."""
+    """The parts of CuPy that _solver.batch uses: a device context, the solver and BLAS
+    handles, workspace allocation and the arrays of addresses (host memory here)."""
+
+    uintp = np.uintp
 
     def __init__(self):
         self.buffers = []
-        device = types.SimpleNamespace(get_cusolver_handle=lambda: "handle")
+        device = types.SimpleNamespace(
+            get_cusolver_handle=lambda: "handle", get_cublas_handle=lambda: "blas handle"
+        )
         self.cuda = types.SimpleNamespace(Device=lambda i: contextlib.nullcontext(), device=device)
 
-    def empty(self, size, dtype):
-        buf = np.zeros(size, dtype)
+    def _kept(self, buf):
         self.buffers.append(buf)
         return types.SimpleNamespace(data=types.SimpleNamespace(ptr=buf.ctypes.data))
+
+    def empty(self, size, dtype):
+        return self._kept(np.zeros(size, dtype))
+
+    def arange(self, start, stop, step, dtype):
+        return self._kept(np.arange(start, stop, step, dtype=dtype))
 
 
 @pytest.fixture
 def fake(monkeypatch):
     cusolver = _FakeCusolver()
-    cublas = types.ModuleType("cupy_backends.cuda.libs.cublas")
-    cublas.CUBLAS_FILL_MODE_LOWER, cublas.CUBLAS_FILL_MODE_UPPER = 0, 1
-    cublas.CUBLAS_OP_N, cublas.CUBLAS_OP_T, cublas.CUBLAS_OP_C = 0, 1, 2
+    cublas = _fake_cublas()
     libs = types.ModuleType("cupy_backends.cuda.libs")
     libs.cusolver, libs.cublas = cusolver, cublas
     for name, module in (
@@ -150,6 +198,8 @@ def fake(monkeypatch):
     ):
         monkeypatch.setitem(sys.modules, name, module)
     backend = types.SimpleNamespace(cupy=_FakeCupy(), index=0, _stream=lambda: 1234)
+    backend.memset = lambda ptr, value, nbytes: ctypes.memset(ptr, value, nbytes)
+    backend.cublas = cublas
     return backend, cusolver
 
 
@@ -171,9 +221,13 @@ def _same(gpu, cpu, where):
                                        err_msg=where)  # fmt: skip
 
 
+@pytest.mark.parametrize("batched", [False, True], ids=["one call a matrix", "batched LU"])
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
-def test_each_routine_matches_the_cpu_lapack_over_a_batch(fake, dtype, rng):
-    _, cusolver = fake
+def test_each_routine_matches_the_cpu_lapack_over_a_batch(fake, dtype, batched, rng, monkeypatch):
+    # LU of a batch of small matrices goes to cuBLAS's batched routines; with BATCHED_N = 0,
+    # every matrix to cuSOLVER's (Note [cuSOLVER for a batch of LAPACK calls])
+    backend, cusolver = fake
+    monkeypatch.setattr(_solver, "BATCHED_N", _solver.BATCHED_N if batched else 0)
     n, batch = 5, 3
     a = rng.standard_normal((batch, n, n)) + 3 * np.eye(n)
     if dtype == "complex128":
@@ -213,8 +267,14 @@ def test_each_routine_matches_the_cpu_lapack_over_a_batch(fake, dtype, rng):
     # signatures) and one call per matrix, after one workspace query per batch
     t0 = "d" if dtype == "float64" else "z"
     names = [name for name, _ in cusolver.calls]
-    assert names.count(t0 + "getrf") == batch and names.count(t0 + "getrf_bufferSize") == 1
-    assert names.count(t0 + "getrs") == 2 * batch
+    blas = [call for call in backend.cublas.calls if call[0] != "stream"]
+    if batched:  # one call for the batch, on strided's stream
+        assert blas == [(t0 + "getrfBatched", batch)] + [(t0 + "getrsBatched", batch)] * 2
+        assert ("stream", "blas handle", 1234) in backend.cublas.calls
+        assert t0 + "getrf" not in names and t0 + "getrs" not in names
+    else:
+        assert names.count(t0 + "getrf") == batch and names.count(t0 + "getrf_bufferSize") == 1
+        assert names.count(t0 + "getrs") == 2 * batch and not blas
 
 
 def test_a_routine_without_a_cusolver_call_is_refused(fake):
@@ -227,10 +287,7 @@ def test_a_routine_without_a_cusolver_call_is_refused(fake):
 def test_empty_matrices_take_lapacks_quick_return(fake):
     # cuSOLVER fails on a matrix with no rows or columns (a launch of no blocks, found by
     # compute-sanitizer): no call is made, and each info says success, as LAPACK's would
-    import ctypes
-
     backend, cusolver = fake
-    backend.memset = lambda ptr, value, nbytes: ctypes.memset(ptr, value, nbytes)
     cases = [  # routine, a's shape (column-major), m, n, k, nrhs
         ("getrf", (2, 5, 0), 0, 5, 0, 0),
         ("geqrf", (2, 0, 5), 5, 0, 0, 0),
