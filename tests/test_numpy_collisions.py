@@ -122,6 +122,10 @@ NUMPY_CALLS = {
     "floor_divide(bool, bool)": lambda xp, x: xp.floor_divide(x > -1, x > 0),
     "bitwise_left_shift(bool, bool)": lambda xp, x: xp.bitwise_left_shift(x > 0, x > 1),
     "conjugate(bool)": lambda xp, x: xp.conjugate(x > 0),
+    # complex numbers in NumPy's order (Note [The order of complex numbers] in scalar_math.h)
+    "less(complex)": lambda xp, x: xp.less(x * (1 + 1j), xp.round(x) + 0.5j),
+    "maximum(complex)": lambda xp, x: xp.maximum(x * (1 + 1j), xp.round(x) + 0.5j),
+    "clip(complex)": lambda xp, x: xp.clip(x * (1 + 1j), -1 + 0.5j, 1 - 0.5j),
     "pad((1, 2))": lambda xp, x: xp.pad(x, (1, 2)),
     "pad(reflect)": lambda xp, x: xp.pad(x, ((0, 1), (2, 0)), mode="reflect"),
 }

@@ -148,12 +148,6 @@ def _complex_order(label):
 # The differences that stay: ufunc -> (reason, which case labels).
 KNOWN = {
     "bitwise_count": ("not in strided yet", lambda label: True),
-    # NumPy orders complex numbers lexicographically (real part first); strided refuses them
-    **{
-        name: ("complex numbers are not ordered in strided", _complex_order)
-        for name in ("less", "less_equal", "greater", "greater_equal")
-        + ("maximum", "minimum", "fmax", "fmin")
-    },
     # NumPy's complex power multiplies for small integer exponents and gives 1 for x ** 0
     # (npy_cpow); strided calls the C library's cpow, which differs in the last bits and at 0
     **{
@@ -175,14 +169,6 @@ KNOWN = {
     # NumPy divides complex numbers by Smith's method; strided by C's, which differs in the
     # sign of some zeros and at 0 and infinity
     "divide": ("C's complex division, not Smith's", _complex_order),
-    # maximum and minimum of +0.0 and -0.0: NumPy gives the second operand, strided the first
-    **{
-        name: (
-            "ties of +0.0 and -0.0; complex numbers are not ordered",
-            lambda label: _complex_order(label) or "float" in label or "2.5" in label,
-        )
-        for name in ("maximum", "minimum")
-    },
     # NumPy's float16 spacing of a negative number is positive (its half-precision routine),
     # unlike its float32 and float64 spacing; int8 and uint8 compute in float16
     "spacing": ("NumPy's float16 spacing ignores the sign", lambda label: label.startswith("int8")),

@@ -212,15 +212,16 @@ STRIDED_HD T STRIDED_FN(remainder, S)(T a, T b) {                               
     return mod;                                                                                \
 }                                                                                              \
 STRIDED_HD T STRIDED_FN(maximum, S)(T a, T b) {                                                \
-    /* NumPy's maximum: NaN if either is NaN (C's fmax returns the other one) */              \
+    /* NumPy's maximum: NaN if either is NaN (C's fmax returns the other one); of two equal   \
+     * values the second, so maximum(0.0, -0.0) is -0.0, as NumPy's loops give */            \
     if (a != a) return a;                                                                      \
     if (b != b) return b;                                                                      \
-    return a >= b ? a : b;                                                                     \
+    return a > b ? a : b;                                                                      \
 }                                                                                              \
 STRIDED_HD T STRIDED_FN(minimum, S)(T a, T b) {                                                \
     if (a != a) return a;                                                                      \
     if (b != b) return b;                                                                      \
-    return a <= b ? a : b;                                                                     \
+    return a < b ? a : b;                                                                      \
 }                                                                                              \
 STRIDED_HD T STRIDED_FN(logaddexp, S)(T a, T b) {                                              \
     /* log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)) */                   \
@@ -258,6 +259,38 @@ STRIDED_SIGNED_MATH(int32_t, i32, uint32_t, u32)
 STRIDED_SIGNED_MATH(int64_t, i64, uint64_t, u64)
 STRIDED_FLOAT_MATH(float, f32, f, uint32_t)
 STRIDED_FLOAT_MATH(double, f64, , uint64_t)
+
+/* Note [The order of complex numbers]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * C has no order on complex numbers; NumPy's comparisons, maximum and minimum have one: by the
+ * real part, then by the imaginary part (its loops' CLT, CLE, CGT, CGE). A NaN imaginary part on
+ * either side leaves a decision by the real parts undecided (false), so that NaN compares false
+ * as it does for reals. These functions take the four real parts, so that the CPU loops
+ * (through strided_lt_c64 and its siblings in the C99 layer below) and the CUDA functors (the
+ * cplx struct's ``a.re``, ops.cuh) call one text. T is the real type, S the complex dtype's
+ * suffix (c64, c128). maximum picks a where a has a NaN or cgreater_equal(a, b) holds, else b;
+ * minimum the same with cless_equal (NumPy's rule). */
+#define STRIDED_COMPLEX_ORDER(T, S)                                                            \
+STRIDED_HD int STRIDED_FN(cless, S)(T ar, T ai, T br, T bi) {                                  \
+    return (ar < br && ai == ai && bi == bi) || (ar == br && ai < bi);                         \
+}                                                                                              \
+STRIDED_HD int STRIDED_FN(cless_equal, S)(T ar, T ai, T br, T bi) {                            \
+    return (ar < br && ai == ai && bi == bi) || (ar == br && ai <= bi);                        \
+}                                                                                              \
+STRIDED_HD int STRIDED_FN(cgreater, S)(T ar, T ai, T br, T bi) {                               \
+    return (ar > br && ai == ai && bi == bi) || (ar == br && ai > bi);                         \
+}                                                                                              \
+STRIDED_HD int STRIDED_FN(cgreater_equal, S)(T ar, T ai, T br, T bi) {                         \
+    return (ar > br && ai == ai && bi == bi) || (ar == br && ai >= bi);                        \
+}                                                                                              \
+STRIDED_HD int STRIDED_FN(cmaximum_takes_a, S)(T ar, T ai, T br, T bi) {                       \
+    return ar != ar || ai != ai || STRIDED_FN(cgreater_equal, S)(ar, ai, br, bi);              \
+}                                                                                              \
+STRIDED_HD int STRIDED_FN(cminimum_takes_a, S)(T ar, T ai, T br, T bi) {                       \
+    return ar != ar || ai != ai || STRIDED_FN(cless_equal, S)(ar, ai, br, bi);                 \
+}
+STRIDED_COMPLEX_ORDER(float, c64)
+STRIDED_COMPLEX_ORDER(double, c128)
 
 /* ---- half precision: float16 and bfloat16, stored in 16 bits, computed in float ---------- */
 /* Note [Half precision: 16 bits stored, float computed]
@@ -683,6 +716,35 @@ static inline CT strided_csign##SUF(CT z) {                                     
 
 STRIDED_COMPLEX_HELPERS(float, f, float _Complex)
 STRIDED_COMPLEX_HELPERS(double, , double _Complex)
+
+/* NumPy's order of complex numbers on C99 complex operands, for the CPU loops' expression rows:
+ * the functions on parts above (Note [The order of complex numbers]), called with the parts.
+ * S is the dtype's suffix, SUF the C library's (crealf / creal). */
+#define STRIDED_COMPLEX_ORDER_C99(CT, S, SUF)                                                   \
+static inline int strided_lt_##S(CT a, CT b) {                                                 \
+    return strided_cless_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b), cimag##SUF(b));      \
+}                                                                                               \
+static inline int strided_le_##S(CT a, CT b) {                                                 \
+    return strided_cless_equal_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b), cimag##SUF(b)); \
+}                                                                                               \
+static inline int strided_gt_##S(CT a, CT b) {                                                 \
+    return strided_cgreater_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b), cimag##SUF(b));   \
+}                                                                                               \
+static inline int strided_ge_##S(CT a, CT b) {                                                 \
+    return strided_cgreater_equal_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b),             \
+                                      cimag##SUF(b));                                           \
+}                                                                                               \
+static inline CT strided_max_##S(CT a, CT b) {                                                 \
+    return strided_cmaximum_takes_a_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b),           \
+                                        cimag##SUF(b)) ? a : b;                                 \
+}                                                                                               \
+static inline CT strided_min_##S(CT a, CT b) {                                                 \
+    return strided_cminimum_takes_a_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b),           \
+                                        cimag##SUF(b)) ? a : b;                                 \
+}
+
+STRIDED_COMPLEX_ORDER_C99(float _Complex, c64, f)
+STRIDED_COMPLEX_ORDER_C99(double _Complex, c128, )
 
 #endif /* !__cplusplus: the vectorisable layer */
 

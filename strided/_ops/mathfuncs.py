@@ -111,7 +111,8 @@ def _nan_ignoring(op, x1, x2, out):
         return _finish(m, out)
     # Where one side is NaN take the other (NaN only when both are); where and the extremum
     # carry the gradient to the side that was picked.
-    for this, other in ((x2, x1), (x1, x2)):
+    # (x1 last: where both are NaN, NumPy's fmax and fmin give x1)
+    for this, other in ((x1, x2), (x2, x1)):
         if _is_tensor(this):
             m = _ew.where(_ew.isnan(this), other, m)
         elif this != this:  # a NaN scalar: the other side, NaN where it is NaN too
@@ -121,7 +122,7 @@ def _nan_ignoring(op, x1, x2, out):
 
 def fmax(x1, x2, /, *, out=None):
     """The larger of ``x1`` and ``x2``, ignoring NaN: NaN only where both are NaN (``maximum``
-    propagates NaN instead). Real dtypes, as ``maximum``.
+    propagates NaN instead). Complex numbers in NumPy's order, as ``maximum``.
 
     Examples
     --------
@@ -135,7 +136,7 @@ def fmax(x1, x2, /, *, out=None):
 
 def fmin(x1, x2, /, *, out=None):
     """The smaller of ``x1`` and ``x2``, ignoring NaN: NaN only where both are NaN (``minimum``
-    propagates NaN instead). Real dtypes, as ``minimum``.
+    propagates NaN instead). Complex numbers in NumPy's order, as ``minimum``.
 
     Examples
     --------

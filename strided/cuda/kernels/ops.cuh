@@ -279,8 +279,15 @@ STRIDED_BINARY(pow) {
     else return strided_pow(a, b, flag);
 } STRIDED_END
 // bool has no overload of its own: it promotes to int32_t's, and the cast brings it back
-STRIDED_BINARY(maximum) { return (T)strided_maximum(a, b); } STRIDED_END
-STRIDED_BINARY(minimum) { return (T)strided_minimum(a, b); } STRIDED_END
+// complex: NumPy's order, on the parts (Note [The order of complex numbers] in scalar_math.h)
+STRIDED_BINARY(maximum) {
+    if constexpr (is_complex<T>::value) return strided_cmaximum_takes_a(a.re, a.im, b.re, b.im) ? a : b;
+    else return (T)strided_maximum(a, b);
+} STRIDED_END
+STRIDED_BINARY(minimum) {
+    if constexpr (is_complex<T>::value) return strided_cminimum_takes_a(a.re, a.im, b.re, b.im) ? a : b;
+    else return (T)strided_minimum(a, b);
+} STRIDED_END
 STRIDED_BINARY(atan2) { return m_atan2(a, b); } STRIDED_END
 STRIDED_BINARY(hypot) { return m_hypot(a, b); } STRIDED_END
 STRIDED_BINARY(copysign) { return m_copysign(a, b); } STRIDED_END
@@ -293,10 +300,15 @@ STRIDED_BINARY(bitwise_left_shift) { return strided_shl(a, b); } STRIDED_END
 STRIDED_BINARY(bitwise_right_shift) { return strided_shr(a, b); } STRIDED_END
 STRIDED_BINARY(equal) { return a == b; } STRIDED_END
 STRIDED_BINARY(not_equal) { return a != b; } STRIDED_END
-STRIDED_BINARY(less) { return a < b; } STRIDED_END
-STRIDED_BINARY(less_equal) { return a <= b; } STRIDED_END
-STRIDED_BINARY(greater) { return a > b; } STRIDED_END
-STRIDED_BINARY(greater_equal) { return a >= b; } STRIDED_END
+#define STRIDED_ORDER(NAME, OP)                                                        \
+    STRIDED_BINARY(NAME) {                                                             \
+        if constexpr (is_complex<T>::value) return strided_c##NAME(a.re, a.im, b.re, b.im) != 0; \
+        else return a OP b;                                                            \
+    } STRIDED_END
+STRIDED_ORDER(less, <)
+STRIDED_ORDER(less_equal, <=)
+STRIDED_ORDER(greater, >)
+STRIDED_ORDER(greater_equal, >=)
 template <typename T> __device__ __forceinline__ bool truth(T x) {
     if constexpr (is_complex<T>::value) return x.re != 0 || x.im != 0;
     else return x != 0;
