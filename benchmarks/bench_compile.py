@@ -392,11 +392,11 @@ def _cnn_cases():
         def forward(self, x, y):
             return F.cross_entropy(self.net(x), y)
 
-    def make(compiled, seed=0):
+    def make(compiled, seed=0, fused=False):
         _ = strided.manual_seed(seed)
         module = Loss()
         model = strided.compile(module) if compiled else module
-        opt = optim.Adam(module.parameters(), lr=1e-3)
+        opt = optim.Adam(module.parameters(), lr=1e-3, fused=fused or None)
         x, y = strided.asarray(x_np), strided.asarray(y_np)
 
         def step():
@@ -408,7 +408,7 @@ def _cnn_cases():
 
         return step
 
-    def torch_make(compiled):
+    def torch_make(compiled, fused=False):
         if torch is None or (compiled and _QUICK):
             return None
         tn = torch.nn
@@ -423,7 +423,7 @@ def _cnn_cases():
             return tn.functional.cross_entropy(net(x), y)
 
         model = torch.compile(loss_fn) if compiled else loss_fn
-        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3, fused=fused or None)
         x, y = torch.from_numpy(x_np), torch.from_numpy(y_np)
 
         def t_step():
@@ -435,9 +435,9 @@ def _cnn_cases():
 
         return t_step
 
-    def check(compiled):
+    def check(compiled, fused=False):
         def run():  # three steps from the same start: the eager losses
-            got, want = make(compiled, seed=1), make(False, seed=1)
+            got, want = make(compiled, seed=1, fused=fused), make(False, seed=1)
             for _ in range(3):
                 np.testing.assert_allclose(float(got()), float(want()), rtol=1e-5)
 
@@ -446,6 +446,13 @@ def _cnn_cases():
     name = "digits CNN train step (Adam), batch 64"
     return [
         (f"{name} (compiled)", make(True), None, torch_make(True), check(True)),
+        (
+            f"{name} (compiled, fused Adam)",
+            make(True, fused=True),
+            None,
+            torch_make(True, fused=True),
+            check(True, fused=True),
+        ),
         (f"{name} (eager)", make(False), None, torch_make(False), check(False)),
     ]
 

@@ -248,6 +248,21 @@ def test_gelu_epilogue_writes_into_the_matmul_result_and_equals_eager():
     assert "written in place" not in cf2.last.forward.program_source
 
 
+def test_where_selects_between_loaded_values():
+    # Note [Loads before selects]: both sides of a where are read before it chooses, so the
+    # loop has no branch on the mask; the values are eager's on every layout
+    rng = np.random.default_rng(11)
+    f = lambda m, x, y: strided.where(m > 0, x * 2, y)  # noqa: E731
+    for name, x in _layouts(rng).items():
+        m = strided.asarray(rng.standard_normal(tuple(x.shape)))
+        y = strided.asarray(rng.standard_normal(tuple(x.shape)[-1:]))
+        x = x.astype("float64")
+        cf, _, got = _twice(f, m, x, y)
+        _same(got, f(m, x, y), "float64")
+        if x.size:
+            assert "const double r1 = in1[" in cf.last.source, name
+
+
 def test_vectorised_float32_functions_equal_eager_bitwise():
     # the CPU loops' VECTORISED rows without a fix-up pass (erf, expm1, atan, sinh, ...)
     from strided._compile.codegen import cpu_expression_table, expression_table

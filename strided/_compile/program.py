@@ -105,14 +105,19 @@ def make_program(low, check_inputs):
     w = CodeWriter()
     taken = {n.name for n in nodes} | set(w.globals)
 
+    named = {}  # id(value) -> its global's name (a dtype, a device: one name each)
+
     def name_for(value, hint):
         """A global holding ``value``, named ``hint`` unless a node or global has that name."""
+        if id(value) in named:
+            return named[id(value)]
         hint = "".join(c if c.isalnum() else "_" for c in hint)
         name, k = hint, 1
         while name in taken or keyword.iskeyword(name) or not name.isidentifier():
             name, k = f"{hint}_{k}", k + 1
         taken.add(name)
         w.globals[name] = value
+        named[id(value)] = name
         return name
 
     w.globals["self"] = low.gm  # get_attr and call_module nodes read it
