@@ -207,3 +207,20 @@ def test_the_table_covers_the_ufuncs_strided_exports():
     names = {u.__name__ for u in UFUNCS}
     assert {n for n in names if _missing(n)} <= set(KNOWN)
     assert builtins.all(callable(getattr(strided, n)) for n in names if not _missing(n))
+
+
+@pytest.mark.parametrize("ufunc", UFUNCS, ids=lambda u: u.__name__)
+def test_numpys_ufunc_runs_strideds_function(ufunc):
+    # NEP 13: np.<ufunc>(tensor) runs strided's function of the same name and gives a tensor
+    if _missing(ufunc.__name__):
+        pytest.skip(f"strided has no {ufunc.__name__} (KNOWN)")
+    x = strided.asarray([1, 2])
+    with warnings.catch_warnings(), np.errstate(all="ignore"), strided.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        got = ufunc(*[x] * ufunc.nin)
+        want = ufunc(*[np.asarray(x)] * ufunc.nin)
+    got, want = (got, want) if ufunc.nout > 1 else ((got,), (want,))
+    for g, w in zip(got, want, strict=True):
+        assert isinstance(g, strided.Tensor), ufunc.__name__
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)  # values: the table test
+        assert np.asarray(g).dtype == w.dtype, ufunc.__name__

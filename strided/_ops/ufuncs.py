@@ -56,6 +56,7 @@ from strided._ops import linalg as _la
 from strided._ops import mathfuncs as _mf
 from strided._ops import reduction as _red
 from strided._ops import scan as _scan
+from strided._ops import ufunclike as _ufl
 from strided._ops import views as _vops
 
 __all__ = ["UFUNCS"]
@@ -97,7 +98,7 @@ _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_
 def _strided_functions():
     """name -> function for every public elementwise function of strided."""
     found = {}
-    for module in (_mf, _la, _ew):  # the elementwise module last: its names win
+    for module in (_ufl, _mf, _la, _ew):  # the elementwise module last: its names win
         found.update((name, getattr(module, name)) for name in module.__all__)
     return found
 
