@@ -1,5 +1,5 @@
 """Accuracy and special cases of the vectorised binary functions (issue 20; Note [Vectorised
-binary functions] in strided/_cpu/vecmath.h): float32 atan2, pow and logaddexp.
+binary functions] in strided/_cpu/vecmath.h): float32 atan2, pow and logaddexp, float64 atan2.
 
 The oracle is NumPy's function in float64 (within an ulp of float64, 2^-29 of a float32 ulp).
 Arguments: random bit patterns (every exponent, both signs, subnormals, inf and NaN), sweeps of
@@ -67,14 +67,21 @@ def _call(name, a, b):
         return np.asarray(getattr(strided, name)(strided.asarray(a), strided.asarray(b)))
 
 
+def _oracle(name, a, b, wide):
+    """NumPy's function in the wider dtype and in a's own, and where the wider value is finite
+    and within a's dtype's range (where an ulp error can be measured)."""
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a.astype(wide), b.astype(wide))
+        want_np = getattr(np, name)(a, b)
+    finite = np.isfinite(want) & (np.abs(want) <= np.finfo(a.dtype).max)
+    return want, want_np, finite
+
+
 @pytest.mark.parametrize("name", ["arctan2", "power", "logaddexp"])
 def test_ulp_error_and_special_values(name):
     a, b = _arguments(name)
     got = _call(name, a, b)
-    with np.errstate(all="ignore"):
-        want = getattr(np, name)(a.astype(np.float64), b.astype(np.float64))
-        want_np = getattr(np, name)(a, b)
-    finite = np.isfinite(want) & (np.abs(want) <= np.finfo(np.float32).max)
+    want, want_np, finite = _oracle(name, a, b, np.float64)
     w = want[finite]
     floor = 2.0**-20 if name == "logaddexp" else 0.0
     with np.errstate(all="ignore"):
@@ -97,6 +104,75 @@ def test_ulp_error_and_special_values(name):
     np.testing.assert_array_equal(got[-n_special:][edge], want_np[-n_special:][edge])
     zeros = want_np == 0
     np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want_np[zeros]))
+
+
+SPECIALS64 = np.concatenate(
+    [SPECIALS.astype(np.float64), [5e-324, -5e-324, 2.2e-308, 1e-300, 1e300, -1.7e308, 1e-200]]
+)
+
+
+def _arguments64(name, n=1 << 20, seed=0):
+    """float64 (a, b): random bit patterns, the ranges where each function is interesting (the
+    diagonal and the axes for atan2, every band of its reduction), and every special pair."""
+    rng = np.random.default_rng(seed)
+    bits = [rng.integers(0, 2**64 - 1, 2 * n, dtype=np.uint64, endpoint=True) for _ in "ab"]
+    a, b = [bits[0].view(np.float64)], [bits[1].view(np.float64)]
+    if name == "arctan2":
+        x = rng.uniform(-10, 10, n)
+        a += [x, rng.uniform(-1e-3, 1e-3, n), rng.uniform(-1, 1, n)]
+        b += [x * rng.uniform(0.9, 1.1, n), x, rng.uniform(-1, 1, n)]
+        tiny = np.exp2(rng.uniform(-1074, -900, n // 4)) * rng.choice([-1.0, 1.0], n // 4)
+        a += [tiny, tiny * rng.uniform(0.5, 2.0, n // 4)]  # both small: the 2^100 scaling
+        b += [tiny * rng.uniform(0.5, 2.0, n // 4), np.exp2(rng.uniform(-100, 990, n // 4))]
+    sa, sb = np.meshgrid(SPECIALS64, SPECIALS64)
+    a.append(sa.ravel())
+    b.append(sb.ravel())
+    return np.concatenate(a), np.concatenate(b)
+
+
+@pytest.mark.parametrize("name", ["arctan2"])
+def test_float64_ulp_error_and_special_values(name):
+    """float64 within 1 ulp of NumPy's function in long double (the C library's x87 atan2l: 11
+    more bits), and NumPy's values exactly where the C library takes over (zeros, inf, NaN)."""
+    a, b = _arguments64(name)
+    got = _call(name, a, b)
+    want, want_np, finite = _oracle(name, a, b, np.longdouble)
+    w = want[finite]
+    with np.errstate(all="ignore"):
+        ulp = np.spacing(np.abs(w).astype(np.float64)).astype(np.longdouble)
+        err = (np.abs(got[finite].astype(np.longdouble) - w) / ulp).astype(np.float64)
+    worst = int(np.argmax(err))
+    i = np.flatnonzero(finite)[worst]
+    assert err[worst] <= 1.0, (
+        f"{name}: {err[worst]:.3f} ulp at a={a[i]!r}, b={b[i]!r}: got {got[i]!r}, want {want[i]!r}"
+    )
+    np.testing.assert_array_equal(got[~finite], want_np[~finite])
+    n_special = SPECIALS64.size**2
+    sa, sb = a[-n_special:], b[-n_special:]
+    edge = ~np.isfinite(sa) | ~np.isfinite(sb) | (sa == 0) | (sb == 0)
+    np.testing.assert_array_equal(got[-n_special:][edge], want_np[-n_special:][edge])
+    zeros = want_np == 0
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want_np[zeros]))
+
+
+@pytest.mark.parametrize("name", ["arctan2"])
+def test_float64_layouts(name):
+    """The float64 fix-up loops: strided views, a scalar on either side, out= an input."""
+    a, b = _arguments64(name, n=1 << 10, seed=1)
+    a, b = a[: 1 << 12], b[: 1 << 12]
+    fn = getattr(strided, name)
+    want = _call(name, a, b)
+    with strided.errstate(all="ignore"):
+        wa, wb = strided.asarray(np.repeat(a, 2)), strided.asarray(np.repeat(b, 3))
+        np.testing.assert_array_max_ulp(np.asarray(fn(wa[::2], wb[::3])), want, maxulp=1)
+        for k in (0, 7, 100, 1500):
+            got = np.asarray(fn(strided.asarray(a), float(b[k])))
+            np.testing.assert_array_equal(got, _call(name, a, np.full_like(a, b[k])))
+            got = np.asarray(fn(float(a[k]), strided.asarray(b)))
+            np.testing.assert_array_equal(got, _call(name, np.full_like(b, a[k]), b))
+        inplace = strided.asarray(a.copy())
+        fn(inplace, strided.asarray(b), out=inplace)
+    np.testing.assert_array_equal(np.asarray(inplace), want)
 
 
 @pytest.mark.parametrize("name", ["arctan2", "power", "logaddexp"])

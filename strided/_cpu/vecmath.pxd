@@ -58,6 +58,8 @@ cdef extern from "vecmath.h" nogil:
     float strided_vlogaddexpf(float, float)
     float strided_vatan2f(float, float)
     int strided_vatan2f_hard(float, float)
+    double strided_vatan2(double, double)
+    int strided_vatan2_hard(double, double)
     float strided_vpowf(float, float)
     int strided_vpowf_hard(float, float, float)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
