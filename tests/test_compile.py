@@ -263,6 +263,30 @@ def test_where_selects_between_loaded_values():
             assert "const double r1 = in1[" in cf.last.source, name
 
 
+def test_values_only_groups_read_are_written_row_major():
+    # Note [Intermediates in row order]: exp(x.T * 2) follows x's memory in eager (strides
+    # (1, 8)); read only by the broadcast add's group, it is written row-major; what is returned
+    # keeps eager's layout, and every layout gives eager's values
+    rng = np.random.default_rng(12)
+    f = lambda x, y: (x.T * 2).exp() + y  # noqa: E731
+    g = lambda x, y: ((x.T * 2).exp(), (x.T * 2).exp() + y)  # noqa: E731
+    for name, x in _layouts(rng).items():
+        if x.ndim != 2:
+            continue
+        x = x.astype("float64")
+        y = _t(rng, (2, *tuple(x.shape)[::-1]))
+        cf, _, got = _twice(f, x, y)
+        _same(got, f(x, y), "float64")
+        assert got.stride() == f(x, y).stride(), name
+        if x.size:
+            inner = cf.last.forward.groups[0].outputs[0]
+            assert inner.meta["strides"] == (x.shape[0], 1), name
+        cg, _, (a, b) = _twice(g, x, y)
+        want_a, want_b = g(x, y)
+        _same((a, b), (want_a, want_b), "float64")
+        assert a.stride() == want_a.stride(), name  # returned: eager's layout
+
+
 def test_vectorised_float32_functions_equal_eager_bitwise():
     # the CPU loops' VECTORISED rows without a fix-up pass (erf, expm1, atan, sinh, ...)
     from strided._compile.codegen import cpu_expression_table, expression_table

@@ -218,6 +218,8 @@ class Lowered:
         self.gm, self.prefix, self.device = gm, prefix, device
         self.steps = plan_steps(gm.graph, device)
         self.groups = [g for kind, g in self.steps if kind == "group"]
+        if device == "cpu":
+            program.row_major_intermediates(self.steps, gm.graph)
         self.kernels = {}
         self.program, self.program_source = gm, None  # until bind: the graph, eagerly
         self.c, self.cuda = [], None

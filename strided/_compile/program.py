@@ -38,6 +38,19 @@ fault in one by one (16 MiB for 4096x1024 float32) and the cache lines of a seco
 Inputs the caller passed are never written, nor views (an eager reshape may share its input's
 memory), nor a reduction group's inputs. In the program it is the line ``out = input  #
 written in place`` before the kernel's call.
+
+Note [Intermediates in row order]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A group writes each output in eager's memory order (codegen.out_strides), so what the caller
+gets is laid out as eager would lay it out. A value that only other fused groups read is never
+seen by anyone, and eager's order there can be a bad one: in the digits CNN's max-pool
+backward, the gradient arriving through a permuted matmul result made the count-divided
+gradient ``(64, 2, 1, 2, 1, 32)`` come out with strides ``(128, 2, ., 1, ., 4)``, and the
+``where`` over the 32768-element window grid that reads it gathered with stride 4 in its inner
+loop (67 us). Such values are written row-major instead: the reader runs along memory, and the
+writer (a quarter of the elements) takes the strided side (the two together ~5 us). A value an
+eager step reads, or the graph returns (a forward's saved tensors too), keeps eager's order,
+since the eager steps' results are checked against the strides they had at capture.
 """
 
 from __future__ import annotations
@@ -49,7 +62,7 @@ import operator
 
 import strided
 from strided import _core
-from strided._compile.codegen import dense_order, out_strides
+from strided._compile.codegen import _contiguous_strides, dense_order, out_strides
 from strided._device import as_device
 from strided._dtype import as_dtype
 from strided.fx.graph import CodeWriter, map_arg
@@ -219,6 +232,21 @@ def _reusable(low):
                     free.remove(n)
                     break
     return reuse
+
+
+def row_major_intermediates(steps, graph):
+    """Lay out row-major the values that only fused groups read (Note [Intermediates in row
+    order]): their recorded strides are what every group's C then uses, writer and readers."""
+    eager_reads = {n for kind, what in steps if kind == "eager" for n in what.all_input_nodes}
+    outputs = set()
+    map_arg(graph.nodes[-1].args, outputs.add)
+    for kind, g in steps:
+        if kind != "group":
+            continue
+        for n in g.outputs:
+            if n in eager_reads or n in outputs or "tensor_meta" not in n.meta:
+                continue
+            n.meta["strides"] = tuple(_contiguous_strides(n.meta["tensor_meta"].shape))
 
 
 def group_numel(group):
