@@ -148,12 +148,6 @@ def _complex_order(label):
 # The differences that stay: ufunc -> (reason, which case labels).
 KNOWN = {
     "bitwise_count": ("not in strided yet", lambda label: True),
-    # NumPy's complex power multiplies for small integer exponents and gives 1 for x ** 0
-    # (npy_cpow); strided calls the C library's cpow, which differs in the last bits and at 0
-    **{
-        name: ("complex powers go through the C library's cpow", _complex_order)
-        for name in ("power", "float_power")
-    },
     # NumPy's logical ufuncs read any int as a bool first; strided promotes the Python int
     # with the tensor as other binary ops do, and -1 does not fit an unsigned dtype
     **{
@@ -163,12 +157,9 @@ KNOWN = {
     # NumPy's integer reciprocal is 1.0 / x cast back: 1 / 0 is inf, which casts to the most
     # negative int32 / int64 on x86 (and to 0 for the narrower ones); strided gives 0 for all
     "reciprocal": (
-        "1 / 0 of int32 and int64; complex: as divide",
-        lambda label: label.split()[0] in ("int32", "int64") or _complex_order(label),
+        "1 / 0 of int32 and int64",
+        lambda label: label.split()[0] in ("int32", "int64"),
     ),
-    # NumPy divides complex numbers by Smith's method; strided by C's, which differs in the
-    # sign of some zeros and at 0 and infinity
-    "divide": ("C's complex division, not Smith's", _complex_order),
     # NumPy's float16 spacing of a negative number is positive (its half-precision routine),
     # unlike its float32 and float64 spacing; int8 and uint8 compute in float16
     "spacing": ("NumPy's float16 spacing ignores the sign", lambda label: label.startswith("int8")),

@@ -292,6 +292,107 @@ STRIDED_HD int STRIDED_FN(cminimum_takes_a, S)(T ar, T ai, T br, T bi) {        
 STRIDED_COMPLEX_ORDER(float, c64)
 STRIDED_COMPLEX_ORDER(double, c128)
 
+/* Note [Complex division, reciprocal and power as NumPy's]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * NumPy does not leave these to C. It divides by Smith's method (scale by the larger part of the
+ * divisor; a zero divisor gives x / 0 part by part), takes the reciprocal by a two-branch form
+ * of the same idea, and raises to a power through npy_cpow: x ** 0 is 1, 0 ** y is 0 when
+ * y.real > 0 and NaN otherwise, an integer exponent below 100 in size by repeated squaring
+ * (a negative one divides 1 by the product), and only the rest through the C library's cpow.
+ * C's complex division (gcc's __divdc3) and cpow give other last bits, other signs of zero and
+ * other answers at 0 and infinity ((1+2j) ** 3 is not exactly -11-2j through cpow). These are
+ * NumPy's steps on the real parts, for the CPU loops (through the C99 wrappers below) and the
+ * CUDA functors (ops.cuh; its cplx operator/ in common.cuh is the same Smith's method).
+ * cpow_parts returns 0 where the exponent is not one of its cases: the caller then uses its
+ * general formula (cpow on the host, exp(b log a) on a GPU). F is the C library's suffix. */
+#define STRIDED_COMPLEX_ARITH(T, S, F)                                                         \
+STRIDED_HD void STRIDED_FN(cdiv_parts, S)(T ar, T ai, T br, T bi, T* re, T* im) {              \
+    T abr = fabs##F(br), abi = fabs##F(bi), rat, scl;        /* |-0.0| is +0.0: x / +0 */     \
+    if (abr >= abi) {                                                                          \
+        if (abr == 0 && abi == 0) {                                                            \
+            *re = ar / abr;                                                                    \
+            *im = ai / abr;                                                                    \
+            return;                                                                            \
+        }                                                                                      \
+        rat = bi / br;                                                                         \
+        scl = (T)1 / (br + bi * rat);                                                          \
+        *re = (ar + ai * rat) * scl;                                                           \
+        *im = (ai - ar * rat) * scl;                                                           \
+    } else {                                                                                   \
+        rat = br / bi;                                                                         \
+        scl = (T)1 / (bi + br * rat);                                                          \
+        *re = (ar * rat + ai) * scl;                                                           \
+        *im = (ai * rat - ar) * scl;                                                           \
+    }                                                                                          \
+}                                                                                              \
+STRIDED_HD void STRIDED_FN(crecip_parts, S)(T r, T i, T* re, T* im) {                          \
+    T q, d;                                                                                    \
+    if (fabs##F(i) <= fabs##F(r)) {                                                            \
+        q = i / r;                                                                             \
+        d = r + i * q;                                                                         \
+        *re = (T)1 / d;                                                                        \
+        *im = -q / d;                                                                          \
+    } else {                                                                                   \
+        q = r / i;                                                                             \
+        d = r * q + i;                                                                         \
+        *re = q / d;                                                                           \
+        *im = (T)-1 / d;                                                                       \
+    }                                                                                          \
+}                                                                                              \
+STRIDED_HD int STRIDED_FN(cpow_parts, S)(T ar, T ai, T br, T bi, T* re, T* im) {               \
+    long n, m, mask;                                                                           \
+    T rr = 1, ri = 0, pr = ar, pi = ai, t;                                                     \
+    if (br == 0 && bi == 0) {                                                                  \
+        *re = 1;                                                                               \
+        *im = 0;                                                                               \
+        return 1;                                                                              \
+    }                                                                                          \
+    if (ar == 0 && ai == 0) {                  /* NaN (and 'invalid') unless y.real > 0 */     \
+        *re = *im = br > 0 ? (T)0 : (T)0 / (T)0;                                               \
+        return 1;                                                                              \
+    }                                                                                          \
+    if (bi != 0 || !(br > -100 && br < 100) || br != (T)(long)br) return 0;                    \
+    n = (long)br;                                                                              \
+    m = n < 0 ? -n : n;                                                                        \
+    if (n == 1) {                              /* a itself: 1 * a would turn 0 * inf to NaN */ \
+        *re = ar;                                                                              \
+        *im = ai;                                                                              \
+        return 1;                                                                              \
+    }                                                                                          \
+    if (n == 2 || n == 3) {                    /* NumPy's unrolled a * a and a * (a * a) */   \
+        rr = ar * ar - ai * ai;                                                                \
+        ri = ar * ai + ai * ar;                                                                \
+        if (n == 3) {                                                                          \
+            t = ar * rr - ai * ri;                                                             \
+            ri = ar * ri + ai * rr;                                                            \
+            rr = t;                                                                            \
+        }                                                                                      \
+        *re = rr;                                                                              \
+        *im = ri;                                                                              \
+        return 1;                                                                              \
+    }                                                                                          \
+    for (mask = 1;; mask <<= 1) {              /* by squaring, low bit first */               \
+        if (m & mask) {                                                                        \
+            t = rr * pr - ri * pi;                                                             \
+            ri = rr * pi + ri * pr;                                                            \
+            rr = t;                                                                            \
+        }                                                                                      \
+        if (m < (mask << 1)) break;                                                            \
+        t = pr * pr - pi * pi;                                                                 \
+        pi = pr * pi + pi * pr;                                                                \
+        pr = t;                                                                                \
+    }                                                                                          \
+    if (n < 0) {                                                                               \
+        STRIDED_FN(cdiv_parts, S)((T)1, (T)0, rr, ri, re, im);                                 \
+    } else {                                                                                   \
+        *re = rr;                                                                              \
+        *im = ri;                                                                              \
+    }                                                                                          \
+    return 1;                                                                                  \
+}
+STRIDED_COMPLEX_ARITH(float, c64, f)
+STRIDED_COMPLEX_ARITH(double, c128, )
+
 /* ---- half precision: float16 and bfloat16, stored in 16 bits, computed in float ---------- */
 /* Note [Half precision: 16 bits stored, float computed]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -745,6 +846,32 @@ static inline CT strided_min_##S(CT a, CT b) {                                  
 
 STRIDED_COMPLEX_ORDER_C99(float _Complex, c64, f)
 STRIDED_COMPLEX_ORDER_C99(double _Complex, c128, )
+
+/* NumPy's complex division, reciprocal and power on C99 complex operands (Note [Complex
+ * division, reciprocal and power as NumPy's]): the expression rows' strided_cdiv_c64(a, b),
+ * strided_cpow_c64(a, b) and strided_crecipf(x). */
+#define STRIDED_COMPLEX_ARITH_C99(T, CT, S, SUF)                                                \
+static inline CT strided_cdiv_##S(CT a, CT b) {                                                \
+    T re, im;                                                                                   \
+    strided_cdiv_parts_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b), cimag##SUF(b), &re, &im); \
+    return __builtin_complex(re, im);                                                           \
+}                                                                                               \
+static inline CT strided_crecip##SUF(CT z) {                                                   \
+    T re, im;                                                                                   \
+    strided_crecip_parts_##S(creal##SUF(z), cimag##SUF(z), &re, &im);                          \
+    return __builtin_complex(re, im);                                                           \
+}                                                                                               \
+static inline CT strided_cpow_##S(CT a, CT b) {                                                \
+    T re, im;                                                                                   \
+    if (strided_cpow_parts_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b), cimag##SUF(b),     \
+                               &re, &im)) {                                                     \
+        return __builtin_complex(re, im);                                                       \
+    }                                                                                           \
+    return cpow##SUF(a, b);                                                                     \
+}
+
+STRIDED_COMPLEX_ARITH_C99(float, float _Complex, c64, f)
+STRIDED_COMPLEX_ARITH_C99(double, double _Complex, c128, )
 
 #endif /* !__cplusplus: the vectorisable layer */
 

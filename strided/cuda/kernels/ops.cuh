@@ -138,12 +138,10 @@ template <typename T> __device__ __forceinline__ cplx<T> c_log1p(cplx<T> z) {
     return mkc((T)0.5 * m_log1p(x * (2 + x) + y * y), m_atan2(y, (T)1 + x));
 }
 template <typename T> __device__ __forceinline__ cplx<T> c_pow(cplx<T> a, cplx<T> b) {
-    if (b.re == 0 && b.im == 0) return mkc((T)1, (T)0);
-    if (a.re == 0 && a.im == 0) {
-        if (b.im == 0 && b.re > 0) return mkc((T)0, (T)0);
-    }
-    if (b.im == 0 && b.re == 1) return a;
-    if (b.im == 0 && b.re == 2) return a * a;
+    // NumPy's cases first (Note [Complex division, reciprocal and power as NumPy's] in
+    // scalar_math.h), then the general formula where the host calls cpow
+    T re, im;
+    if (strided_cpow_parts(a.re, a.im, b.re, b.im, &re, &im)) return mkc(re, im);
     return c_exp(b * c_log(a));
 }
 template <typename T> __device__ __forceinline__ cplx<T> c_sign(cplx<T> z) {
@@ -167,8 +165,11 @@ STRIDED_UNARY(positive) { return x; } STRIDED_END
 STRIDED_UNARY(square) { if constexpr (is_complex<T>::value) return x * x; else return (T)(x * x); } STRIDED_END
 STRIDED_UNARY(sqrt) { if constexpr (is_complex<T>::value) return c_sqrt(x); else return m_sqrt(x); } STRIDED_END
 STRIDED_UNARY(reciprocal) {
-    if constexpr (is_complex<T>::value) return mkc((typename real_of<T>::type)1, (typename real_of<T>::type)0) / x;
-    else return (T)1 / x;
+    if constexpr (is_complex<T>::value) {
+        typename real_of<T>::type re, im;  // NumPy's formula, scalar_math.h
+        strided_crecip_parts(x.re, x.im, &re, &im);
+        return mkc(re, im);
+    } else return (T)1 / x;
 } STRIDED_END
 #define STRIDED_FC(NAME)                                                          \
     STRIDED_UNARY(NAME) {                                                         \
