@@ -147,7 +147,6 @@ def _complex_order(label):
 
 # The differences that stay: ufunc -> (reason, which case labels).
 KNOWN = {
-    "bitwise_count": ("not in strided yet", lambda label: True),
     # NumPy's logical ufuncs read any int as a bool first; strided promotes the Python int
     # with the tensor as other binary ops do, and -1 does not fit an unsigned dtype
     **{
