@@ -1506,9 +1506,15 @@ STRIDED_VINLINE double strided_vcos(double x) {
  *     accuracy: strided_exp_for_float, strided_vlog_core's float route), rounded once: 0.50
  *     ulp, also where max + log1p(...) cancels (NumPy's float32 loop, in float: 2.5 ulp of
  *     max(|a|, |b|) there). a == b (infinities too) is a + ln 2 and NaN is selected through,
- *     as scalar_math.h's strided_logaddexp does; no fix-up pass. float64 stays with the C
- *     library: the same formula in double is 2.8 ulp where it cancels (NumPy 1.9); within 1
- *     it needs log1p(e) in double-double.
+ *     as scalar_math.h's strided_logaddexp does; no fix-up pass.
+ *   logaddexp (float64): the same formula as a double and its tail throughout: d = a - b by
+ *     TwoSum, e^d = 2^k (s + t) from strided_exp_parts (its argument's tail included), 1 + e^d
+ *     by TwoSum, log of that as hi + lo (strided_log1_dd), max + hi by TwoSum and the tails
+ *     added last; e^d below 2^-54 as E - E^2/2, |d| > 746 (infinities) gives max. Within
+ *     0.87 ulp where |result| >= 1/16, on 12 million points against long double; nearer zero,
+ *     where max + log1p(...) cancels, the absolute error stays below 6e-18 (expm1's tail in
+ *     strided_exp_parts is a plain double: 3.4 ulp at |result| = 1/128), NumPy's C library's
+ *     over 100 times that (7.4 ulp at 1/16, 59 at 1/128). 4-6x the C library's speed.
  *   atan2 (float32): in double, t = min(|y|, |x|) / max(|y|, |x|) in [0, 1], atan(t) by
  *     fdlibm's pi/4 + atan((t - 1)/(t + 1)) above tan(pi/8) and t + t z Q(z) (Q of degree 5,
  *     5e-10), then pi/2 - r if |y| > |x|, pi - r if x is negative (its sign bit), y's sign.
@@ -1655,6 +1661,73 @@ STRIDED_VINLINE double strided_vatan2(double y, double x) {
     STRIDED_TWO_SUM(S1, s * u, S2, e2);
     double v = S2 + ((e1 + e2) + (K_lo + s * tail));
     return copysign(v, y);
+}
+/* logaddexp in float64 (Note [Vectorised binary functions]) */
+/* log(U + U_lo) for U in [1, 2], |U_lo| <= ulp(U), as hi + *lo: strided_vlog_core's steps
+ * (musl's log2 split: hi = f - f^2/2 cut to 32 bits, so k ln2_hi + hi is exact) with the
+ * rounding errors of f^2/2, s = f / (2 + f) and s (f^2/2 + R) kept (residuals and TwoSum) */
+STRIDED_VINLINE double strided_log1_dd(double U, double U_lo, double* lo_out) {
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01,
+                 Lg3 = 2.857142874366239149e-01, Lg4 = 2.222219843214978396e-01,
+                 Lg5 = 1.818357216161805012e-01, Lg6 = 1.531383769920937332e-01,
+                 Lg7 = 1.479819860511658591e-01;
+    int big = U >= 1.4142135623730951;
+    double k = big ? 1.0 : 0.0;
+    double f = (big ? 0.5 * U : U) - 1.0;                    /* exact */
+    double c = U_lo / U;
+    double hfsq = 0.5 * f * f;
+    double hfsq_lo = -strided_residual(hfsq, 0.5 * f, f);   /* 0.5 f^2 = hfsq + hfsq_lo */
+    double D = 2.0 + f;
+    double D_lo = (2.0 - D) + f;
+    double rD = 1.0 / D;
+    double s = f * rD;
+    double s_lo = (strided_residual(f, s, D) - s * D_lo) * rD;
+    double z = s * s, w = z * z;
+    double t1 = w * (Lg2 + w * (Lg4 + w * Lg6));
+    double t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
+    double R = t2 + t1;
+    double g, g_err;
+    STRIDED_TWO_SUM(hfsq, R, g, g_err);
+    double sg = s * g;
+    double sg_lo = -strided_residual(sg, s, g);              /* s g = sg + sg_lo */
+    double hi = f - hfsq;
+    hi = strided_from_bits64(strided_bits64(hi) & 0xffffffff00000000ULL);
+    double lo = ((f - hi) - hfsq) + sg + ((((sg_lo + s * g_err) + s_lo * g) - hfsq_lo) + c +
+                                          k * ln2_lo);
+    *lo_out = lo;
+    return k * ln2_hi + hi;
+}
+STRIDED_VINLINE double strided_vlogaddexp(double a, double b) {
+    double m = a > b ? a : b;
+    double dh, dl;
+    STRIDED_TWO_SUM(a, -b, dh, dl);
+    int pos = dh > 0.0;
+    dh = pos ? -dh : dh;
+    dl = pos ? -dl : dl;
+    int far = !(dh > -746.0);                      /* -inf and NaN too */
+    dh = far ? -746.0 : dh;
+    dl = far ? 0.0 : dl;
+    double k, t;
+    double s = strided_exp_parts(dh, dl, &k, &t);    /* e^d = 2^k (s + t) */
+    double k1 = (k * 0.5 + 6755399441055744.0) - 6755399441055744.0;
+    double p1 = strided_pow2_of(k1), p2 = strided_pow2_of(k - k1);
+    double st = s + t;
+    double st_lo = (s - st) + t;                   /* Fast2Sum: s >= 1/2 > |t| */
+    double E = (st * p1) * p2, E_lo = (st_lo * p1) * p2;
+    double U, U_err;
+    STRIDED_TWO_SUM(1.0, E, U, U_err);
+    double L_lo;
+    double L = strided_log1_dd(U, U_err + E_lo, &L_lo);
+    /* e^d below 2^-54: log1p(E) = E - E^2/2 */
+    int tiny = k < -54.0;
+    L_lo = tiny ? E_lo - 0.5 * E * E : L_lo;
+    L = tiny ? E : L;
+    double y, y_err;
+    STRIDED_TWO_SUM(m, L, y, y_err);
+    y = far ? m + 0.0 : y + (y_err + L_lo);   /* far: e^d is nothing (m inf too; -0 + 0 = 0) */
+    y = a == b ? a + 0.69314718055994530942 : y;
+    return (a != a || b != b) ? a + b : y;
 }
 /* fdlibm's __kernel_tan (musl's __tan.c) with its branches as selects: tan of y0 + y1, |y0 + y1|
  * <= pi/4, or -1/tan for an odd quadrant. Above |y| = 0.6744 it works on pi/4 - |y| (tan(pi/4 -

@@ -59,6 +59,7 @@ cdef extern from "vecmath.h" nogil:
     float strided_vatan2f(float, float)
     int strided_vatan2f_hard(float, float)
     double strided_vatan2(double, double)
+    double strided_vlogaddexp(double, double)
     int strided_vatan2_hard(double, double)
     float strided_vpowf(float, float)
     int strided_vpowf_hard(float, float, float)
