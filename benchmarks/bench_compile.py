@@ -60,6 +60,26 @@ and 100 ms); torch.compile's first call of the same graph 8.1 s. A compiled call
 (x * 2 + 1 on 8 float64): 9.8 us, eager 3.8, NumPy 2.3, torch.compile 28.8. Rerun:
 ``STRIDED_NUM_THREADS=1 flock /tmp/strided-build.lock python bench_compile.py --threads 1
 --only MLP --only latency --only overhead``, ``... --profile-mlp``, ``... --latency``.
+
+Then (same machine, one thread, load average 3-4, the harness's spreads 2-8%): a compiled
+call's own cost cut (Note [The cost of a compiled call] in strided/_compile/__init__.py): x * 2
++ 1 on 8 float64 compiled 0.51 us (eager 1.98, NumPy 1.18, torch.compile 8.98); the chain
+``(x * 2 + 1).exp()`` on float64, compiled before -> after (eager), medians of 9 alternated
+rounds in two processes each: 1 element 4.8-6.3 -> 0.5-0.7 us (2.4-3.5), 100 elements 4.9-5.0
+-> 0.6-0.8 us (2.6-3.8), 1e4 10.0-10.3 -> 5.9-6.0 us (8.9-9.8), 1e6 unchanged (0.58-1.4 ms
+with the load; eager 1.1). The fused loops' loads hoisted before their selects and the values
+only fused groups read written row-major (Notes [Loads before selects] in codegen.py and
+[Intermediates in row order] in program.py): the CNN's max-pool backward (two ``where`` over
+the window grid) 128 + 198 us -> under 4 + 11 us. The steps now: digits CNN (Adam) compiled 0.85 ms,
+with the fused Adam step 0.82, eager 1.52-1.57 (1.8-1.9x eager; the 1.5x target met),
+torch.compile 2.17 (fused Adam 2.07), torch eager 1.37; MLP compiled 0.61 ms, fused SGD 0.63,
+eager 0.68 (1.1x), torch.compile 0.76, torch eager 0.72, NumPy's hand-written step 0.45. The
+MLP's five matmuls alone take 0.47 ms here (strided's and NumPy's the same to 1%), so a step
+with all else free would be 0.68 / 0.47 = 1.45x eager: its 1.5x is out of reach without a
+faster GEMM. What is left of the compiled step beyond the matmuls (~0.14 ms): the fused SGD
+update (~40 us, memory-bound: 0.8 MB of weights read twice and written), the fused kernels
+(~10 us), and Python glue (the module's parameters found and guarded on every call, the
+autograd Function around the joint graph, the engine; ~90 us).
 """
 
 from __future__ import annotations
