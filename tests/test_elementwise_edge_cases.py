@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from devices import DEVICES, on
 from layouts import ALL_DTYPES, LAYOUTS, make_layout, to_numpy_dtype
 from opinfo_elementwise import EW_OPS, EW_OPS_BY_NAME, check, quiet, reference
 
@@ -328,6 +329,21 @@ def test_conj_method_is_numpys_method(dtype, layout):
     np.testing.assert_array_equal(np.asarray(got), want)
     assert (got is t) == (dtype.kind != "c")
     assert t.conjugate().dtype == got.dtype
+
+
+@pytest.mark.parametrize("device", ["cpu", *DEVICES])
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ops_read_a_wide_int_by_its_truth(name, device):
+    # NumPy reads a Python int that does not fit the tensor's dtype by whether it is 0 (within
+    # int64's range: beyond, OverflowError), where the other binary ops raise (NEP 50)
+    a = np.array([0, 1, 2], np.uint8)
+    t = strided.asarray(a) if device == "cpu" else on(device, strided.asarray(a))
+    fn, ref = getattr(strided, name), getattr(np, name)
+    for s in (-1, 300, -(2**63), 2**63 - 1):
+        np.testing.assert_array_equal(np.asarray(fn(t, s).cpu()), ref(a, s))
+        np.testing.assert_array_equal(np.asarray(fn(s, t).cpu()), ref(s, a))
+    with pytest.raises(OverflowError):
+        fn(t, 2**63)
 
 
 @pytest.mark.parametrize("op", BOOL_ROWS, ids=lambda op: op.name)

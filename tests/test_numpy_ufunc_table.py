@@ -150,12 +150,6 @@ def _complex_order(label):
 
 # The differences that stay: ufunc -> (reason, which case labels).
 KNOWN = {
-    # NumPy's logical ufuncs read any int as a bool first; strided promotes the Python int
-    # with the tensor as other binary ops do, and -1 does not fit an unsigned dtype
-    **{
-        name: ("a Python int out of an unsigned dtype's range", lambda label: "-1" in label)
-        for name in ("logical_and", "logical_or", "logical_xor")
-    },
     # NumPy's integer reciprocal is 1.0 / x cast back: 1 / 0 is inf, which casts to the most
     # negative int32 / int64 on x86 (and to 0 for the narrower ones); strided gives 0 for all
     "reciprocal": (

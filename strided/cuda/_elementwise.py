@@ -183,6 +183,8 @@ def binary(name, a, b, out=None):
     except OverflowError:
         if name in _binary._COMPARISONS:
             return _compare_out_of_range(name, a, b, out)
+        if name in _binary._LOGICAL:
+            return binary(name, *_binary.truth_of_wide_ints(name, a, b), out)
         raise
     d = plan.dtype
     if d.kind not in kinds:
