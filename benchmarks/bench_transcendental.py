@@ -51,6 +51,7 @@ BINARY = [
     ("arctan2", np.arctan2, "atan2"),
     ("power", np.power, "pow"),
     ("logaddexp", np.logaddexp, "logaddexp"),
+    ("hypot", np.hypot, "hypot"),
 ]
 
 

@@ -1,6 +1,6 @@
 """Accuracy and special cases of the vectorised binary functions (issue 20; Note [Vectorised
-binary functions] in strided/_cpu/vecmath.h): float32 atan2, pow and logaddexp, float64 atan2
-and logaddexp.
+binary functions] in strided/_cpu/vecmath.h): float32 atan2, pow, logaddexp and hypot,
+float64 atan2 and logaddexp.
 
 The oracle is NumPy's function in float64 (within an ulp of float64, 2^-29 of a float32 ulp).
 Arguments: random bit patterns (every exponent, both signs, subnormals, inf and NaN), sweeps of
@@ -57,6 +57,9 @@ def _arguments(name, n=1 << 19, seed=0):
             rng.uniform(-2, 0, n).astype(np.float32),
             rng.uniform(-100, 100, n).astype(np.float32),
         ]
+    if name == "hypot":  # both sizes alike, and far apart
+        a += [rng.uniform(-10, 10, n).astype(np.float32), _bits(rng, n)]
+        b += [rng.uniform(-10, 10, n).astype(np.float32), rng.uniform(-1, 1, n).astype(np.float32)]
     sa, sb = np.meshgrid(SPECIALS, SPECIALS)
     a.append(sa.ravel())
     b.append(sb.ravel())
@@ -78,7 +81,7 @@ def _oracle(name, a, b, wide):
     return want, want_np, finite
 
 
-@pytest.mark.parametrize("name", ["arctan2", "power", "logaddexp"])
+@pytest.mark.parametrize("name", ["arctan2", "power", "logaddexp", "hypot"])
 def test_ulp_error_and_special_values(name):
     a, b = _arguments(name)
     got = _call(name, a, b)
@@ -100,7 +103,7 @@ def test_ulp_error_and_special_values(name):
     n_special = SPECIALS.size**2
     sa, sb = a[-n_special:], b[-n_special:]
     edge = ~np.isfinite(sa) | ~np.isfinite(sb)
-    if name != "logaddexp":  # (whose zeros are ordinary arguments)
+    if name not in ("logaddexp", "hypot"):  # (whose zeros are ordinary arguments)
         edge |= (sa == 0) | (sb == 0)
     np.testing.assert_array_equal(got[-n_special:][edge], want_np[-n_special:][edge])
     zeros = want_np == 0
@@ -186,7 +189,7 @@ def test_float64_layouts(name):
     np.testing.assert_array_equal(np.asarray(inplace), want)
 
 
-@pytest.mark.parametrize("name", ["arctan2", "power", "logaddexp"])
+@pytest.mark.parametrize("name", ["arctan2", "power", "logaddexp", "hypot"])
 def test_layouts(name):
     """Strided views, a scalar on either side and out= an input give the contiguous values
     (the fix-up pass reads the inputs again after the vector pass wrote the block)."""

@@ -1507,6 +1507,7 @@ STRIDED_VINLINE double strided_vcos(double x) {
  *     ulp, also where max + log1p(...) cancels (NumPy's float32 loop, in float: 2.5 ulp of
  *     max(|a|, |b|) there). a == b (infinities too) is a + ln 2 and NaN is selected through,
  *     as scalar_math.h's strided_logaddexp does; no fix-up pass.
+ *   hypot (float32): sqrt(a^2 + b^2) in double, rounded once: 0.50 ulp (strided_vhypotf).
  *   logaddexp (float64): the same formula as a double and its tail throughout: d = a - b by
  *     TwoSum, e^d = 2^k (s + t) from strided_exp_parts (its argument's tail included), 1 + e^d
  *     by TwoSum, log of that as hi + lo (strided_log1_dd), max + hi by TwoSum and the tails
@@ -1729,6 +1730,19 @@ STRIDED_VINLINE double strided_vlogaddexp(double a, double b) {
     y = a == b ? a + 0.69314718055994530942 : y;
     return (a != a || b != b) ? a + b : y;
 }
+/* hypot in float32: sqrt(a^2 + b^2) in double, where the squares are exact and nothing
+ * overflows or underflows, rounded once to float (0.50 ulp); an infinity wins over a NaN, as
+ * C's hypot has it */
+STRIDED_VINLINE float strided_vhypotf(float a, float b) {
+    uint32_t ba, bb;
+    memcpy(&ba, &a, sizeof ba);
+    memcpy(&bb, &b, sizeof bb);
+    double ad = (double)a, bd = (double)b;
+    float y = (float)sqrt(ad * ad + bd * bd);
+    int inf = ((ba & 0x7fffffffu) == 0x7f800000u) | ((bb & 0x7fffffffu) == 0x7f800000u);
+    return inf ? INFINITY : y;
+}
+
 /* fdlibm's __kernel_tan (musl's __tan.c) with its branches as selects: tan of y0 + y1, |y0 + y1|
  * <= pi/4, or -1/tan for an odd quadrant. Above |y| = 0.6744 it works on pi/4 - |y| (tan(pi/4 -
  * z) = (1 - tan z) / (1 + tan z), written to keep the rounding small); -1/tan is a division
