@@ -107,3 +107,27 @@ def run(cases, threads=2, title="benchmark"):
             flush=True,
         )
     return rows
+
+
+def alternated(cases, rounds, threads, title):
+    """Time each case's libraries (``run``'s cases) in turn, ``rounds`` times over (on a shared
+    machine a load that comes and goes then falls on all three alike, not on whichever ran in
+    that second): per library the median of its rounds and their spread, (max - min) / median.
+    Prints the table under ``title``."""
+    start(f"{title}, {rounds} alternated rounds", threads)
+    for name, s_fn, n_fn, t_fn, check in cases:
+        check()
+        fns = [f for f in (s_fn, n_fn, t_fn) if f is not None]
+        samples = [[] for _ in fns]
+        for r in range(rounds):
+            for k in range(len(fns)):
+                j = (k + r) % len(fns)  # each library first in turn
+                samples[j].append(timeit(fns[j], repeats=1)[0])
+        med = [statistics.median(x) for x in samples]
+        cols = [
+            f"{fmt_time(m)} (±{(max(x) - min(x)) / m:.0%})"
+            for m, x in zip(med, samples, strict=True)
+        ]
+        cols += ["-"] * (3 - len(cols))
+        ratios = [f"{m / med[0]:.2f}" for m in med[1:]] + ["-"] * (3 - len(med))
+        print(f"| {name} | {' | '.join(cols)} | {' | '.join(ratios)} |", flush=True)

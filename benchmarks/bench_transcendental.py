@@ -13,10 +13,9 @@ their accuracy: Note [Vectorised transcendental functions] in strided/_cpu/vecma
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import numpy as np
-from _harness import fmt_time, run, start, timeit, torch
+from _harness import alternated, run, torch
 
 import strided
 
@@ -152,29 +151,6 @@ def cases(n=10**6, only=None):
     return out
 
 
-def alternated(cases, rounds, threads):
-    """Time each case's libraries in turn, ``rounds`` times over (on a shared machine a load
-    that comes and goes then falls on all three alike, not on whichever ran in that second):
-    per library the median of its rounds and their spread, (max - min) / median."""
-    start(f"strided transcendental functions, {rounds} alternated rounds", threads)
-    for name, s_fn, n_fn, t_fn, check in cases:
-        check()
-        fns = [f for f in (s_fn, n_fn, t_fn) if f is not None]
-        samples = [[] for _ in fns]
-        for r in range(rounds):
-            for k in range(len(fns)):
-                j = (k + r) % len(fns)  # each library first in turn
-                samples[j].append(timeit(fns[j], repeats=1)[0])
-        med = [statistics.median(x) for x in samples]
-        cols = [
-            f"{fmt_time(m)} (±{(max(x) - min(x)) / m:.0%})"
-            for m, x in zip(med, samples, strict=True)
-        ]
-        cols += ["-"] * (3 - len(cols))
-        ratios = [f"{m / med[0]:.2f}" for m in med[1:]] + ["-"] * (3 - len(med))
-        print(f"| {name} | {' | '.join(cols)} | {' | '.join(ratios)} |", flush=True)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--threads", type=int, default=2)
@@ -184,7 +160,9 @@ def main():
     args = p.parse_args()
     only = set(args.only.split(",")) if args.only else None
     if args.rounds:
-        alternated(cases(args.n, only), args.rounds, args.threads)
+        alternated(
+            cases(args.n, only), args.rounds, args.threads, "strided transcendental functions"
+        )
         return
     run(cases(args.n, only), threads=args.threads, title="strided transcendental functions")
 

@@ -269,25 +269,26 @@ STRIDED_FLOAT_MATH(double, f64, , uint64_t)
  * (through strided_lt_c64 and its siblings in the C99 layer below) and the CUDA functors (the
  * cplx struct's ``a.re``, ops.cuh) call one text. T is the real type, S the complex dtype's
  * suffix (c64, c128). maximum picks a where a has a NaN or cgreater_equal(a, b) holds, else b;
- * minimum the same with cless_equal (NumPy's rule). */
+ * minimum the same with cless_equal (NumPy's rule). The tests are combined with & and |, not
+ * && and ||: no branch per element, so the loops can select without mispredictions. */
 #define STRIDED_COMPLEX_ORDER(T, S)                                                            \
 STRIDED_HD int STRIDED_FN(cless, S)(T ar, T ai, T br, T bi) {                                  \
-    return (ar < br && ai == ai && bi == bi) || (ar == br && ai < bi);                         \
+    return ((ar < br) & (ai == ai) & (bi == bi)) | ((ar == br) & (ai < bi));                   \
 }                                                                                              \
 STRIDED_HD int STRIDED_FN(cless_equal, S)(T ar, T ai, T br, T bi) {                            \
-    return (ar < br && ai == ai && bi == bi) || (ar == br && ai <= bi);                        \
+    return ((ar < br) & (ai == ai) & (bi == bi)) | ((ar == br) & (ai <= bi));                  \
 }                                                                                              \
 STRIDED_HD int STRIDED_FN(cgreater, S)(T ar, T ai, T br, T bi) {                               \
-    return (ar > br && ai == ai && bi == bi) || (ar == br && ai > bi);                         \
+    return ((ar > br) & (ai == ai) & (bi == bi)) | ((ar == br) & (ai > bi));                   \
 }                                                                                              \
 STRIDED_HD int STRIDED_FN(cgreater_equal, S)(T ar, T ai, T br, T bi) {                         \
-    return (ar > br && ai == ai && bi == bi) || (ar == br && ai >= bi);                        \
+    return ((ar > br) & (ai == ai) & (bi == bi)) | ((ar == br) & (ai >= bi));                  \
 }                                                                                              \
 STRIDED_HD int STRIDED_FN(cmaximum_takes_a, S)(T ar, T ai, T br, T bi) {                       \
-    return ar != ar || ai != ai || STRIDED_FN(cgreater_equal, S)(ar, ai, br, bi);              \
+    return (ar != ar) | (ai != ai) | STRIDED_FN(cgreater_equal, S)(ar, ai, br, bi);            \
 }                                                                                              \
 STRIDED_HD int STRIDED_FN(cminimum_takes_a, S)(T ar, T ai, T br, T bi) {                       \
-    return ar != ar || ai != ai || STRIDED_FN(cless_equal, S)(ar, ai, br, bi);                 \
+    return (ar != ar) | (ai != ai) | STRIDED_FN(cless_equal, S)(ar, ai, br, bi);               \
 }
 STRIDED_COMPLEX_ORDER(float, c64)
 STRIDED_COMPLEX_ORDER(double, c128)
@@ -820,8 +821,8 @@ STRIDED_COMPLEX_HELPERS(double, , double _Complex)
 
 /* NumPy's order of complex numbers on C99 complex operands, for the CPU loops' expression rows:
  * the functions on parts above (Note [The order of complex numbers]), called with the parts.
- * S is the dtype's suffix, SUF the C library's (crealf / creal). */
-#define STRIDED_COMPLEX_ORDER_C99(CT, S, SUF)                                                   \
+ * T is the real type, S the dtype's suffix, SUF the C library's (crealf / creal). */
+#define STRIDED_COMPLEX_ORDER_C99(T, CT, S, SUF)                                                   \
 static inline int strided_lt_##S(CT a, CT b) {                                                 \
     return strided_cless_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b), cimag##SUF(b));      \
 }                                                                                               \
@@ -835,17 +836,19 @@ static inline int strided_ge_##S(CT a, CT b) {                                  
     return strided_cgreater_equal_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b),             \
                                       cimag##SUF(b));                                           \
 }                                                                                               \
-static inline CT strided_max_##S(CT a, CT b) {                                                 \
-    return strided_cmaximum_takes_a_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b),           \
-                                        cimag##SUF(b)) ? a : b;                                 \
+static inline CT strided_max_##S(CT a, CT b) {       /* part by part: selects, not a branch */ \
+    T ar = creal##SUF(a), ai = cimag##SUF(a), br = creal##SUF(b), bi = cimag##SUF(b);          \
+    int t = strided_cmaximum_takes_a_##S(ar, ai, br, bi);                                      \
+    return __builtin_complex(t ? ar : br, t ? ai : bi);                                         \
 }                                                                                               \
 static inline CT strided_min_##S(CT a, CT b) {                                                 \
-    return strided_cminimum_takes_a_##S(creal##SUF(a), cimag##SUF(a), creal##SUF(b),           \
-                                        cimag##SUF(b)) ? a : b;                                 \
+    T ar = creal##SUF(a), ai = cimag##SUF(a), br = creal##SUF(b), bi = cimag##SUF(b);          \
+    int t = strided_cminimum_takes_a_##S(ar, ai, br, bi);                                      \
+    return __builtin_complex(t ? ar : br, t ? ai : bi);                                         \
 }
 
-STRIDED_COMPLEX_ORDER_C99(float _Complex, c64, f)
-STRIDED_COMPLEX_ORDER_C99(double _Complex, c128, )
+STRIDED_COMPLEX_ORDER_C99(float, float _Complex, c64, f)
+STRIDED_COMPLEX_ORDER_C99(double, double _Complex, c128, )
 
 /* NumPy's complex division, reciprocal and power on C99 complex operands (Note [Complex
  * division, reciprocal and power as NumPy's]): the expression rows' strided_cdiv_c64(a, b),
