@@ -1,6 +1,6 @@
 """Accuracy and special cases of the vectorised binary functions (issue 20; Note [Vectorised
 binary functions] in strided/_cpu/vecmath.h): float32 atan2, pow, logaddexp and hypot,
-float64 atan2 and logaddexp.
+float64 atan2, logaddexp and hypot.
 
 The oracle is NumPy's function in float64 (within an ulp of float64, 2^-29 of a float32 ulp).
 Arguments: random bit patterns (every exponent, both signs, subnormals, inf and NaN), sweeps of
@@ -128,6 +128,10 @@ def _arguments64(name, n=1 << 20, seed=0):
         tiny = np.exp2(rng.uniform(-1074, -900, n // 4)) * rng.choice([-1.0, 1.0], n // 4)
         a += [tiny, tiny * rng.uniform(0.5, 2.0, n // 4)]  # both small: the 2^100 scaling
         b += [tiny * rng.uniform(0.5, 2.0, n // 4), np.exp2(rng.uniform(-100, 990, n // 4))]
+    if name == "hypot":  # alike, far apart, near overflow and in the subnormals
+        for lo, hi in ((-10, 10), (-1e300, 1e300), (-1e-300, 1e-300)):
+            a.append(rng.uniform(lo, hi, n))
+            b.append(rng.uniform(lo, hi, n))
     if name == "logaddexp":  # the cancellation near -ln 2, far apart, past e^-746
         for lo, hi in ((-2, 0), (-100, 100), (-800, 800)):
             a.append(rng.uniform(lo, hi, n))
@@ -138,7 +142,7 @@ def _arguments64(name, n=1 << 20, seed=0):
     return np.concatenate(a), np.concatenate(b)
 
 
-@pytest.mark.parametrize("name", ["arctan2", "logaddexp"])
+@pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot"])
 def test_float64_ulp_error_and_special_values(name):
     """float64 within 1 ulp of NumPy's function in long double (the C library's x87 functions:
     11 more bits), and NumPy's values exactly where the C library takes over (zeros, inf, NaN).
@@ -162,14 +166,14 @@ def test_float64_ulp_error_and_special_values(name):
     n_special = SPECIALS64.size**2
     sa, sb = a[-n_special:], b[-n_special:]
     edge = ~np.isfinite(sa) | ~np.isfinite(sb)
-    if name != "logaddexp":  # (whose zeros are ordinary arguments)
+    if name not in ("logaddexp", "hypot"):  # (whose zeros are ordinary arguments)
         edge |= (sa == 0) | (sb == 0)
     np.testing.assert_array_equal(got[-n_special:][edge], want_np[-n_special:][edge])
     zeros = want_np == 0
     np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want_np[zeros]))
 
 
-@pytest.mark.parametrize("name", ["arctan2", "logaddexp"])
+@pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot"])
 def test_float64_layouts(name):
     """The float64 fix-up loops: strided views, a scalar on either side, out= an input."""
     a, b = _arguments64(name, n=1 << 10, seed=1)

@@ -1507,7 +1507,9 @@ STRIDED_VINLINE double strided_vcos(double x) {
  *     ulp, also where max + log1p(...) cancels (NumPy's float32 loop, in float: 2.5 ulp of
  *     max(|a|, |b|) there). a == b (infinities too) is a + ln 2 and NaN is selected through,
  *     as scalar_math.h's strided_logaddexp does; no fix-up pass.
- *   hypot (float32): sqrt(a^2 + b^2) in double, rounded once: 0.50 ulp (strided_vhypotf).
+ *   hypot (float32): sqrt(a^2 + b^2) in double, rounded once: 0.50 ulp (strided_vhypotf);
+ *     float64: the same with the sum of squares as a double and its tail and a Newton step
+ *     (strided_vhypot).
  *   logaddexp (float64): the same formula as a double and its tail throughout: d = a - b by
  *     TwoSum, e^d = 2^k (s + t) from strided_exp_parts (its argument's tail included), 1 + e^d
  *     by TwoSum, log of that as hi + lo (strided_log1_dd), max + hi by TwoSum and the tails
@@ -1740,6 +1742,29 @@ STRIDED_VINLINE float strided_vhypotf(float a, float b) {
     double ad = (double)a, bd = (double)b;
     float y = (float)sqrt(ad * ad + bd * bd);
     int inf = ((ba & 0x7fffffffu) == 0x7f800000u) | ((bb & 0x7fffffffu) == 0x7f800000u);
+    return inf ? INFINITY : y;
+}
+
+/* hypot in float64: the larger B and smaller S of |a|, |b| scaled by a power of 2 (2^-600 from
+ * 2^500 on, 2^600 below 2^-500) so that nothing overflows or underflows that matters, B^2 + S^2
+ * as a double and its tail (the squares' residuals, Fast2Sum), its square root r corrected by
+ * one Newton step on the exact residual H - r^2 (strided_sqrt_dd's), the scale undone by a
+ * multiply: 0.5 ulp and a little. An infinity wins over NaN (C's rule), both zero give 0. */
+STRIDED_VINLINE double strided_vhypot(double a, double b) {
+    double ax = fabs(a), ay = fabs(b);
+    int swap = ay > ax;
+    double big = swap ? ay : ax, small = swap ? ax : ay;
+    double sc = big >= 0x1p500 ? 0x1p-600 : (big < 0x1p-500 ? 0x1p600 : 1.0);
+    double B = big * sc, S = small * sc;
+    double X = B * B, Y = S * S;
+    double H = X + Y;
+    double H_lo = ((X - H) + Y) - (strided_residual(X, B, B) + strided_residual(Y, S, S));
+    double r_lo;
+    double r = strided_sqrt_dd(strided_blend64(H == 0.0, 1.0, H), H_lo, &r_lo);
+    double y = (r + r_lo) * (big >= 0x1p500 ? 0x1p600 : (big < 0x1p-500 ? 0x1p-600 : 1.0));
+    y = H == 0.0 ? 0.0 : y;                        /* both zero (NaN is not) */
+    int inf = (strided_bits64(ax) == 0x7ff0000000000000ULL) |
+              (strided_bits64(ay) == 0x7ff0000000000000ULL);
     return inf ? INFINITY : y;
 }
 

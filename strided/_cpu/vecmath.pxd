@@ -61,6 +61,7 @@ cdef extern from "vecmath.h" nogil:
     double strided_vatan2(double, double)
     double strided_vlogaddexp(double, double)
     float strided_vhypotf(float, float)
+    double strided_vhypot(double, double)
     int strided_vatan2_hard(double, double)
     float strided_vpowf(float, float)
     int strided_vpowf_hard(float, float, float)
