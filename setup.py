@@ -344,6 +344,19 @@ class BuildExt(build_ext):
         if self.parallel is None:
             self.parallel = int(os.environ.get("STRIDED_BUILD_JOBS", os.cpu_count() or 1))
 
+    def build_extension(self, ext):
+        """A level's variant compiles its C into a folder of its own: setuptools names an
+        object file after its source, so ``binary.c`` built for the baseline, x86-64-v3 and
+        x86-64-v4 would all be ``build/temp.../strided/_cpu/binary.o``, written at once by the
+        parallel compiles (a corrupt or wrong-level object in a module). A shallow copy of
+        this command carries the variant's folder, since the worker threads share ``self``."""
+        level = getattr(ext, "strided_level", None)
+        if level is None:
+            return super().build_extension(ext)
+        variant = copy.copy(self)
+        variant.build_temp = os.path.join(self.build_temp, DISPATCH_LEVELS[level])
+        return super(BuildExt, variant).build_extension(ext)
+
     def run(self):
         if self.inplace:
             top = this_cpu_level()
