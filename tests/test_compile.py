@@ -898,6 +898,132 @@ def test_modules_compile():
         _same(cf(x), net(x), "float32")
 
 
+def _module_step(model, net, x):
+    """The compiled ``model``'s output and its parameters' gradients, and eager ``net``'s."""
+    out = []
+    for m in (model, net):
+        net.zero_grad()
+        y = m(x)
+        (y * y).sum().backward()
+        out.append((y.detach(), [None if p.grad is None else p.grad for p in net.parameters()]))
+    return out
+
+
+def _check_module_step(model, net, x):
+    (got, got_grads), (want, want_grads) = _module_step(model, net, x)
+    _same(got, want, want.dtype.name)
+    for g, w in zip(got_grads, want_grads, strict=True):
+        assert (g is None) == (w is None)
+        if g is not None:
+            _same(g, w, w.dtype.name)
+    with strided.no_grad():
+        _same(model(x), net(x), want.dtype.name)
+
+
+def test_a_compiled_module_sees_its_tree_change():
+    """Note [A compiled module's tree]: the fast check keeps the parameters it found until the
+    structure version moves; each change below is followed by calls that must equal eager's
+    (output and gradients, then under no_grad), twice (the second by the fast check)."""
+    rng = np.random.default_rng(11)
+    x = strided.tensor(rng.standard_normal((5, 4)), dtype="float32")
+    net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    model = strided.compile(net)
+
+    def check():
+        for _ in range(2):
+            _check_module_step(model, net, x)
+
+    check()
+    with strided.no_grad():  # an in-place update moves nothing and is seen
+        net[0].weight.mul_(2.0)
+    check()
+    net[0].weight = nn.Parameter(strided.tensor(rng.standard_normal((8, 4)), dtype="float32"))
+    check()
+    net[2].weight.requires_grad_(False)  # a flag changed in place
+    check()
+    net[2].weight.requires_grad_(True)
+    net[2].register_parameter("bias", None)
+    check()
+    net.add_module("3", nn.ReLU())
+    check()
+    net.add_module("4", nn.Linear(3, 2))
+    check()
+    delattr(net, "3")  # a layer with no parameters: only the tree tells it is gone
+    check()
+    setattr(net, "1", nn.Sigmoid())  # the same parameters, another layer
+    check()
+    setattr(net, "1", nn.Softmax(dim=1))
+    check()
+    net[1].dim = 0  # a plain attribute traced in as a constant
+    check()
+    net._modules["1"] = nn.Tanh()  # a registry written directly
+    check()
+    state = {k: v * 3.0 for k, v in net.state_dict().items()}
+    net.load_state_dict(state)  # copies into the same tensors
+    check()
+    net.to("float64")
+    x = x.to("float64")
+    check()
+    net.apply(lambda m: setattr(m, "bias", None) if isinstance(m, nn.Linear) else None)
+    check()
+
+
+def test_a_compiled_module_sees_buffers_and_modes():
+    """Buffers are in the tree's signature, and train()/eval() move the structure version."""
+
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+            self.register_buffer("scale", strided.ones(3, dtype="float32"))
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x):
+            return self.drop(self.fc(x) * self.scale)
+
+    rng = np.random.default_rng(12)
+    x = strided.tensor(rng.standard_normal((4, 3)), dtype="float32")
+    net = Scaled().eval()
+    model = strided.compile(net)
+    with strided.no_grad():
+        for _ in range(2):
+            _same(model(x), net(x), "float32")
+        net.scale = strided.full((3,), 2.0, dtype="float32")
+        for _ in range(2):
+            _same(model(x), net(x), "float32")
+        net.scale = strided.full((1,), 3.0, dtype="float64")
+        for _ in range(2):
+            _same(model(x), net(x), "float64")
+        net.train()
+        _ = strided.manual_seed(0)
+        got = model(x)
+        _ = strided.manual_seed(0)
+        _same(got, net(x), "float64")
+        net.eval()
+        for _ in range(2):
+            _same(model(x), net(x), "float64")
+
+
+def test_a_compiled_module_keeps_its_parameters_between_calls():
+    """Calls that change nothing walk the tree once: the structure version does not move
+    while a compiled module runs, nor when an optimizer steps."""
+    from strided import optim
+    from strided.nn.module import structure_version
+
+    net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    model = strided.compile(net)
+    opt = optim.SGD(net.parameters(), lr=0.1)
+    x = strided.ones((3, 4))
+    model(x).sum().backward()
+    version = structure_version()
+    for _ in range(3):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+    assert structure_version() == version
+    assert model._seen[0] == version
+
+
 def test_disk_cache_serves_a_second_process(cache):
     """The second process finds the kernels on disk. The function's values feed two chains
     that meet again, so the fusion groups are chosen among several open ones: in the order

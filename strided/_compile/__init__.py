@@ -4,15 +4,15 @@ chains and the reductions that consume them into C loops, and run those from the
 
 Note [What compile does on a call]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-1. **Guards.** The call's *guard key* is, per argument, a tensor's (dtype, shape, strides,
-   device, requires_grad), or a Python scalar's type and value (it is baked into the graph as a
-   constant, as Dynamo specialises ints), plus grad mode and, for a compiled nn.Module, its
-   parameters. Guards on the exact strides subsume the "contiguous or not" class: a transposed
-   or sliced input is another key, so the strides in the generated C are always right (Note
-   [The loop nest] in codegen.py). Keyword arguments and defaults are bound to the parameters
-   first (``f(x, k=2.0)`` is ``f(x, 2.0)``); a function with ``*args``/``**kwargs`` parameters,
-   or a call with an argument that is neither a tensor nor a plain Python value (a list of
-   tensors, an object), runs eagerly.
+1. **Guards.** The call's *guard key* is, per argument, a tensor's (dtype, shape, strides, device,
+   requires_grad), or a Python scalar's type and value (it is baked into the graph as a constant, as
+   Dynamo specialises ints), plus grad mode and, for a compiled nn.Module, its parameters and its
+   tree (Note [A compiled module's tree]). Guards on the exact strides subsume the "contiguous or
+   not" class: a transposed or sliced input is another key, so the strides in the generated C are
+   always right (Note [The loop nest] in codegen.py). Keyword arguments and defaults are bound to
+   the parameters first (``f(x, k=2.0)`` is ``f(x, 2.0)``); a function with ``*args``/``**kwargs``
+   parameters, or a call with an argument that is neither a tensor nor a plain Python value (a list
+   of tensors, an object), runs eagerly.
 2. **Cache.** A key seen before runs its compiled *plan*. A new key is captured: the function is
    traced (strided.fx.symbolic_trace, the scalars as concrete arguments), run once eagerly node
    by node on the real inputs (that run's result is this call's result, and it records every
@@ -65,6 +65,7 @@ from strided._compile import cc, program
 from strided._compile.codegen import generate_c, plan_steps
 from strided.fx.interpreter import Interpreter, _fetch
 from strided.fx.passes import is_impure
+from strided.nn.module import structure_version
 
 try:  # the compiled hot path of a call: Note [The cost of a compiled call]
     from strided._compile._call import MISS, FastCall
@@ -120,6 +121,24 @@ def _guard(a):
     if isinstance(a, (tuple, list)) and all(isinstance(x, (bool, int, float, str)) for x in a):
         return ("const", type(a).__name__, repr(a))
     return None
+
+
+_REGISTRIES = frozenset(("_parameters", "_buffers", "_modules", "_non_persistent"))
+
+
+def _tree_signature(root):
+    """What a trace of module ``root`` reads from its tree besides its parameters' values and
+    guards: Note [A compiled module's tree]."""
+    sig = []
+    for path, m in root.named_modules():
+        consts = []
+        for name, v in m.__dict__.items():
+            g = None if name in _REGISTRIES else _guard(v)
+            if g is not None and g[0] == "const":
+                consts.append((name, g))
+        buffers = tuple((k, None if b is None else _guard(b)) for k, b in m._buffers.items())
+        sig.append((path, type(m), tuple(m._parameters), tuple(m._modules), buffers, tuple(consts)))
+    return tuple(sig)
 
 
 def describe_guard(g, name):
@@ -573,9 +592,27 @@ class CompiledFunction:
       (program.NOGIL_NUMEL); outputs come from ``empty_tensor`` directly.
 
     The chain on 100 elements: 4.7-7.0 us -> 0.8-1.0 us (eager 2.4-3.9 us under the same load);
-    benchmarks/bench_compile.py has the table. A compiled nn.Module keeps the keyed road (its
-    parameters are guarded too, and found anew on every call). Without the compiled module (a
-    checkout built before it) the program calls kernels through ctypes and every call is keyed.
+    benchmarks/bench_compile.py has the table. A compiled nn.Module's fast check holds its
+    parameters as guarded arguments after the call's, valid while the structure version has not
+    moved (Note [A compiled module's tree]). Without the compiled module (a checkout built
+    before it) the program calls kernels through ctypes and every call is keyed.
+
+    Note [A compiled module's tree]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A trace of a module reads more than its arguments: its parameters (get_attr nodes, read
+    live from the module on each run, or inputs of the joint graph), its buffers, which layers
+    sit where (a Sequential's loop is unrolled at trace time) and their plain attributes
+    (``training``, a Softmax's ``dim``, baked in as constants). So a module's guard key holds
+    each parameter's guard and ``_tree_signature``: every module's path, class, registry names
+    and constant attributes, and every buffer's guard. Walking the tree for these cost ~20 us
+    of the digits CNN's step, more than some of its kernels, so ``_tree`` walks it only when
+    ``structure_version()`` has moved (Note [The structure version] in strided/nn/module.py):
+    any assignment, registration, deletion, ``to()`` or ``train()`` moves it, a parameter's
+    in-place update does not. Between moves the same parameter objects sit at the same paths,
+    so the fast check keeps them, and checks each one's guard (dtype, shape, strides, device
+    and requires_grad, the last of which ``requires_grad_`` changes in place) with the call's
+    arguments in one pass. A plain attribute set with ``object.__setattr__``, bypassing the
+    module, is not seen (nor is it in PyTorch's Module without Dynamo's guards).
     """
 
     def __init__(self, fn, fullgraph=False):
@@ -586,6 +623,8 @@ class CompiledFunction:
             functools.update_wrapper(self, fn)
         self.plans = {}
         self.last = None
+        self._module = fn if isinstance(fn, strided.nn.Module) else None
+        self._seen = None  # (structure version, parameters, tree signature): _tree
         self._fast = _NO_FAST  # the last plan's FastCall (Note [The cost of a compiled call])
         target = fn.forward if isinstance(fn, strided.nn.Module) else fn
         self._effects = _side_effects(target)
@@ -609,11 +648,17 @@ class CompiledFunction:
         bound.apply_defaults()
         return tuple(bound.arguments[n] for n in self._names)
 
-    def _params(self):
-        """{path: parameter} of a compiled module (none for a function)."""
-        if not isinstance(self.fn, strided.nn.Module):
-            return {}
-        return dict(self.fn.named_parameters())
+    def _tree(self):
+        """{path: parameter} of a compiled module and its tree's signature (none for a
+        function), walked again only when the structure version moved (Note [A compiled
+        module's tree])."""
+        if self._module is None:
+            return {}, ()
+        version = structure_version()
+        if self._seen is None or self._seen[0] != version:
+            params = dict(self._module.named_parameters())
+            self._seen = (version, params, _tree_signature(self._module))
+        return self._seen[1], self._seen[2]
 
     def _eager(self, reason, args, kwargs):
         if self.fullgraph:
@@ -652,9 +697,9 @@ class CompiledFunction:
             return self._eager(None, args, kwargs)
         grad_on = strided.is_grad_enabled()
         joint = grad_on and any(g[0] == "tensor" and g[5] for g in key)
-        params = self._params()
-        if params:  # a module's parameters are guarded like inputs
-            key = (*key, *(_guard(p) for p in params.values()))
+        params, tree = self._tree()
+        if self._module is not None:  # Note [A compiled module's tree]
+            key = (*key, *(_guard(p) for p in params.values()), tree)
         key = (*key, grad_on)
         plan = self.plans.get(key)
         if plan is None:
@@ -670,20 +715,26 @@ class CompiledFunction:
                 self.plans[key] = self.last = plan
                 return self._eager(str(e), args, kwargs)
             self.plans[key] = self.last = plan
-            self._fast = self._fast_call(plan, args, grad_on, params)
+            if self._module is not None:
+                self._fast = self._module_fast_call(plan, args, grad_on, params)
+            else:
+                self._fast = self._fast_call(plan, args, grad_on, params)
             if result is not None and not (self.fullgraph and plan.eager_reason):
                 return result
             return self._run(plan, args, kwargs, params)
         self.last = plan
-        self._fast = (
-            plan.fast if plan.fast is not None else self._fast_call(plan, args, grad_on, params)
-        )
+        if self._module is not None:
+            self._fast = self._module_fast_call(plan, args, grad_on, params)
+        elif plan.fast is not None:
+            self._fast = plan.fast
+        else:
+            self._fast = self._fast_call(plan, args, grad_on, params)
         return self._run(plan, args, kwargs, params)
 
     def _fast_call(self, plan, args, grad_on, params):
         """The FastCall of ``plan``, made once from the call that found it (its arguments
         match the plan's key): it runs the plan's program, or the joint Function; a plan that
-        runs eagerly, or a module's (its parameters are guarded too), has none."""
+        runs eagerly has none; a module's is ``_module_fast_call``'s."""
         if FastCall is None:
             return _NO_FAST
         if plan.eager_reason is not None or plan.forward is None or params or plan.lifted:
@@ -695,6 +746,36 @@ class CompiledFunction:
             plan.fast = FastCall(plan, args, plan.forward.program, grad_on)
         return plan.fast
 
+    def _module_fast_call(self, plan, args, grad_on, params):
+        """A compiled module's fast check (Note [A compiled module's tree]): while the
+        structure version is the one ``params`` were found at, the call's arguments and those
+        parameters are checked by one FastCall, whose program gets the call's tensors and the
+        lifted parameters. Made per version, not kept on the plan: another tree with the same
+        key may hold its parameters in another order."""
+        if FastCall is None or plan.eager_reason is not None or plan.forward is None:
+            return _NO_FAST
+        version = self._seen[0]
+        values = tuple(params.values())
+        n_tensors = sum(1 for g in plan.key if g[0] == "tensor")
+        paths = list(params)
+        lifted = [n_tensors + paths.index(p) for p in plan.lifted]
+        if plan.backward is not None:
+            inner = functools.partial(_JointFunction.get().apply, plan)
+        else:
+            inner = plan.forward.program
+
+        def run(*tensors):  # the call's tensors, then every parameter
+            return inner(*tensors[:n_tensors], *[tensors[i] for i in lifted])
+
+        fast = FastCall(plan, (*args, *values), run, grad_on)
+
+        def check(args):
+            if structure_version() != version:
+                return MISS
+            return fast(args + values)
+
+        return check
+
     def _run(self, plan, args, kwargs, params=None):
         if plan.eager_reason is not None or plan.forward is None:
             if self.fullgraph:
@@ -702,7 +783,7 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)  # eager, and eager autograd
         tensors = [a for a, g in zip(args, plan.key, strict=True) if g[0] == "tensor"]
         if plan.lifted:
-            params = self._params() if params is None else params
+            params = self._tree()[0] if params is None else params
             tensors += [params[p] for p in plan.lifted]
         if plan.backward is not None:
             return _JointFunction.get().apply(plan, *tensors)

@@ -10,6 +10,21 @@ with ``register_buffer``. Attribute reads of those names fall through to ``__get
 looks in the three dicts. Everything else (``named_parameters``, ``state_dict``, ``to``,
 ``train``) walks the tree of ``_modules`` recursively and names each entry by its path,
 ``"features.0.weight"``, which is the key of ``state_dict`` and what ``load_state_dict`` matches.
+
+Note [The structure version]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A compiled module (strided.compile) must know its parameters, buffers and sub-modules on every call,
+but walking the tree for them costs ~20 us, a good part of a small compiled step. So every change
+that can alter what the walk finds counts itself on one global counter, ``structure_version()``: a
+write to a registry (the three dicts are ``_Registry``, which counts its own writes, so ``to()`` and
+code that stores into ``_parameters`` directly are seen too), any attribute set or deleted through
+``Module.__setattr__``/``__delattr__`` (a plain attribute such as a Softmax's ``dim`` is traced into
+the graph as a constant), and ``train()``/``eval()``. A caller that saw version ``v`` and finds it
+unchanged may reuse what it found. What does not move it: a parameter's in-place update (an
+optimizer step, ``load_state_dict``'s ``copy_``), which changes no tensor's identity, dtype, shape
+or strides; ``requires_grad_`` changes a flag in place, so the compiled call still checks each
+parameter's flag. The counter is global rather than per tree because a sub-module may sit in several
+trees; a change anywhere costs every compiled module one walk, no more.
 """
 
 from __future__ import annotations
@@ -21,6 +36,52 @@ from strided.autograd.grad_mode import no_grad
 from strided.nn.parameter import Parameter
 
 __all__ = ["Module"]
+
+_version = 0  # Note [The structure version]
+
+
+def structure_version():
+    """A number that moves whenever any module's tree may have changed (Note [The structure
+    version])."""
+    return _version
+
+
+def _moved():
+    global _version
+    _version += 1
+
+
+class _Registry(OrderedDict):
+    """A module's ``_parameters``, ``_buffers`` or ``_modules``: an ordered dict whose every
+    write moves the structure version (Note [The structure version])."""
+
+    def __setitem__(self, key, value):
+        _moved()
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        _moved()
+        super().__delitem__(key)
+
+    def pop(self, *args):
+        _moved()
+        return super().pop(*args)
+
+    def popitem(self, last=True):
+        _moved()
+        return super().popitem(last)
+
+    def setdefault(self, key, default=None):
+        _moved()
+        return super().setdefault(key, default)
+
+    def update(self, *args, **kwargs):
+        _moved()
+        super().update(*args, **kwargs)
+
+    def clear(self):
+        _moved()
+        super().clear()
 
 
 class Module:
@@ -46,10 +107,10 @@ class Module:
     """
 
     def __init__(self):
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_parameters", _Registry())
+        object.__setattr__(self, "_buffers", _Registry())
         object.__setattr__(self, "_non_persistent", set())
-        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_modules", _Registry())
         object.__setattr__(self, "training", True)
 
     # -- registration --------------------------------------------------------------------------
@@ -62,6 +123,7 @@ class Module:
             )
 
     def __setattr__(self, name, value):
+        _moved()  # Note [The structure version]
         if isinstance(value, Parameter):
             self._check_init(name)
             self._forget(name)
@@ -100,6 +162,7 @@ class Module:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __delattr__(self, name):
+        _moved()
         for registry in (self._parameters, self._buffers, self._modules):
             if name in registry:
                 del registry[name]
@@ -213,6 +276,7 @@ class Module:
         """Training mode (Dropout drops, BatchNorm uses batch statistics); returns self."""
         if not isinstance(mode, bool):
             raise TypeError(f"train: mode must be a bool, got {type(mode).__name__}")
+        _moved()  # layers read ``training`` while traced: Note [The structure version]
         for m in self.modules():
             object.__setattr__(m, "training", mode)
         return self
