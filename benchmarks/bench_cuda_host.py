@@ -34,13 +34,14 @@ def _stub_the_device():
         launches[0] += 1
 
     arena = np.zeros(64 << 20, np.uint8)
+    base = arena.ctypes.data  # read once: ``arena.ctypes`` builds an object per access
     turn = [0]
 
     def allocate(nbytes):  # 60 rotating 1 MiB slices: tensors of an op do not share one
         if nbytes > 1 << 20:
             raise ValueError("bench_cuda_host: only small tensors here")
         turn[0] = (turn[0] + 1) % 60
-        return arena.ctypes.data + (turn[0] << 20), arena
+        return base + (turn[0] << 20), arena
 
     backend.launch = launch
     backend.gemm = launch

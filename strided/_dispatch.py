@@ -100,6 +100,18 @@ _cuda_active = False  # set once a CUDA storage exists: see activate_cuda
 # general walk over the keys and the devices. The general path stays the reference: the
 # shortcut must pick the same kernel, only sooner.
 
+# Note [The CUDA path]
+# ~~~~~~~~~~~~~~~~~~~~
+# Once a CUDA storage exists, every op on a CUDA tensor (and on a CPU one: the key set can no
+# longer be bounded from above) comes through ``call``, and each op of a training step on a GPU
+# comes through it twice (the recording, then ``redispatch`` to the device kernel). ``_pick``'s
+# walk costs about a microsecond there (``call_keys``' loop, its frames), as much as the rest of
+# a small CUDA op's host work. The compiled ``call`` and ``redispatch`` (_dispatch_call.pyx)
+# compute the same key set in C (the same rules as ``call_keys``, TRACE aside: while a trace
+# runs, every call takes the general road) and pick as ``_pick`` picks: Autograd when the set
+# holds it and the hook confirms, else CUDA when the set holds it, else CPU. A missing kernel
+# or op goes the general road, which raises the error that names it.
+
 
 def tensor_keys(t):
     """The dispatch keys a tensor brings to a call: its device's, and AUTOGRAD when it
@@ -246,17 +258,11 @@ def _call_general(name, args, kwargs):
 # Every recorded op, and every op on a tensor that needs no gradient once autograd is active,
 # passes through ``call``. Its Python frame (the frame itself, the global lookups) is ~0.3-0.4
 # us on the 2-core Zen 3, a sixth of PyTorch's whole recorded op. _dispatch_call.pyx is the
-# same function compiled: ``call`` below is replaced by it where it is built, and the Python
-# ``call`` above stays the reference (``python_call``), as record_call stays beside the
-# compiled recorder. Both take the general road through ``_call_general``.
-python_call = call
-try:
-    from strided import _dispatch_call
-except ImportError:  # a checkout whose compiled modules predate it
-    _dispatch_call = None
-else:
-    _dispatch_call.setup(_kernels, possible, _call_general, CUDA | TRACE)
-    call = _dispatch_call.call  # noqa: F811 - the compiled form of the reference above
+# same function compiled, with ``redispatch`` beside it: ``call`` and ``redispatch`` are
+# replaced by them where they are built (below ``redispatch``), and the Python functions stay
+# the references (``python_call``, ``python_redispatch``), as record_call stays beside the
+# compiled recorder. Both take the general roads through ``_call_general`` and
+# ``_redispatch_general``; on CUDA tensors both take Note [The CUDA path].
 
 
 def redispatch(name, below, /, *args, **kwargs):
@@ -266,11 +272,29 @@ def redispatch(name, below, /, *args, **kwargs):
         kernel = _kernels.get(name, _NO_KERNELS).get("CPU")
         if kernel is not None:
             return kernel(*args, **kwargs)
+    return _redispatch_general(name, below, args, kwargs)
+
+
+def _redispatch_general(name, below, args, kwargs):
+    """``redispatch``'s general road: ``_pick`` below ``below``, and the trace."""
     key, kernel = _pick(name, args, kwargs, below=below)
     records = getattr(_trace, "records", None)
     if records is not None:
         return _traced(records, name, key, kernel, args, kwargs)
     return kernel(*args, **kwargs)
+
+
+python_call, python_redispatch = call, redispatch
+try:
+    from strided import _dispatch_call
+except ImportError:  # a checkout whose compiled modules predate it
+    _dispatch_call = None
+else:
+    _dispatch_call.setup(
+        _kernels, possible, _call_general, _redispatch_general, (CPU, CUDA, AUTOGRAD, TRACE)
+    )
+    # the compiled forms of the references above
+    call, redispatch = _dispatch_call.call, _dispatch_call.redispatch
 
 
 def _describe(x):

@@ -152,3 +152,45 @@ def test_the_autograd_key_takes_calls_that_need_it_and_falls_through_below_itsel
     with strided.trace_dispatch() as trace:
         _dispatch.call(op, x)
     assert [r["key"] for r in trace] == ["Autograd", "CPU"]
+
+
+def test_the_compiled_cuda_path_picks_the_kernel_pick_picks(op):
+    """Note [The CUDA path]: on CUDA tensors the compiled ``call`` and ``redispatch`` pick
+    what ``_pick`` picks (the Python references ``python_call``/``python_redispatch`` take it),
+    over every source of keys: tensor arguments, tensors in a list, out=, an in-place name,
+    requires_grad; and a missing kernel takes the general road and its error."""
+    g = strided.ones(2, device="cuda-emulated")
+    c = strided.ones(2)
+    # (first: the first requires_grad_ activates autograd, which puts its kernel under every
+    # registered op's Autograd key)
+    w = strided.ones(2, device="cuda-emulated").requires_grad_()
+    for key in _dispatch.KEYS:
+        _dispatch.register(op, key, lambda *a, _key=key, **k: _key)
+    _dispatch.register(op + "_", "CPU", lambda *a, **k: "CPU")
+    _dispatch.register(op + "_", "CUDA", lambda *a, **k: "CUDA")
+    cases = [
+        (op, (g, g), {}),
+        (op, (c, 1.0), {}),
+        (op, (c, g), {}),
+        (op, ([c, g],), {}),
+        (op, ((c, w),), {}),
+        (op, (c,), {"out": g}),
+        (op, (w, 2), {}),
+        (op + "_", (g, g), {}),
+        (op + "_", (c, c), {}),
+    ]
+    assert _dispatch.possible[0] & _dispatch.CUDA
+    for name, args, kwargs in cases:
+        expect = _dispatch._pick(name, args, kwargs)[0]
+        assert _dispatch.call(name, *args, **kwargs) == expect, (name, args, kwargs)
+        assert _dispatch.python_call(name, *args, **kwargs) == expect
+        below = _dispatch._pick(name, args, kwargs, below="Autograd")[0]
+        assert _dispatch.redispatch(name, "Autograd", *args, **kwargs) == below
+        assert _dispatch.python_redispatch(name, "Autograd", *args, **kwargs) == below
+    with strided.no_grad():
+        assert _dispatch.call(op, w, w) == "CUDA"
+    _dispatch._kernels[op].pop("CUDA")
+    for call in (_dispatch.call, _dispatch.python_call):
+        with pytest.raises(NotImplementedError, match="no kernel for the CUDA dispatch key"):
+            call(op, g, g)
+    _dispatch._kernels.pop(op + "_", None)

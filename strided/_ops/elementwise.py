@@ -10,6 +10,8 @@ or NumPy scalar) is converted with ``asarray`` first.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from strided import _core, _dispatch
@@ -51,25 +53,32 @@ class _Kernel:
 
 class _CudaKernel:
     """The CUDA kernel of one elementwise op (strided/cuda/_elementwise.py), loaded on first
-    use so that ``import strided`` loads nothing of the CUDA backend's kernels."""
+    use so that ``import strided`` loads nothing of the CUDA backend's kernels. The first call
+    registers the loaded kernel in its place: a ``_LoadedCudaKernel``, called without a Python
+    frame of its own (Note [The host path of an elementwise launch] in cuda/_elementwise.py)."""
 
-    __slots__ = ("name", "family", "run", "__qualname__")
+    __slots__ = ("name", "family", "__qualname__")
 
     def __init__(self, name, family):
         self.name = name
         self.family = family
-        self.run = None  # the kernel function, found on the first call
         self.__qualname__ = f"strided.cuda._elementwise.{family}[{name}]"
 
     def __call__(self, *args, out=None):
-        run = self.run
-        if run is None:
-            from strided.cuda import _elementwise
+        from strided.cuda import _elementwise
 
-            run = self.run = getattr(_elementwise, self.family)
-        if self.family == "where":
-            return run(*args, out)
-        return run(self.name, *args, out)
+        run = getattr(_elementwise, self.family)
+        loaded = (
+            _LoadedCudaKernel(run) if self.family == "where" else _LoadedCudaKernel(run, self.name)
+        )
+        loaded.__qualname__ = self.__qualname__
+        _dispatch.register(self.name, "CUDA", loaded)
+        return loaded(*args, out=out)
+
+
+class _LoadedCudaKernel(functools.partial):
+    """A loaded CUDA kernel: ``_elementwise.binary`` (or unary) with the op's name bound; a
+    ``functools.partial``, whose call is C, with the name ``trace_dispatch`` shows."""
 
 
 _binary.set_front_end(_dispatch.possible, _dispatch.forced, asarray, _dispatch.call)

@@ -46,7 +46,7 @@ _REAL = {"complex64": "float32", "complex128": "float64"}
 _ALL = tuple(_launch.C_TYPES)
 _KIND = {n: as_dtype(n).kind for n in _ALL}
 _FLAGGING = ("floor_divide", "remainder", "pow")
-_NULL = np.uint64(0)
+_NO_FLAG = (np.uint64(0),)  # a binary kernel's flag slot when it has none
 
 
 def _functor(name, dtype_name):
@@ -128,43 +128,76 @@ def all_modules():
     return mods
 
 
-# (backend, family, kernel, 32-bit index, contiguous) -> the compiled function: formatting its
-# name and looking it up in its module per call costs more than the launch
-_FUNCTIONS: dict = {}
+# Note [The host path of an elementwise launch]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# On a GPU a small op costs its host work: the GPU adds two 1-element tensors in a few
+# microseconds, and strided's Python between the call and ``backend.launch`` was as long again
+# (benchmarks/bench_cuda_host.py measures it with the device stubbed out). Most of that work
+# depends only on the op and its dtypes: whether the op takes the dtype, the functor and its
+# template arguments, the module and its list of instantiations, whether a flag slot is needed
+# (Note [Flags from the GPU]). It is worked out once per (op, computation dtype, result dtype)
+# and kept in a ``_Launch``, which also keeps, per (device, 32-bit index, contiguous), the
+# backend and the compiled function. What is left per call is the iterator's plan (compiled),
+# the loop geometry and the element count as the kernel's bytes (compiled,
+# ``elementwise_geometry`` in _params.pyx), one dictionary lookup, the grid (``launch_1d``'s,
+# inlined) and ``backend.launch``: the same steps on the emulator and on a GPU (Note [Two CUDA
+# backends] in _backend.py), so the tests on the emulator test the path a GPU takes.
 
 
-def _launch_plan(plan, family, kernel, module_key, instantiations, extra=()):
-    geometry, n, idx32, contig = _params.elementwise_geometry(plan, _launch.MAX_DIMS)
-    if n == 0:
-        return
-    backend = backend_for(plan.out.device)
-    key = (backend, family, kernel, idx32, contig)
-    fn = _FUNCTIONS.get(key)
-    if fn is None:
+class _Launch:
+    """The launch of one elementwise op on one pair of dtypes: Note [The host path of an
+    elementwise launch]."""
+
+    __slots__ = ("family", "kernel", "module_key", "instantiations", "flags", "functions")
+
+    def __init__(self, family, kernel, module_key, instantiations, flags=False):
+        self.family = family
+        self.kernel = kernel  # the template arguments before ``index_t, CONTIG``
+        self.module_key = module_key
+        self.instantiations = instantiations  # () -> every name expression of the module
+        self.flags = flags  # needs a flag slot: Note [Flags from the GPU]
+        self.functions = {}  # (device, 32-bit index, contiguous) -> (backend, function)
+
+    def function(self, device, idx32, contig):
+        """(backend, compiled function) for the loop's index width and contiguity on
+        ``device``, compiled on first use (Note [The CUDA launch], step 3)."""
+        backend = backend_for(device)
         fname = (
-            f"strided_{family}<{kernel}, "
+            f"strided_{self.family}<{self.kernel}, "
             f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
         )
-        fn = _FUNCTIONS[key] = _launch.get_function(
-            backend, module_key, "elementwise.cu", instantiations, fname
+        fn = _launch.get_function(
+            backend, self.module_key, "elementwise.cu", self.instantiations, fname
         )
-    # the Geometry struct goes as its bytes (Note [Kernel parameters] in _params.pyx)
-    args = (geometry, np.int32(n) if idx32 else np.int64(n)) + extra
-    _launch.launch_1d(backend, fn, n, args)
+        entry = self.functions[(device, idx32, contig)] = (backend, fn)
+        return entry
 
 
-_KERNELS: dict = {}
+_PER_BLOCK = _launch.BLOCK * _launch.UNROLL
+_BLOCK = (_launch.BLOCK,)
+
+
+def _run(launch, plan, extra=()):
+    """Launch ``plan``'s loop (Note [The CUDA launch], step 4); ``extra``: the kernel's
+    parameters after the geometry and the count (a binary kernel's flag slot, Note [Flags
+    from the GPU])."""
+    # the Geometry struct and the count go as their bytes (Note [Kernel parameters] in
+    # _params.pyx)
+    geometry, count, n, idx32, contig = _params.elementwise_geometry(plan, _launch.MAX_DIMS)
+    if n == 0:
+        return
+    device = plan.out.device
+    entry = launch.functions.get((device, idx32, contig))
+    if entry is None:
+        entry = launch.function(device, idx32, contig)
+    backend, fn = entry
+    blocks = (n + _PER_BLOCK - 1) // _PER_BLOCK  # launch_1d's grid
+    backend.launch(fn, (min(blocks, 2**31 - 1),), _BLOCK, (geometry, count, *extra))
 
 
 def _kernel(name, d, o):
-    """The template arguments ``functor, T, Out`` of op ``name`` on dtypes d -> o (cached)."""
-    key = (name, d, o)
-    k = _KERNELS.get(key)
-    if k is None:
-        k = _KERNELS[key] = (
-            f"{_functor(name, d.name)}, {_launch.C_TYPES[d.name]}, {_launch.C_TYPES[o.name]}"
-        )
-    return k
+    """The template arguments ``functor, T, Out`` of op ``name`` on dtypes d -> o."""
+    return f"{_functor(name, d.name)}, {_launch.C_TYPES[d.name]}, {_launch.C_TYPES[o.name]}"
 
 
 def _unsupported(name, dtype, kinds):
@@ -175,9 +208,28 @@ def _unsupported(name, dtype, kinds):
     )
 
 
+_LAUNCHES: dict = {}  # (family, op, computation dtype, result dtype) -> its _Launch
+
+
+def _op_launch(family, name, d, o):
+    """The _Launch of unary or binary op ``name`` computing in ``d`` and writing ``o`` (made
+    once; an unsupported dtype raises and is not kept)."""
+    kinds = (_binary if family == "binary" else _unary).OPS[name][1]
+    if d.kind not in kinds:
+        _unsupported(name, d, kinds)
+    half = d.name in _launch.HALVES
+    launch = _LAUNCHES[(family, name, d, o)] = _Launch(
+        family,
+        _kernel(name, d, o),
+        _module_key(family, name, d.name),
+        lambda: _instantiations(family, name, half),
+        flags=family == "binary" and name in _FLAGGING and d.kind in "iu",
+    )
+    return launch
+
+
 def binary(name, a, b, out=None):
     """The CUDA kernel of binary op ``name`` (same meaning as _cpu/binary.pyx.tp's binary)."""
-    kinds = _binary.OPS[name][1]
     try:
         plan = _binary.binary_plan(name, a, b, out)
     except OverflowError:
@@ -186,31 +238,28 @@ def binary(name, a, b, out=None):
         if name in _binary._LOGICAL:
             return binary(name, *_binary.truth_of_wide_ints(name, a, b), out)
         raise
-    d = plan.dtype
-    if d.kind not in kinds:
-        _unsupported(name, d, kinds)
+    launch = _LAUNCHES.get(("binary", name, plan.dtype, plan.out_dtype))
+    if launch is None:
+        launch = _op_launch("binary", name, plan.dtype, plan.out_dtype)
+    if launch.flags:
+        return _flagging_binary(name, a, b, out, plan, launch)
+    _run(launch, plan, _NO_FLAG)
+    return plan.finish_device()
+
+
+def _flagging_binary(name, a, b, out, plan, launch):
+    """An integer floor_divide, remainder or pow: the kernel reports through a flag slot
+    (Note [Flags from the GPU])."""
     backend = backend_for(plan.out.device)
-    if name == "pow" and out is not None and d.kind in "iu":
+    if name == "pow" and out is not None:
         # a negative exponent is found by the kernel: compute aside, wait for its flag (the
         # one wait, Note [Flags from the GPU]), and only then write out=
         result = binary(name, a, b, None)
         backend.synchronize()
         return _copy_into(out, result)
-    flag = None
-    if name in _FLAGGING and d.kind in "iu":
-        flag = backend.checks.reserve(1, _flag_report(name, plan.out.device), fill=0)
-    kernel = _kernel(name, d, plan.out_dtype)
-    half = d.name in _launch.HALVES
-    _launch_plan(
-        plan,
-        "binary",
-        kernel,
-        _module_key("binary", name, d.name),
-        lambda: _instantiations("binary", name, half),
-        extra=(_NULL,) if flag is None else (np.uint64(flag),),
-    )
-    if flag is not None:
-        backend.checks.issued()
+    flag = backend.checks.reserve(1, _flag_report(name, plan.out.device), fill=0)
+    _run(launch, plan, (np.uint64(flag),))
+    backend.checks.issued()
     return plan.finish_device()
 
 
@@ -275,30 +324,20 @@ def unary(name, x, out=None):
     ):
         _unsupported(name, x.dtype, kinds)
     plan = _unary.unary_plan(name, x, out)
-    d = plan.dtype
-    if d.kind not in kinds:
-        _unsupported(name, d, kinds)
-    kernel = _kernel(name, d, plan.out_dtype)
-    half = d.name in _launch.HALVES
-    _launch_plan(
-        plan,
-        "unary",
-        kernel,
-        _module_key("unary", name, d.name),
-        lambda: _instantiations("unary", name, half),
-    )
+    launch = _LAUNCHES.get(("unary", name, plan.dtype, plan.out_dtype))
+    if launch is None:
+        launch = _op_launch("unary", name, plan.dtype, plan.out_dtype)
+    _run(launch, plan)
     return plan.finish_device()
 
 
 def where(cond, a, b, out=None):
     """The CUDA kernel of where(cond, a, b)."""
     plan = _binary.where_plan(cond, a, b, out)
-    d = plan.dtype
-    _launch_plan(
-        plan,
-        "where",
-        _launch.C_TYPES[d.name],
-        ("where",),
-        _where_instantiations,
-    )
+    launch = _LAUNCHES.get(("where", plan.dtype))
+    if launch is None:
+        launch = _LAUNCHES[("where", plan.dtype)] = _Launch(
+            "where", _launch.C_TYPES[plan.dtype.name], ("where",), _where_instantiations
+        )
+    _run(launch, plan)
     return plan.finish_device()

@@ -58,15 +58,17 @@ cdef inline Py_ssize_t _absval(Py_ssize_t x) noexcept:
 
 
 def elementwise_geometry(ElementwisePlan plan, int max_dims):
-    """An elementwise plan's loop packed for a CUDA kernel: ``(geometry, numel, fits_int32,
-    contiguous)``.
+    """An elementwise plan's loop packed for a CUDA kernel: ``(geometry, count, numel,
+    fits_int32, contiguous)``.
 
     ``geometry`` is the bytes of the ``Geometry<N>`` struct of strided/cuda/kernels/common.cuh
     (N operands; per dim innermost first: sizes, then each operand's byte strides, addresses,
     scalar values, ndim): the loop the iterator reordered and coalesced (Note [The loop plan] in
     _loop_plan.pyx), written here in C because doing it with NumPy in Python costs more than the
     launch itself (Note [The CUDA launch] in _launch.py). ``fits_int32``: every element count and
-    byte offset fits 32-bit index math; ``contiguous``: one run at unit steps.
+    byte offset fits 32-bit index math; ``contiguous``: one run at unit steps; ``count``: the
+    kernel's element count parameter, ``numel`` as the bytes of an ``index_t`` (int32 when it
+    fits, else int64), as the launch passes it.
     """
     cdef int nd = plan.loop.ndim, nop = plan.loop.noperands, d, k
     cdef Py_ssize_t item, extent, numel = plan.loop.numel
@@ -98,4 +100,7 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
             if nd == 1 and plan.loop.stride_bytes[0][k] != item:
                 contig = False
     (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = nd
-    return bytes(buf), numel, fits, contig
+    cdef int32_t count32 = <int32_t>numel
+    cdef int64_t count64 = numel
+    count = (<char*>&count32)[:4] if fits else (<char*>&count64)[:8]
+    return bytes(buf), count, numel, fits, contig
