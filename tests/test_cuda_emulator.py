@@ -402,3 +402,24 @@ def test_ubsan_reports_shared_array_overrun(monkeypatch):
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    "shape, strides, data, scalars",
+    [
+        ((), [(), ()], [0, 5], None),
+        ((3, 4), [(8, 24), (4, 12)], [100, 200], None),
+        ((7,), [(4,), (0,)], [123, 0], [None, b"\x01\x02\x03\x04"]),
+        ((5,), [(-16,), (0,)], [9, 0], [None, bytes(range(16))]),
+        ((2,) * 25, [(8,) * 25], [1], None),
+    ],
+)
+def test_the_compiled_geometry_is_the_numpy_struct(shape, strides, data, scalars):
+    """_params.geometry_bytes (what the copies, fills and index moves launch with) writes the
+    bytes of _launch.geometry_struct, the readable form of the Geometry<N> struct."""
+    from strided.cuda import _launch, _params
+
+    ref = _launch.geometry_struct(shape, strides, data, scalars).tobytes()
+    assert _params.geometry_bytes(shape, strides, data, scalars, _launch.MAX_DIMS) == ref
+    with pytest.raises(NotImplementedError, match="at most 25 dims"):
+        _params.geometry_bytes((2,) * 26, [(8,) * 26], [1], None, _launch.MAX_DIMS)

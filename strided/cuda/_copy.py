@@ -18,7 +18,7 @@ import numpy as np
 from strided import _core, _iter, _views
 from strided._cpu import copy as _cpu_copy
 from strided._dtype import as_dtype
-from strided.cuda import _launch
+from strided.cuda import _launch, _params
 from strided.cuda._backend import backend_for
 
 __all__ = ["copy_", "contiguous_copy", "fill_", "arange_fill", "all_modules"]
@@ -95,7 +95,8 @@ def _device_copy(dst, src, src_strides):
         lambda: _copy_instantiations(dst.dtype.name),
         fname,
     )
-    args = (_launch.geometry_struct(shape, strides, data), np.int32(n) if idx32 else np.int64(n))
+    g = _params.geometry_bytes(shape, strides, data, None, _launch.MAX_DIMS)
+    args = (g, np.int32(n) if idx32 else np.int64(n))
     _launch.launch_1d(backend, fn, n, args, unroll=1)
 
 
@@ -194,7 +195,7 @@ def fill_(dst, value):
                 f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
             )
             fn = _launch.get_function(backend, ("fill",), "copy.cu", _fill_instantiations, fname)
-            g = _launch.geometry_struct(shape, strides, data, [None, raw])
+            g = _params.geometry_bytes(shape, strides, data, [None, raw], _launch.MAX_DIMS)
             _launch.launch_1d(backend, fn, n, (g, np.int32(n) if idx32 else np.int64(n)), unroll=1)
     dst._bump_version()
     return dst

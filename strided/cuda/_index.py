@@ -76,7 +76,7 @@ import numpy as np
 
 from strided import _config, _core, _iter
 from strided._dtype import as_dtype, int64
-from strided.cuda import _half, _launch, _sort
+from strided.cuda import _half, _launch, _params, _sort
 from strided.cuda._backend import backend_for
 from strided.cuda._deferred import NOTHING
 
@@ -160,7 +160,7 @@ def _launch_loop(backend, key, template, shape, strides, data, itemsizes, extra=
     loop_shape, loop_strides = _row_major_loop(shape, strides)
     idx32 = _launch.use_int32(loop_shape, loop_strides, itemsizes)
     fn = _function(backend, key, template.format(index="int32_t" if idx32 else "int64_t"))
-    g = _launch.geometry_struct(loop_shape, loop_strides, data)
+    g = _params.geometry_bytes(loop_shape, loop_strides, data, None, _launch.MAX_DIMS)
     _launch.launch_1d(backend, fn, n, (g, np.int32(n) if idx32 else np.int64(n), *extra), 1)
 
 

@@ -117,7 +117,9 @@ def _geometry_dtype(n):
 
 
 def geometry_struct(shape, strides, data, scalars=None):
-    """The ``Geometry<N>`` struct of kernels/common.cuh as a NumPy structured scalar.
+    """The ``Geometry<N>`` struct of kernels/common.cuh as a NumPy structured scalar: the
+    readable form of its layout; the launches pass ``_params.geometry_bytes``, the same bytes
+    written in C (tests/test_cuda_emulator.py compares them).
 
     ``shape`` innermost first, ``strides[k]`` operand k's byte strides, ``data[k]`` its address
     (0 for a scalar operand, whose bytes are ``scalars[k]``).

@@ -104,3 +104,37 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
     cdef int64_t count64 = numel
     count = (<char*>&count32)[:4] if fits else (<char*>&count64)[:8]
     return bytes(buf), count, numel, fits, contig
+
+
+def geometry_bytes(shape, strides, data, scalars, int max_dims):
+    """The bytes of the ``Geometry<N>`` struct of kernels/common.cuh, as
+    ``_launch.geometry_struct`` (the readable NumPy form, the reference) lays them out, written
+    in C: ``shape`` innermost first, ``strides[k]`` operand k's byte strides, ``data[k]`` its
+    address (0 for a scalar operand, whose bytes, at most 16, are ``scalars[k]``; ``scalars``
+    may be None). The copies, fills and index moves launch with it: the NumPy struct costs a
+    few microseconds per launch (Note [The host path of an elementwise launch] in
+    _elementwise.py)."""
+    cdef Py_ssize_t nd = len(shape), nop = len(data), d, k
+    cdef const char* raw
+    if nd > max_dims:
+        raise NotImplementedError(
+            f"CUDA kernels take at most {max_dims} dims after coalescing; this loop has "
+            f"{nd} (shape {tuple(shape)}); make the tensors contiguous on the CPU first")
+    buf = bytearray(8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8)
+    cdef char* b = buf
+    cdef int64_t* q = <int64_t*>b
+    for d in range(nd):
+        q[d] = shape[d]
+    for k in range(nop):
+        st = strides[k]
+        for d in range(nd):
+            q[max_dims + k * max_dims + d] = st[d]
+        q[max_dims + nop * max_dims + k] = data[k]
+        if scalars is not None and scalars[k] is not None:
+            value = scalars[k]
+            if len(value) > 16:
+                raise ValueError(f"a scalar operand has at most 16 bytes, got {len(value)}")
+            raw = value
+            memcpy(&q[max_dims + nop * max_dims + nop + 2 * k], raw, len(value))
+    (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = <int32_t>nd
+    return bytes(buf)
