@@ -81,6 +81,28 @@ def _oracle(name, a, b, wide):
     return want, want_np, finite
 
 
+def _check(name, a, b, got, oracle, err, bound, n_special):
+    """The ulp error ``err`` (over the finite points of ``oracle``) within ``bound``; what the
+    oracle cannot measure (inf, NaN, overflow to inf) NumPy's exactly, and so the last
+    ``n_special`` pairs (the specials) with a zero, an infinity or a NaN (the C library's
+    cases; the others are within the bound: NumPy's own atan2(1, 1e-45) is an ulp below
+    pi/2), and the signs of zeros."""
+    want, want_np, finite = oracle
+    worst = int(np.argmax(err))
+    i = np.flatnonzero(finite)[worst]
+    assert err[worst] <= bound, (
+        f"{name}: {err[worst]:.3f} ulp at a={a[i]!r}, b={b[i]!r}: got {got[i]!r}, want {want[i]!r}"
+    )
+    np.testing.assert_array_equal(got[~finite], want_np[~finite])
+    sa, sb = a[-n_special:], b[-n_special:]
+    edge = ~np.isfinite(sa) | ~np.isfinite(sb)
+    if name not in ("logaddexp", "hypot"):  # (whose zeros are ordinary arguments)
+        edge |= (sa == 0) | (sb == 0)
+    np.testing.assert_array_equal(got[-n_special:][edge], want_np[-n_special:][edge])
+    zeros = want_np == 0
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want_np[zeros]))
+
+
 @pytest.mark.parametrize("name", ["arctan2", "power", "logaddexp", "hypot"])
 def test_ulp_error_and_special_values(name):
     a, b = _arguments(name)
@@ -91,23 +113,7 @@ def test_ulp_error_and_special_values(name):
     with np.errstate(all="ignore"):
         ulp = np.spacing(np.maximum(np.abs(w), floor).astype(np.float32)).astype(np.float64)
     err = np.abs(got[finite].astype(np.float64) - w) / ulp
-    worst = int(np.argmax(err))
-    i = np.flatnonzero(finite)[worst]
-    assert err[worst] <= BOUND, (
-        f"{name}: {err[worst]:.3f} ulp at a={a[i]!r}, b={b[i]!r}: got {got[i]!r}, want {want[i]!r}"
-    )
-    # what the oracle cannot measure (inf, NaN, overflow to inf) is NumPy's exactly, and so are
-    # the pairs with a zero, an infinity or a NaN (the C library's cases; the others are within
-    # the bound above: NumPy's own atan2(1, 1e-45) is an ulp below pi/2), and the signs of zeros
-    np.testing.assert_array_equal(got[~finite], want_np[~finite])
-    n_special = SPECIALS.size**2
-    sa, sb = a[-n_special:], b[-n_special:]
-    edge = ~np.isfinite(sa) | ~np.isfinite(sb)
-    if name not in ("logaddexp", "hypot"):  # (whose zeros are ordinary arguments)
-        edge |= (sa == 0) | (sb == 0)
-    np.testing.assert_array_equal(got[-n_special:][edge], want_np[-n_special:][edge])
-    zeros = want_np == 0
-    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want_np[zeros]))
+    _check(name, a, b, got, (want, want_np, finite), err, BOUND, SPECIALS.size**2)
 
 
 SPECIALS64 = np.concatenate(
@@ -157,20 +163,7 @@ def test_float64_ulp_error_and_special_values(name):
     with np.errstate(all="ignore"):
         ulp = np.spacing(np.maximum(np.abs(w), floor).astype(np.float64)).astype(np.longdouble)
         err = (np.abs(got[finite].astype(np.longdouble) - w) / ulp).astype(np.float64)
-    worst = int(np.argmax(err))
-    i = np.flatnonzero(finite)[worst]
-    assert err[worst] <= 1.0, (
-        f"{name}: {err[worst]:.3f} ulp at a={a[i]!r}, b={b[i]!r}: got {got[i]!r}, want {want[i]!r}"
-    )
-    np.testing.assert_array_equal(got[~finite], want_np[~finite])
-    n_special = SPECIALS64.size**2
-    sa, sb = a[-n_special:], b[-n_special:]
-    edge = ~np.isfinite(sa) | ~np.isfinite(sb)
-    if name not in ("logaddexp", "hypot"):  # (whose zeros are ordinary arguments)
-        edge |= (sa == 0) | (sb == 0)
-    np.testing.assert_array_equal(got[-n_special:][edge], want_np[-n_special:][edge])
-    zeros = want_np == 0
-    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want_np[zeros]))
+    _check(name, a, b, got, (want, want_np, finite), err, 1.0, SPECIALS64.size**2)
 
 
 @pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot"])
