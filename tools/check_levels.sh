@@ -6,7 +6,9 @@
 #   * under qemu-x86_64 (Debian's qemu-user package) as an Intel Haswell (AVX2 and FMA, no
 #     AVX-512: x86-64-v3) and as an Intel Nehalem (SSE4.2, no AVX: x86-64-v2). qemu raises
 #     SIGILL at the first instruction the emulated CPU lacks, so a kernel compiled for too high
-#     a level cannot pass unnoticed.
+#     a level cannot pass unnoticed. OpenBLAS (NumPy's and strided's) is told the emulated core
+#     (OPENBLAS_CORETYPE): its own detection reads qemu's CPUID wrongly, and NumPy 2.4.6's copy
+#     then picked kernels with AVX on the Nehalem (SIGILL while importing numpy.linalg).
 #
 #   tools/check_levels.sh [PYTHON]     (~1 minute; .ci/run runs it on the editable install,
 #                                       tools/check_wheel.sh on an installed wheel)
@@ -28,7 +30,9 @@ if ! command -v qemu-x86_64 >/dev/null; then
 fi
 # (Haswell-noTSX less the system features that qemu's user mode does not emulate and would warn
 # about; the instruction sets are all there)
-for cpu in Haswell-noTSX,-pcid,-x2apic,-tsc-deadline,-invpcid:x86-64-v3 Nehalem:x86-64-v2; do
-    echo "== qemu-x86_64 -cpu ${cpu%%:*} (${cpu##*:})"
-    qemu-x86_64 -cpu "${cpu%%:*}" "$py" "$smoke" "${cpu##*:}"
+for cpu in Haswell-noTSX,-pcid,-x2apic,-tsc-deadline,-invpcid:x86-64-v3:Haswell \
+    Nehalem:x86-64-v2:Nehalem; do
+    IFS=: read -r model level core <<<"$cpu"
+    echo "== qemu-x86_64 -cpu $model ($level)"
+    OPENBLAS_CORETYPE=$core qemu-x86_64 -cpu "$model" "$py" "$smoke" "$level"
 done
