@@ -853,6 +853,56 @@ def test_cuda_fused_reductions_equal_eager_on_every_layout(device, layout):
     assert {"block", "thread"} <= kinds, kinds
 
 
+# Note [Fused CUDA rows]: row lengths below a warp, odd, beyond a block, beyond the registers
+CUDA_ROW_SHAPES = [(5, 37), (3, 700), (2, 9000), (4, 1), (1, 6), (2, 3, 33), (0, 8)]
+CUDA_ROW_LAYOUTS = {  # a tensor of the shape, from a base of the shape ``base`` gives
+    "contiguous": (lambda s: s, lambda b: b),
+    "transposed": (lambda s: (*s[:-2], s[-1], s[-2]), lambda b: b.mT),  # rows not contiguous
+    "stepped": (lambda s: (s[0] * 2, *s[1:]), lambda b: b[::2]),
+    "negative": (lambda s: s, lambda b: strided.flip(b, axis=0)),
+    "expanded": (lambda s: (1, *s[1:]), lambda b: strided.broadcast_to(b, b.shape[:0])),
+}
+
+
+@pytest.mark.parametrize("layout", list(CUDA_ROW_LAYOUTS))
+@pytest.mark.parametrize("shape", CUDA_ROW_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_row_kernels_equal_eager(dtype, shape, layout):
+    """Softmax, log_softmax and layer norm (its weight and bias too) over the last dim on
+    cuda-emulated are a block per row (Note [Fused CUDA rows]) where the rows are contiguous,
+    and equal eager in value and dtype on every layout."""
+    rng = np.random.default_rng(18)
+    base_shape, view = CUDA_ROW_LAYOUTS[layout]
+    base = (_t(rng, base_shape(shape), dtype) * 4).to("cuda-emulated")
+    x = strided.broadcast_to(base, shape) if layout == "expanded" else view(base)
+    assert tuple(x.shape) == shape
+    n = x.shape[-1]
+    w = (_t(rng, (n,), dtype) + 2).to("cuda-emulated")
+    b = _t(rng, (n,), dtype).to("cuda-emulated")
+
+    def f(x, w, b):
+        return (
+            F.softmax(x, dim=-1),
+            F.log_softmax(x * 0.5, dim=-1),
+            F.layer_norm(x, (n,), w, b, eps=1e-5),
+            F.layer_norm(x.exp(), (n,)),
+        )
+
+    with strided.no_grad():
+        cf, _, got = _twice(f, x, w, b)
+        want = f(x, w, b)
+    for name, g, e in zip(["softmax", "log_softmax", "ln", "ln_exp"], got, want, strict=True):
+        assert g.device == e.device and g.dtype == e.dtype and g.shape == e.shape, name
+        tol = 2e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(g.cpu().numpy(), e.cpu().numpy(), tol, tol, err_msg=name)
+    kinds = [spec.kind for _, _, spec in cf.last.forward.cuda.functions] if x.size else []
+    rows_contiguous = x.stride()[-1] == 1
+    if x.size and rows_contiguous and x.shape[-1] > 1:
+        assert kinds.count("row") >= 4, cf.explain()
+    elif x.size and x.shape[-1] > 1:
+        assert "row" not in kinds, cf.explain()
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cuda_whole_tensor_reductions_split_over_blocks(dtype):
     """A sum of everything is cut into chunks along gridDim.y, the partials combined by a
@@ -1182,13 +1232,21 @@ def test_fused_cuda_source_compiles_with_nvrtc_for_sm80_and_sm90():
     cf = strided.compile(lambda x: (strided.sigmoid(x * 3) * x + 1).tanh().sum())
     cf(x).backward()
     # the fused reductions' three kernel shapes (Note [Fused CUDA reductions]) too
-    cr = strided.compile(lambda x: (x.exp().sum(axis=0), F.softmax(x * 2, dim=1), x.max()))
+    cr = strided.compile(lambda x: (x.exp().sum(axis=0), F.softmax(x * 2, dim=1), x.max(), x + 1))
+    # and the row kernels (Note [Fused CUDA rows]), their row in registers and not
+    rows = strided.compile(lambda x: (F.log_softmax(x, dim=1), F.layer_norm(x[:, :5], (5,))))
+    long_rows = strided.compile(lambda x: F.layer_norm(x, (x.shape[1],)))
     with strided.no_grad():
         cr(strided.ones((9000, 3), device="cuda-emulated"))
-    modules = [low.cuda for low in (cf.last.forward, cf.last.backward, cr.last.forward)]
+        rows(strided.ones((3, 700), device="cuda-emulated", dtype="float64"))
+        long_rows(strided.ones((2, 9000), device="cuda-emulated"))
+    lowered = (cf.last.forward, cf.last.backward, cr.last.forward)
+    modules = [low.cuda for low in (*lowered, rows.last.forward, long_rows.last.forward)]
     assert all(m is not None for m in modules)
     kinds = {spec.kind for _, _, spec in modules[2].functions}
-    assert kinds == {"pointwise", "block", "thread"}, kinds
+    assert kinds == {"pointwise", "block", "thread", "row"}, kinds
+    assert "#pragma unroll" in modules[3].generated and "c0[e]" in modules[3].generated
+    assert "c0[e]" not in modules[4].generated  # 36 elements a thread: read again
     assert any(spec.combine for _, _, spec in modules[2].functions)
     for module in modules:
         for arch in ("sm_80", "sm_90"):

@@ -340,10 +340,10 @@ def plan_steps(graph, device="cpu"):
         for n in g.nodes:
             if n is g.reduction or any(u not in members for u in n.users):
                 g.outputs.append(n)
-    if device == "cpu":  # Note [One pass per row] in rows.py
-        from strided._compile.rows import merge_rows
+    # Note [One pass per row] in rows.py, on every device (Note [Fused CUDA rows] in cuda.py)
+    from strided._compile.rows import merge_rows
 
-        steps = merge_rows(steps, lambda n: n.meta.get("strides"))
+    steps = merge_rows(steps, lambda n: n.meta.get("strides"))
     return steps
 
 

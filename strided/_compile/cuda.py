@@ -14,8 +14,8 @@ so fused and eager CUDA results agree as the C loops agree with the eager CPU on
 The source is ops.cuh (with its includes pasted, ``_launch.source``) followed by the generated
 functions; it is compiled by ``backend.compile``, i.e. NVRTC through CuPy on a GPU and g++ for
 the emulator, both of which cache by the text. A reduction group becomes a kernel of its own
-shape (Note [Fused CUDA reductions] below); the row groups of the CPU (Note [One pass per row]
-in rows.py) are not made on CUDA devices: softmax there is its three groups.
+shape (Note [Fused CUDA reductions] below), and a row group (softmax, layer norm: Note [One
+pass per row] in rows.py) one kernel with a block per row (Note [Fused CUDA rows]).
 """
 
 from __future__ import annotations
@@ -50,11 +50,12 @@ def cuda_expression(fname, dname, vals):
 class Launch:
     """How the host launches one generated kernel (Note [Fused CUDA reductions]): ``kind``
     "pointwise" (a grid-stride loop over ``n`` elements), "block" (a block per output, ``grid``
-    blocks, ``chunks`` blocks per output along y) or "thread" (a thread per output); a split
-    reduction's ``partials`` (count, dtype name) and its second kernel ``combine``."""
+    blocks, ``chunks`` blocks per output along y), "thread" (a thread per output) or "row" (a
+    block of ``block`` threads per row, Note [Fused CUDA rows]); a split reduction's
+    ``partials`` (count, dtype name) and its second kernel ``combine``."""
 
-    def __init__(self, kind, n=0, grid=(1, 1), partials=None, combine=None):
-        self.kind, self.n, self.grid = kind, n, grid
+    def __init__(self, kind, n=0, grid=(1, 1), partials=None, combine=None, block=256):
+        self.kind, self.n, self.grid, self.block = kind, n, grid, block
         self.partials, self.combine = partials, combine
 
 
@@ -108,8 +109,12 @@ def _input_values(group, offset):
 
 def generate_cuda(name, group, strides_of):
     """``(source, Launch)`` of one group: a pointwise group's ``__global__`` function
-    ``name(char* p0, ..., long long n)`` (Note [Fused CUDA kernels]), or a reduction group's
-    kernels (Note [Fused CUDA reductions])."""
+    ``name(char* p0, ..., long long n)`` (Note [Fused CUDA kernels]), a row group's (Note
+    [Fused CUDA rows]) or a reduction group's kernels (Note [Fused CUDA reductions])."""
+    from strided._compile.rows import RowGroup
+
+    if isinstance(group, RowGroup):
+        return _generate_rows(name, group, strides_of)
     if group.reduction is not None:
         return _generate_reduction(name, group, strides_of)
     shape = list(group.shape)
@@ -195,6 +200,23 @@ struct strided_fused_amin {
         return (a != a || a <= b) ? a : b;
     }
 };
+// every thread's v combined within its warp by shuffles, then the warps' values in warp
+// order from shared memory (sh: blockDim.x / 32 slots); every thread gets lane 0's result, so
+// all agree even where the combine is not symmetric (the sign of a zero in max), and sh is
+// free again when it returns (Note [Fused CUDA rows])
+template <typename Op, typename A>
+__device__ __forceinline__ A strided_fused_row(A v, A* sh) {
+    for (int s = 16; s > 0; s >>= 1) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, s));
+    v = __shfl_sync(0xffffffffu, v, 0);
+    const int warps = blockDim.x / 32;
+    if (warps == 1) return v;
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x / 32] = v;
+    __syncthreads();
+    v = sh[0];
+    for (int w = 1; w < warps; w++) v = Op::combine(v, sh[w]);
+    __syncthreads();
+    return v;
+}
 // every thread's v combined by a tree in shared memory (blockDim.x a power of two, at most
 // 256), returned to every thread; sh is free again when it returns
 template <typename Op, typename A>
@@ -302,6 +324,144 @@ def _generate_reduction(name, group, strides_of):
     return "\n".join(lines), launch
 
 
+# Note [Fused CUDA rows]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# A row group (Note [One pass per row] in rows.py: softmax's max, sum of exponentials and
+# quotient; log_softmax's; layer norm's mean, variance and normalised output) is one kernel
+# with a block per row, where its groups would be three to five kernels, each reading the
+# matrix from memory and some writing an intermediate (``e``) for the next to read back. The
+# block's T threads (a power of two from 32 to 256, no more than the row needs) take the row's
+# elements ``r = threadIdx.x + e*T``: neighbouring threads read neighbouring addresses. For
+# each reduction of the row every thread folds its elements into an accumulator (the chain
+# before it computed in registers), the block combines them (``strided_fused_row``: shuffles
+# within a warp, then the warps' values in order), and every thread holds the row's scalar;
+# the scalars of the row (``log(s)``, ``rsqrt(var + eps)``) are computed by every thread; the
+# last loop computes and writes the values over the row. What the matrix costs is one read
+# and one write.
+#
+# The row is kept in registers when it fits: the elements of the tensors read along the row,
+# K = ceil(L / T) per thread and tensor, are loaded once into arrays the unrolled loops index
+# with constants (so the arrays are registers), up to ROW_REGISTERS values a thread; each
+# later loop reads them there (a 1024-wide float32 row: 4 per thread of 256). A longer row
+# is read again from memory by each loop, where the block's previous pass left it in L2 (a
+# 4096x1024 float32 matrix is 16 MiB, an H100's L2 50 MiB). Softmax's online rescaling (one
+# pass computing max and sum together, ``s * exp(m_old - m_new)``) would save that second
+# read but rounds differently from eager's max-then-sum and is particular to softmax; the
+# loops here are the CPU row group's, so the values are the three groups' values in the same
+# order of operations, with the sums in a double (Note [Fused CUDA reductions]).
+#
+# What has run where: on ``cuda-emulated`` (tests/test_compile.py, against eager: float32 and
+# float64, odd row lengths, rows longer than a block and longer than the registers, one-
+# element rows, non-contiguous inputs) and compiled by NVRTC for sm_80 and sm_90; not yet on a
+# GPU, so the block size and ROW_REGISTERS are reasoned, not measured.
+
+ROW_REGISTERS = 32  # elements of the row a thread keeps in registers, at most
+
+
+def _generate_rows(name, row, strides_of):
+    """A row group's kernel, a block per row (Note [Fused CUDA rows])."""
+    from strided._compile.rows import row_loop
+
+    cshape, cstrides, n_kept, full = row_loop(row, strides_of)
+    nd = len(cshape)
+    kept, reduced = list(range(n_kept)), list(range(n_kept, nd))
+    M, L = math.prod(cshape[:n_kept]), math.prod(cshape[n_kept:])
+    T = min(BLOCK, max(32, 1 << (L - 1).bit_length()))
+    K = -(-L // T)
+    offset = _offsets(cstrides)
+    n_in = len(row.inputs)
+    along = [k for k in range(n_in) if any(cstrides[k][d] for d in reduced)]
+    cached = K * len(along) <= ROW_REGISTERS
+    ctype = {p: CUDA_TYPES[p.meta["tensor_meta"].dtype.name] for p in row.inputs + row.outputs}
+    params = ", ".join(f"char* p{k}" for k in range(n_in + len(row.outputs)))
+    lines = [f"__global__ void {name}({params}) {{"]
+    lines += [f"  __shared__ double sh[{max(T // 32, 1)}];", "  int flag = 0;"]
+    lines.append(f"  for (long long o = blockIdx.x; o < {M}LL; o += gridDim.x) {{")
+    if kept:
+        lines += _unravel("o", "q", kept, cshape, "    ")
+
+    def loads(k):
+        p = row.inputs[k]
+        return f"(({ctype[p]}*)p{k})[{offset(k)}]"
+
+    # an input is x<k>: read once per row (a value of the row) or per element (along it)
+    value = {p: f"x{k}" for k, p in enumerate(row.inputs)}
+    lines += [f"    const {ctype[p]} x{k} = {loads(k)};" for k, p in enumerate(row.inputs)
+              if k not in along]  # fmt: skip
+    written = {n: j for j, n in enumerate(row.outputs)}
+
+    def loop(stmts, unroll=cached):
+        """The loop over a thread's elements of the row running ``stmts``."""
+        head = [f"    for (int e = 0; e < {K}; e++) {{"]
+        if unroll:
+            head.insert(0, "    #pragma unroll")
+        out = [*head, f"      const long long r = threadIdx.x + e * {T}LL;"]
+        out.append(f"      if (r < {L}LL) {{")
+        if reduced:
+            out += _unravel("r", "t", reduced, cshape, "        ")
+        out += ["        " + s for s in stmts]
+        return [*out, "      }", "    }"]
+
+    if cached and along:
+        for k in along:
+            lines.append(f"    {ctype[row.inputs[k]]} c{k}[{K}];")
+        lines += loop([f"c{k}[e] = {loads(k)};" for k in along])
+    element_loads = [
+        f"const {ctype[row.inputs[k]]} x{k} = {f'c{k}[e]' if cached else loads(k)};" for k in along
+    ]
+
+    def statements(targets):
+        """The statements of the values over the row that ``targets`` need, in graph order."""
+        needed, stack = set(), list(targets)
+        while stack:
+            n = stack.pop()
+            if n in full and n not in needed:
+                needed.add(n)
+                stack.extend(n.all_input_nodes)
+        inner = {**value, **{n: f"v_{n.name}" for n in needed}}
+        stmts = [
+            node_statement(
+                n, inner, types=CUDA_TYPES, expression=cuda_expression, cast_where=True
+            )  # fmt: skip
+            for n in row.nodes
+            if n in needed
+        ]
+        return element_loads + stmts, inner
+
+    reductions = set(row.reductions)
+    for node in row.nodes:
+        t = CUDA_TYPES[node.meta["tensor_meta"].dtype.name]
+        if node in reductions:
+            src = node.all_input_nodes[0]
+            acc_t, _, init, op = _accumulator(node)
+            stmts, inner = statements([src])
+            acc = f"acc_{node.name}"
+            lines.append(f"    {acc_t} {acc} = {init};")
+            lines += loop([*stmts, f"{acc} = {op}::combine({acc}, ({acc_t})({inner[src]}));"])
+            lines.append(f"    {acc} = strided_fused_row<{op}>({acc}, ({acc_t}*)sh);")
+            lines.append(f"    const {t} s_{node.name} = ({t}){acc};")
+        elif node in full:
+            continue  # computed inside the loops that need it
+        else:  # a value of the row: a scalar every thread computes
+            statement = node_statement(node, value, prefix="s_", types=CUDA_TYPES,
+                                       expression=cuda_expression, cast_where=True)  # fmt: skip
+            lines.append("    " + statement)
+        value[node] = f"s_{node.name}"
+        if node in written:
+            j = n_in + written[node]
+            lines.append(f"    if (threadIdx.x == 0) (({t}*)p{j})[{offset(j)}] = s_{node.name};")
+    last = [n for n in row.outputs if n in full]
+    if last:
+        stmts, inner = statements(last)
+        stores = [
+            f"(({ctype[n]}*)p{n_in + written[n]})[{offset(n_in + written[n])}] = {inner[n]};"
+            for n in last
+        ]
+        lines += loop([*stmts, *stores])
+    lines += ["  }", "  (void)flag;", "}"]
+    return "\n".join(lines), Launch("row", grid=(min(M, 65535), 1), block=T)
+
+
 class CudaKernels:
     """The fused kernels of one graph on CUDA devices: one module, compiled per backend on
     first use (Note [Fused CUDA kernels])."""
@@ -340,6 +500,10 @@ class CudaKernels:
                 _launch.launch_1d(backend, fn, spec.n, args)
 
             return launch
+        if spec.kind == "row":
+            return lambda ptrs: backend.launch(
+                fn, spec.grid, (spec.block,), tuple(np.uint64(p) for p in ptrs)
+            )
         if spec.kind == "thread":
             return lambda ptrs: backend.launch(
                 fn, spec.grid, (BLOCK,), tuple(np.uint64(p) for p in ptrs)

@@ -25,7 +25,9 @@ roundings than eager's two passes.
 A run starts at a group whose reduction keeps its dims (``keepdims=True``) and reduces the
 trailing dims R of the loop shape S while leaving some dims kept, and takes each following
 group that reads a value of the run and is pointwise over S, a reduction over the same R, or
-pointwise over the kept shape (the scalars of a row: ``log(s)``, ``sqrt(var + eps)``). The
+pointwise over the kept shape (the scalars of a row: ``log(s)``, ``sqrt(var + eps)``); a
+group that reads nothing of the run is looked past and the groups that join move before it
+(a graph returning two softmaxes closes both quotients last, after the other's groups). The
 tensors it reads over S must step by 1 along the last dim (else a row is not contiguous, and
 the column layout of Note [The loop nest] is the better loop). In the C, pointwise values
 over S are statements inside the inner loops that need them; values over the kept shape are
@@ -97,34 +99,39 @@ def _joins(g, shape, axes, kept_shape, members):
 
 def merge_rows(steps, strides_of):
     """``steps`` with each run of groups of Note [One pass per row] made one RowGroup (the
-    groups' inputs and outputs must be known); ``strides_of(node)``: a read value's strides."""
-    out, i = [], 0
+    groups' inputs and outputs must be known); ``strides_of(node)``: a read value's strides.
+    A group that does not touch the run is looked past (softmax's quotient comes after the
+    other row groups of a graph with several outputs): the groups that join move before it."""
+    steps, i = list(steps), 0
     while i < len(steps):
         kind, g = steps[i]
         axes = _starts_run(g) if kind == "group" else None
         if axes is None:
-            out.append(steps[i])
             i += 1
             continue
         kept_shape = tuple(1 if d in axes else k for d, k in enumerate(g.shape))
         run, members = [g], set(g.nodes)
+        skipped, passed = [], set()  # the independent groups looked past, and their nodes
         j = i + 1
         while j < len(steps) and steps[j][0] == "group":
             nxt = steps[j][1]
-            if not _joins(nxt, g.shape, axes, kept_shape, members):
+            reads = {p for n in nxt.nodes for p in n.all_input_nodes}
+            if not reads & passed and _joins(nxt, g.shape, axes, kept_shape, members):
+                run.append(nxt)
+                members.update(nxt.nodes)
+            elif not reads & members:
+                skipped.append(steps[j])
+                passed.update(nxt.nodes)
+            else:
                 break
-            run.append(nxt)
-            members.update(nxt.nodes)
             j += 1
         row = RowGroup(g.index, g.shape, axes, run) if len(run) > 1 else None
         if row is not None:
             _reads_and_writes(row, run)
-        if row is None or not _rows_contiguous(row, strides_of):
-            out.extend(("group", r) for r in run)
-        else:
-            out.append(("group", row))
-        i = j
-    return out
+            if _rows_contiguous(row, strides_of):
+                steps[i:j] = [("group", row), *skipped]
+        i += 1
+    return steps
 
 
 def _reads_and_writes(row, run):
@@ -156,9 +163,12 @@ def _read_later(n, loop):
     return any(u not in loop for u in n.users)
 
 
-def generate_row_c(name, row, strides_of):
-    """The C function ``name(char** p)`` of a RowGroup (Note [One pass per row]): p holds the
-    row group's inputs, then its outputs."""
+def row_loop(row, strides_of):
+    """The loop nest of a RowGroup: ``(cshape, cstrides, n_kept, full)``, the coalesced sizes
+    outermost first (the kept dims, then the reduced ones), each operand's element strides over
+    them (the inputs, then the outputs; 0 along the reduced dims for a value of the row), how
+    many dims are kept, and the row's nodes over the whole shape S. The C and the CUDA
+    generators share it."""
     shape, axes = list(row.shape), row.reduced
     nd0 = len(shape)
     kept = [d for d in range(nd0) if d not in axes]
@@ -178,7 +188,16 @@ def generate_row_c(name, row, strides_of):
     cshape = k_shape + r_shape
     cstrides = [a + b for a, b in zip(k_st, r_st, strict=True)]
     cstrides = cstrides[len(outs) :] + cstrides[: len(outs)]  # inputs, then outputs
-    n_kept, nd = len(k_shape), len(cshape)
+    if not cshape:  # every dim of size 1: one row of one element
+        cshape, cstrides = [1], [[0] for _ in operands]
+    return cshape, cstrides, len(k_shape), full
+
+
+def generate_row_c(name, row, strides_of):
+    """The C function ``name(char** p)`` of a RowGroup (Note [One pass per row]): p holds the
+    row group's inputs, then its outputs."""
+    cshape, cstrides, n_kept, full = row_loop(row, strides_of)
+    nd = len(cshape)
     idx = [f"i{d}" for d in range(nd)]
 
     def offset(k):
