@@ -98,7 +98,11 @@ _cuda_active = False  # set once a CUDA storage exists: see activate_cuda
 # While neither CUDA nor TRACE is a possible key (Note [Dispatch key sets]), only two keys can be
 # picked, Autograd or CPU, and ``call`` and ``redispatch`` pick them inline, without ``_pick``'s
 # general walk over the keys and the devices. The general path stays the reference: the
-# shortcut must pick the same kernel, only sooner.
+# shortcut must pick the same kernel, only sooner. The one liberty it takes: a call whose only
+# keyword is ``out=None`` (every public elementwise function passes it) reaches the Autograd
+# kernel without it, as the call it means, which spares the recorded op a copy of the keyword
+# dict and its node a dict of defaults (Note [Fewer objects per recorded op] in
+# autograd/_record.pyx).
 
 # Note [The CUDA path]
 # ~~~~~~~~~~~~~~~~~~~~
@@ -237,6 +241,8 @@ def call(name, /, *args, **kwargs):
         if table is not None:
             hook = _autograd_hook
             if hook is not None and "Autograd" in table and hook(name, args, kwargs):
+                if len(kwargs) == 1 and kwargs.get("out", kwargs) is None:
+                    return table["Autograd"](*args)  # out=None, the default: not passed on
                 return table["Autograd"](*args, **kwargs)
             kernel = table.get("CPU")
             if kernel is not None:

@@ -78,6 +78,8 @@ def call(str name, /, *args, **kwargs):
                 if _hook is not None:
                     autograd = table.get("Autograd")
                     if autograd is not None and _hook(name, args, kwargs):
+                        if kwargs and len(kwargs) == 1 and kwargs.get("out", kwargs) is None:
+                            return autograd(*args)  # out=None, the default: not passed on
                         return autograd(*args, **kwargs)
                 kernel = table.get("CPU")
             else:  # Note [The CUDA path]: _pick's choice, its key set computed in C
@@ -85,6 +87,8 @@ def call(str name, /, *args, **kwargs):
                 if keys & AUTOGRAD and _hook is not None:
                     autograd = table.get("Autograd")
                     if autograd is not None and _hook(name, args, kwargs):
+                        if kwargs and len(kwargs) == 1 and kwargs.get("out", kwargs) is None:
+                            return autograd(*args)  # as above
                         return autograd(*args, **kwargs)
                 kernel = table.get("CUDA" if keys & CUDA else "CPU")
             if kernel is not None:

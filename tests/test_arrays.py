@@ -568,6 +568,20 @@ def test_gradcheck(name, fn, shapes):
     assert gradcheck(fn, inputs)
 
 
+def test_elementwise_methods_are_the_functions_themselves():
+    # _tensor._method: a Python or Cython function binds as a method without a wrapper
+    assert strided.Tensor.exp is strided.exp and strided.Tensor.add is strided.add
+    assert strided.Tensor.lt is strided.less  # PyTorch's alias, the same function
+    a = np.array([[0.5, 1.0, 2.0]])
+    t = strided.asarray(a)
+    out = strided.empty((1, 3), dtype="float64")
+    np.testing.assert_allclose(np.asarray(t.exp()), np.exp(a))
+    assert t.exp(out=out) is out
+    np.testing.assert_allclose(np.asarray(out), np.exp(a))
+    np.testing.assert_array_equal(np.asarray(t.T.add(1)), a.T + 1)
+    np.testing.assert_array_equal(np.asarray(t.lt(1.0)), a < 1.0)
+
+
 def test_numpy_method_spellings_on_the_tensor():
     """NumPy's ndarray methods that strided spells otherwise: copy, fill, conjugate, trace,
     searchsorted, partition, argpartition, tobytes; and the Array API's to_device."""

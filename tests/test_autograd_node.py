@@ -6,6 +6,7 @@ compiled call (_dispatch_call.pyx, Note [The compiled call] in _dispatch.py)."""
 from __future__ import annotations
 
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -54,6 +55,52 @@ def test_a_compiled_accumulator_and_saved_tensor_have_every_field_of_the_python_
     assert fp == fc and c.variable is v and c.input_meta == (((2, 3), v.dtype),)
     py, c = graph.SavedTensor(v, what=1), _node._make_saved_input(v, 1)
     assert _fields(py) == _fields(c) and c.unpack(None) is v
+
+
+def test_a_compiled_saved_output_has_every_field_of_the_python_one():
+    # Note [Fewer objects per recorded op]: the weak reference and the alias made in C
+    for v in (strided.ones((2, 3), dtype="float32"), strided.ones((4, 6), dtype="float64").T[1:]):
+        py, c = graph.SavedTensor(v, True, 0, "result"), _node._make_saved_output(v, "result")
+        fp, fc = _fields(py), _fields(c)
+        ap, ac = fp.pop("_alias"), fc.pop("_alias")
+        assert fp == fc and c._ref() is v and c.unpack(None) is v
+        for alias in (ap, ac):
+            assert alias is not v and alias.grad_fn is None and not alias.requires_grad
+            assert alias.shape == v.shape and alias.stride() == v.stride()
+            assert alias.storage_offset() == v.storage_offset() and alias.dtype is v.dtype
+            assert alias.untyped_storage() is v.untyped_storage()
+        assert type(ac) is type(ap)
+
+
+def test_the_recorder_keeps_the_code_and_offset_and_the_line_is_read_later():
+    # Note [The user's line, found when read] in _record.pyx
+    from strided.autograd import _record
+
+    site, here = _record.user_site(), graph.user_site()  # one line, the same answer
+    assert type(site[0]) is types.CodeType and type(site[1]) is int
+    assert graph.site_location(site) == here
+    assert graph.site_location(here) == here  # (file, line) passes through
+    x = strided.ones(2).requires_grad_()
+    y = x * 2.0
+    line = graph.user_site()[1] - 1
+    assert y.grad_fn.source == f"{__file__}:{line}"
+
+
+def test_shared_tuples_of_a_recorded_op():
+    # Note [Fewer objects per recorded op]: the same values as fresh tuples; an output of an
+    # input's shape shares that input's metadata, a broadcast one has its own
+    a = strided.ones((3, 1), dtype="float64").requires_grad_()
+    b = strided.ones((1, 4), dtype="float64")
+    y = a * b
+    fn = y.grad_fn
+    assert fn.needs == (True, False) and fn.args == (None, None) and fn.kwargs.get("out") is None
+    assert fn.out_meta == (((3, 4), y.dtype, y.device),)
+    z = y.exp()
+    assert z.grad_fn.out_meta[0] is z.grad_fn.input_meta[0]
+    w = strided.add(a, 1.0)
+    assert w.grad_fn.needs == (True, False) and w.grad_fn.args == (None, 1.0)
+    z.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), np.full((3, 1), 4 * np.e))
 
 
 def test_compiled_nodes_are_freed_with_their_graph():

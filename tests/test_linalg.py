@@ -567,6 +567,7 @@ def test_operators_and_methods(rng):
     check(x1.matmul(x2), a1 @ a2)
     check(a1.tolist() @ x2, a1 @ a2)  # a list on the left: Tensor.__rmatmul__
     check(x1 @ a2, a1 @ a2)  # a NumPy array on the right
+    check(x1 @ a2.tolist(), a1 @ a2)  # a list on the right: matmul converts it
     check(strided.matmul(a1, a2), a1 @ a2)  # array-likes are converted
 
 

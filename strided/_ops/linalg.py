@@ -97,6 +97,8 @@ _dispatch.register("addmm", "CUDA", _cuda_addmm)
 
 
 _tensor = _check.tensor  # lists, NumPy arrays and scalars become tensors
+_TensorBase = _core.TensorBase
+_possible, _CPU, _call = _dispatch.possible, _dispatch.CPU, _dispatch.call
 
 
 def matmul(x1, x2, /, *, out=None):
@@ -123,11 +125,15 @@ def matmul(x1, x2, /, *, out=None):
     >>> strided.matmul(strided.ones((4, 1, 2, 3)), strided.ones((5, 3, 2))).shape
     (4, 5, 2, 2)
     """
-    x1 = _tensor(x1)
-    x2 = _tensor(x2)
-    if _dispatch.possible[0] == _dispatch.CPU:  # see Note [Dispatch key sets] in _dispatch.py
+    if not isinstance(x1, _TensorBase):  # (the test inline: the call is a small matmul's
+        x1 = _tensor(x1)  # tenth)
+    if not isinstance(x2, _TensorBase):
+        x2 = _tensor(x2)
+    if _possible[0] == _CPU:  # see Note [Dispatch key sets] in _dispatch.py
         return _blas.matmul(x1, x2, out)
-    return _dispatch.call("matmul", x1, x2, out=out)
+    if out is None:
+        return _call("matmul", x1, x2)
+    return _call("matmul", x1, x2, out=out)
 
 
 def _check_ndim(name, x, argname, ndim, what):

@@ -26,6 +26,9 @@ import types
 
 from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
+from cpython.weakref cimport PyWeakref_NewRef
+
+from strided._core cimport TensorBase, make_tensor
 
 cdef extern from "Python.h":
     ctypedef struct PyMemberDef:
@@ -115,30 +118,36 @@ cdef inline void _put(object obj, Py_ssize_t offset, object value) noexcept:
     (<PyObject**>((<char*><PyObject*>obj) + offset))[0] = <PyObject*>value
 
 
-cdef inline void _put_node(object n, Py_ssize_t* off, tuple next_functions, tuple input_meta):
-    """Node.__init__'s stores: the edges, the inputs' metadata, a sequence number, None."""
+cdef inline void _put_node(object n, Py_ssize_t* off, tuple next_functions, tuple input_meta,
+                           object site):
+    """Node.__init__'s stores: the edges, the inputs' metadata, a sequence number, the call
+    site, None."""
     _put(n, off[0], next_functions)
     _put(n, off[1], input_meta)
     _put(n, off[2], next(sequence))
+    _put(n, off[3], site)
     cdef int i
-    for i in range(3, 10):  # _site ... _anomaly_trace
+    for i in range(4, 10):  # _metadata ... _anomaly_trace
         _put(n, off[i], None)
 
 
 cdef object new_formula_node(str op, object formula, tuple args, object kwargs,
-                             tuple next_functions, tuple input_meta, tuple needs):
+                             tuple next_functions, tuple input_meta, tuple needs,
+                             dict saved, tuple out_meta, object site):
     """``FormulaNode(op, formula, args, kwargs, next_functions, input_meta, needs)`` without
-    its Python ``__init__``: the same fields, stored directly."""
+    its Python ``__init__``: the same fields, stored directly; and the three its recorder
+    sets next (``saved``, ``out_meta``, ``_site``), stored at once rather than through
+    ``setattr``."""
     n = _alloc(_formula)
     cdef Py_ssize_t* off = _formula.offsets
-    _put_node(n, off, next_functions, input_meta)
+    _put_node(n, off, next_functions, input_meta, site)
     _put(n, off[10], op)
     _put(n, off[11], formula)
     _put(n, off[12], args)
     _put(n, off[13], kwargs)
-    _put(n, off[14], {})
+    _put(n, off[14], saved)
     _put(n, off[15], needs)
-    _put(n, off[16], ())
+    _put(n, off[16], out_meta)
     _put(n, off[17], False)
     return n
 
@@ -148,7 +157,7 @@ cdef object new_accumulate_grad(object variable, tuple input_meta):
     ``((variable.shape, variable.dtype),)``, which the caller has at hand."""
     n = _alloc(_accumulate)
     cdef Py_ssize_t* off = _accumulate.offsets
-    _put_node(n, off, (), input_meta)
+    _put_node(n, off, (), input_meta, None)
     _put(n, off[10], variable)
     return n
 
@@ -168,9 +177,27 @@ cdef object new_saved_input(object tensor, object version, object what):
     return s
 
 
+cdef object new_saved_output(TensorBase tensor, object what):
+    """``SavedTensor(tensor, True, 0, what)`` without its Python ``__init__``: the weak
+    reference, and the alias (graph.py's ``_alias``: a new tensor over the same memory, no
+    history) made from the tensor's C fields."""
+    s = _alloc(_saved)
+    cdef Py_ssize_t* off = _saved.offsets
+    _put(s, off[0], None)
+    _put(s, off[1], PyWeakref_NewRef(tensor, None))
+    _put(s, off[2], make_tensor(tensor._storage, tensor._offset, tensor._ndim, tensor._sizes,
+                                tensor._strides, tensor.dtype))
+    _put(s, off[3], tensor._storage.version)
+    _put(s, off[4], True)
+    _put(s, off[5], 0)
+    _put(s, off[6], what)
+    return s
+
+
 def _make_formula_node(op, formula, args, kwargs, next_functions, input_meta, needs):
     """new_formula_node, for tests."""
-    return new_formula_node(op, formula, args, kwargs, next_functions, input_meta, needs)
+    return new_formula_node(op, formula, args, kwargs, next_functions, input_meta, needs, {}, (),
+                            None)
 
 
 def _make_accumulate_grad(variable):
@@ -181,3 +208,8 @@ def _make_accumulate_grad(variable):
 def _make_saved_input(tensor, what):
     """new_saved_input, for tests."""
     return new_saved_input(tensor, tensor._version, what)
+
+
+def _make_saved_output(tensor, what):
+    """new_saved_output, for tests."""
+    return new_saved_output(tensor, what)

@@ -64,8 +64,15 @@ What was built, one piece per cost:
   ``grad_accumulator``.
 
 The in-place error that names both ops and their source lines is untouched: the node's
-``_site`` is still filled by ``_user_site`` here, and the message is still built in
-``SavedTensor.unpack`` (graph.py). Rejected, as before: the recorder building plain tuples
+``_site`` is still filled by ``_user_site`` here (the line itself found when the message is
+built: Note [The user's line, found when read]), and the message is still built in
+``SavedTensor.unpack`` (graph.py).
+
+Then (Note [Fewer objects per recorded op], Note [The user's line, found when read], measured
+with benchmarks/bench_recorded_op.py's loop on the quiet 2-core Zen 3, one thread): a + b
+1.50 -> 1.26 us, a * b 1.58 -> 1.39, a.exp() 2.26 -> 1.40 (its saved result and the method's
+wrapper frame), an 8x8 a @ b 2.19 -> 1.76 (the operator's and the front's frames); PyTorch
+1.4-1.9 us on the same ops. Rejected, as before: the recorder building plain tuples
 instead of nodes (the engine, hooks and ``grad_fn`` expect node objects with methods), and
 the classes moved wholly into Cython (graph.py is the file students read first).
 """
@@ -77,7 +84,12 @@ from cpython.weakref cimport PyWeakref_GetObject, PyWeakref_NewRef
 
 from strided._core cimport TensorBase
 from strided.autograd._grad_state cimport anomaly_enabled, grad_enabled, set_grad_enabled
-from strided.autograd._node cimport new_accumulate_grad, new_formula_node, new_saved_input
+from strided.autograd._node cimport (
+    new_accumulate_grad,
+    new_formula_node,
+    new_saved_input,
+    new_saved_output,
+)
 
 
 cdef extern from "Python.h":
@@ -85,7 +97,7 @@ cdef extern from "Python.h":
         pass
     PyFrameObject* PyEval_GetFrame()  # borrowed
     PyFrameObject* PyFrame_GetBack(PyFrameObject* frame)  # new reference, or NULL
-    int PyFrame_GetLineNumber(PyFrameObject* frame)
+    int PyFrame_GetLasti(PyFrameObject* frame)
 
 cdef extern from *:
     """
@@ -121,18 +133,32 @@ def setup(SavedTensor, meta, gradient_edge, finish, dict inplace_log, Py_ssize_t
     _not_cpu_only, _pkg = not_cpu_only, pkg
 
 
+# Note [The user's line, found when read]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Every recorded op and every in-place write keeps the user's call site, for the message that
+# names the op that saved a tensor and the write that changed it (Note [Saved tensors and the
+# version counter] in graph.py). The message is rare; the site is kept on every op. A frame's
+# line number is not stored anywhere: CPython finds it by walking the code object's line table
+# up to the frame's current instruction (``PyFrame_GetLineNumber``), which was a quarter of
+# the compiled recorder's own time (perf, a recorded one-element multiply). So the recorder
+# keeps what the frame has at hand, its code object and the offset of its current instruction
+# (``PyFrame_GetLasti``), and the line is looked up in the same table only when a message or
+# ``node.source`` reads it (graph.site_location). A code object lives as long as its function
+# or module, and holds none of the frame's locals.
+
 cdef object _user_site():
-    """graph.user_site(): ``(file, line)`` of the innermost Python frame outside the strided
-    package, or None. Compiled code has no frame, so the walk starts at the innermost Python
-    one (the dispatcher's, inside the package: skipped like any other)."""
+    """The user's call site: ``(code, instruction offset)`` of the innermost Python frame
+    outside the strided package, or None (Note [The user's line, found when read]). Compiled
+    code has no frame, so the walk starts at the innermost Python one (the dispatcher's,
+    inside the package: skipped like any other)."""
     cdef PyFrameObject* f = PyEval_GetFrame()
     cdef PyFrameObject* back
-    cdef object filename
+    cdef object code
     cdef Py_ssize_t n = len(_pkg)
     while f != NULL:
-        filename = strided_frame_code(f).co_filename
-        if PyUnicode_Tailmatch(filename, _pkg, 0, n, -1) == 0:
-            return (filename, PyFrame_GetLineNumber(f))
+        code = strided_frame_code(f)
+        if PyUnicode_Tailmatch(code.co_filename, _pkg, 0, n, -1) == 0:
+            return (code, PyFrame_GetLasti(f))
         back = PyFrame_GetBack(f)
         # The frame object is also held by its frame on the stack, which outlives this walk:
         # the new reference can go at once and the pointer stay usable.
@@ -142,7 +168,8 @@ cdef object _user_site():
 
 
 def user_site():
-    """``(file, line)`` of the innermost caller outside the strided package (for tests)."""
+    """The user's call site as the recorder keeps it, ``(code, instruction offset)``, or None
+    (for tests; graph.site_location reads it as ``(file, line)``)."""
     return _user_site()
 
 
@@ -231,6 +258,54 @@ def needs_autograd(str name, tuple args, kwargs):
     return False
 
 
+# Note [Fewer objects per recorded op]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Every object a recorded op makes is an allocation now and a deallocation at the end of the
+# step, and most are tracked by the cyclic garbage collector, whose collections a training
+# step pays for in proportion. Three of them carry nothing of their own and are shared:
+#
+# * ``needs``, a tuple of bools: one per pattern, made once (``_NEEDS[n][mask]``, n <= 4);
+# * ``args`` of a node whose arguments are all tensors: all None (``_NONES[n]``);
+# * the output's (shape, dtype, device): where the output has an input's shape, dtype and
+#   device (``a + b``, ``a.exp()``), that input's metadata tuple, shape included.
+#
+# Tuples are immutable, so a shared one is indistinguishable from a fresh one with the same
+# items (the tests compare the compiled nodes with the Python ones field by field). A saved
+# output's SavedTensor is made by _node's constructor, alias included, without graph.py's
+# ``__init__`` and ``_alias`` frames. The recorded call no longer carries ``out=None``
+# (Note [The CPU-or-Autograd path] in _dispatch.py), so a node keeps the dict of the call's
+# real keywords.
+
+cdef enum:
+    MAX_SHARED = 4  # the most arguments whose needs/args tuples are shared
+
+cdef tuple _NONES = tuple([(None,) * k for k in range(MAX_SHARED + 1)])
+cdef tuple _NEEDS = tuple([
+    tuple([tuple([bool(m >> i & 1) for i in range(k)]) for m in range(1 << k)])
+    for k in range(MAX_SHARED + 1)
+])
+
+
+cdef inline object _same_meta(TensorBase t, tuple args, tuple metas):
+    """``(t.shape, t.dtype, t.device)``: an argument's own tuple where it has the same
+    (Note [Fewer objects per recorded op]), else a new one."""
+    cdef Py_ssize_t i, d
+    cdef TensorBase a
+    for i in range(len(args)):
+        if metas[i] is None:
+            continue
+        a = <TensorBase>args[i]
+        if (a._ndim != t._ndim or a.dtype is not t.dtype
+                or a._storage.device is not t._storage.device):
+            continue
+        for d in range(t._ndim):
+            if a._sizes[d] != t._sizes[d]:
+                break
+        else:
+            return metas[i]
+    return (_shape(t), t.dtype, t._storage.device)
+
+
 cdef class RecordedOp:
     """The Autograd kernel of one op: recording._fast_kernel, compiled (Note [The compiled
     recorder])."""
@@ -257,28 +332,40 @@ cdef class RecordedOp:
             return self.general(*args, **kwargs)
         # one edge, (shape, dtype, device) and "needs a gradient" per argument, and the
         # arguments as the node keeps them (tensors replaced by None: the row saves those it
-        # needs); tuples filled in place, slot by slot
+        # needs); tuples filled in place, slot by slot, or shared (Note [Fewer objects per
+        # recorded op])
         cdef Py_ssize_t n = len(args), i
-        cdef tuple edges = PyTuple_New(n), metas = PyTuple_New(n), needs = PyTuple_New(n)
-        cdef tuple stored = PyTuple_New(n)
+        cdef tuple edges = PyTuple_New(n), metas = PyTuple_New(n), needs, stored
         cdef TensorBase t
+        cdef unsigned mask = 0  # bit i: argument i needs a gradient
+        cdef bint all_tensors = True
         for i in range(n):
             a = args[i]
             if isinstance(a, TensorBase):
                 t = <TensorBase>a
                 if t._requires_grad:
                     _set(edges, i, _edge(t))
-                    _set(needs, i, True)
+                    if i < MAX_SHARED:
+                        mask |= 1u << i
                 else:
                     _set(edges, i, None)
-                    _set(needs, i, False)
                 _set(metas, i, (_shape(t), t.dtype, t._storage.device))
-                _set(stored, i, None)
             else:
                 _set(edges, i, None)
-                _set(needs, i, False)
                 _set(metas, i, None)
-                _set(stored, i, a)
+                all_tensors = False
+        if n <= MAX_SHARED:
+            needs = <tuple>_NEEDS[n][mask]
+        else:
+            needs = PyTuple_New(n)
+            for i in range(n):
+                _set(needs, i, edges[i] is not None)
+        if all_tensors and n <= MAX_SHARED:
+            stored = <tuple>_NONES[n]
+        else:
+            stored = PyTuple_New(n)
+            for i in range(n):
+                _set(stored, i, None if metas[i] is not None else args[i])
         cdef bint prev = grad_enabled()
         set_grad_enabled(False)  # below_autograd(), spelled out
         try:
@@ -286,34 +373,50 @@ cdef class RecordedOp:
             if cpu is None:
                 result = self.run(*args, **kwargs)
             elif type(cpu) is _Kernel and (not kwargs or (len(kwargs) == 1 and "out" in kwargs)):
-                result = cpu.run(self.name, *args, None)  # _Kernel.__call__ (out is None)
+                # _Kernel.__call__ (out is None), inlined; one or two arguments without a
+                # tuple built for the call
+                if n == 2:
+                    result = cpu.run(self.name, args[0], args[1], None)
+                elif n == 1:
+                    result = cpu.run(self.name, args[0], None)
+                else:
+                    result = cpu.run(self.name, *args, None)
             else:
                 result = cpu(*args, **kwargs)
         finally:
             set_grad_enabled(prev)
+        # the node's fields gathered first, then stored at once by _node's constructor
         entry = self.entry
-        node = new_formula_node(self.name, entry.formula, stored, kwargs, edges, metas, needs)
-        saved = node.saved
+        cdef dict saved = {}
         for i in entry.save:
             a = args[i]
             if isinstance(a, TensorBase):
                 saved[i] = new_saved_input(a, (<TensorBase>a)._storage.version, i)
-        node._site = _user_site()
+        site = _user_site()
         keep = entry.outputs
+        cdef bint differentiable
         if not isinstance(result, (tuple, list)):  # one output (a namedtuple is several)
             if keep is None or 0 in keep:
-                if isinstance(result, TensorBase) and (<TensorBase>result).dtype.kind in "fc":
+                differentiable = (isinstance(result, TensorBase)
+                                  and (<TensorBase>result).dtype.kind in "fc")
+                node = new_formula_node(
+                    self.name, entry.formula, stored, kwargs, edges, metas, needs, saved,
+                    (_same_meta(<TensorBase>result, args, metas),) if differentiable
+                    else _NONES[1], site)
+                if differentiable:
                     t = <TensorBase>result
                     t.grad_fn = node
                     t._requires_grad = True
                     if t._autograd_meta is not None:
                         t._autograd_meta.output_nr = 0
-                    node.out_meta = ((_shape(t), t.dtype, t._storage.device),)
-                else:
-                    node.out_meta = (None,)
                 if entry.result:
-                    saved["result"] = _SavedTensor(result, True, 0, "result")
+                    if isinstance(result, TensorBase):
+                        saved["result"] = new_saved_output(<TensorBase>result, "result")
+                    else:
+                        saved["result"] = _SavedTensor(result, True, 0, "result")
                 return result
+        node = new_formula_node(self.name, entry.formula, stored, kwargs, edges, metas, needs,
+                                saved, (), site)
         return _finish(node, entry, result)
 
 

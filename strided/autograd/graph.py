@@ -50,6 +50,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import types
 import weakref
 
 from strided import _core
@@ -64,6 +65,7 @@ __all__ = [
     "RemovableHandle",
     "user_line",
     "user_site",
+    "site_location",
     "record_inplace",
     "gradient_edge",
     "grad_accumulator",
@@ -96,11 +98,25 @@ def user_site(skip=1):
     return None
 
 
+def site_location(site):
+    """``(file, line)`` of a recorded call site: ``user_site``'s answer as it is, or the
+    compiled recorder's ``(code, instruction offset)`` resolved (Note [The user's line, found
+    when read] in _record.pyx)."""
+    where, at = site
+    if type(where) is not types.CodeType:
+        return site
+    for start, end, line in where.co_lines():  # the line table: byte offsets -> line
+        if start <= at < end:
+            return (where.co_filename, line)
+    return (where.co_filename, None)
+
+
 def _site_text(site):
-    """``"file:line"`` from ``user_site``'s answer (strings pass through)."""
+    """``"file:line"`` from a recorded call site (strings pass through)."""
     if site is None or type(site) is str:
         return site
-    return f"{site[0]}:{site[1]}"
+    file, line = site_location(site)
+    return f"{file}:{line}"
 
 
 def user_line(skip=1):
