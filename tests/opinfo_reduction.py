@@ -319,17 +319,13 @@ RED_OPS = [
         values=tame(),
         tolerances=_TOL,
     ),
-    ReductionOpInfo(
-        "max", strided.max, _np_reduce(np.max), NO_COMPLEX, method="max", has_identity=False
-    ),
-    ReductionOpInfo(
-        "min", strided.min, _np_reduce(np.min), NO_COMPLEX, method="min", has_identity=False
-    ),
+    ReductionOpInfo("max", strided.max, _np_reduce(np.max), ALL, method="max", has_identity=False),
+    ReductionOpInfo("min", strided.min, _np_reduce(np.min), ALL, method="min", has_identity=False),
     ReductionOpInfo(
         "argmax",
         strided.argmax,
         _arg_ref(np.argmax),
-        NO_COMPLEX,
+        ALL,  # complex: NumPy's order (Note [The extremes of complex numbers])
         kind="arg",
         method="argmax",
         has_identity=False,
@@ -338,7 +334,7 @@ RED_OPS = [
         "argmin",
         strided.argmin,
         _arg_ref(np.argmin),
-        NO_COMPLEX,
+        ALL,  # complex: NumPy's order (Note [The extremes of complex numbers])
         kind="arg",
         method="argmin",
         has_identity=False,

@@ -808,7 +808,7 @@ def searchsorted(x1, x2, /, side="left", sorter=None):
     (``side="right"``), as int64 of ``x2``'s shape. Both compare in their promoted dtype (x2's
     Python scalars too, as NumPy); NaN sorts after every number, as in NumPy's ``sort``.
     ``sorter`` holds the indices that sort ``x1`` when x1 itself is not sorted. Complex numbers
-    are refused (no order; the Array API asks for real dtypes).
+    follow NumPy's sort order (real part, then imaginary part; NaNs last).
 
     Examples
     --------
@@ -836,11 +836,10 @@ def searchsorted(x1, x2, /, side="left", sorter=None):
             raise ValueError(f"searchsorted: sorter index out of range: {e}") from None
     x2 = _tensor(x2)
     dtype = _result_type(x1.dtype, x2.dtype)
-    if dtype.kind == "c":
-        raise TypeError(
-            f"searchsorted: {dtype.name} has no order; x1 and x2 must be real (got "
-            f"{x1.dtype.name} and {x2.dtype.name})"
-        )
+    if dtype.kind == "c":  # NumPy's sort order (Note [The extremes of complex numbers])
+        from strided._ops import complex_order
+
+        return complex_order.searchsorted(x1.astype(dtype), x2.astype(dtype), side == "right")
     if x1.dtype is not dtype or not x1.is_contiguous():
         x1 = _copy.contiguous_copy(x1, dtype)
     if x2.dtype is not dtype:

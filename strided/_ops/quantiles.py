@@ -318,14 +318,13 @@ def nanpercentile(
 
 
 def _median(name, a, axis, out, keepdims, nan):
-    a = _tensor(a)
-    if a.dtype.kind == "c":
-        raise TypeError(f"{name}: a must be real, got {a.dtype.name} (complex has no order)")
+    a = _tensor(a)  # complex too: NumPy's sort order, NaNs last (Note [The extremes of ...])
     y, dims = _to_last(name, a, axis)
     n = y.shape[-1]
     rdtype = a.dtype if _is_float(a) else float64
-    if n == 0:  # NumPy warns and gives NaN
-        r = _cr.full(_kept_shape(a, dims, keepdims), float("nan"), dtype=rdtype, device=a.device)
+    if n == 0:  # NumPy warns and gives NaN (the mean of nothing: nan+nanj for complex)
+        fill = complex("nan+nanj") if a.dtype.kind == "c" else float("nan")
+        r = _cr.full(_kept_shape(a, dims, keepdims), fill, dtype=rdtype, device=a.device)
         return _red._finish(r, out)
     if nan and _is_float(a):
         count = _red.sum(_ew.logical_not(_ew.isnan(y)), axis=-1, keepdims=True)
@@ -338,10 +337,14 @@ def _median(name, a, axis, out, keepdims, nan):
         m = _ew.where(_ew.equal(_views.squeeze(count, -1), 0), float("nan"), m)
     else:
         k = 2 - n % 2
-        s = _partitioned(y, _cr.asarray([(n - 1) // 2, n // 2], dtype=int64, device=a.device))
+        # complex: the last place too, where a NaN would be (the kinds of complex NaN have an
+        # order of their own, and the last is NumPy's answer)
+        kth = [(n - 1) // 2, n // 2] + ([n - 1] if a.dtype.kind == "c" else [])
+        s = _partitioned(y, _cr.asarray(kth, dtype=int64, device=a.device))
         m = _red.mean(_views.narrow(s, s.ndim - 1, (n - 1) // 2, k), axis=-1)
-        if _is_float(a):  # NaN goes last: a slice holding one gives NaN
-            m = _ew.where(_ew.isnan(_views.select(s, s.ndim - 1, n - 1)), float("nan"), m)
+        if _is_float(a):  # NaN goes last: a slice holding one gives it, as NumPy's
+            last = _views.select(s, s.ndim - 1, n - 1)
+            m = _ew.where(_ew.isnan(last), last, m)
     return _red._finish(_views.reshape(m, _kept_shape(a, dims, keepdims)), out)
 
 

@@ -27,6 +27,7 @@ from strided._dtype import (
     int64,
     uint64,
 )
+from strided._ops import complex_order as _complex_order
 from strided._ops import copying as _copying
 from strided._ops import elementwise as _ew
 
@@ -108,6 +109,8 @@ def _run(name, x, dims, keepdims, acc):
                 f"{name}: the reduction is over zero elements and {name} has no "
                 "identity; reduce a non-empty tensor or use a dim with elements"
             )
+    if x.dtype.kind == "c" and name in _NO_IDENTITY:
+        return _complex_order.extreme(name, x, dims, keepdims)  # Note [The extremes of ...]
     arg = name in ("argmax", "argmin")
     if x.device.is_cuda and _is_half(x.dtype) and (arg or acc is x.dtype or acc is float32):
         # the CUDA kernels read the halves and accumulate in float32: one pass, the result the
@@ -169,7 +172,7 @@ def _make(name, default_acc):
             possible[0] == cpu or forced[0] | tensor_keys(x) == cpu
         ):
             d = x.dtype
-            if d is default_acc(d) and not _is_half(d) and x.numel():
+            if d is default_acc(d) and not _is_half(d) and x.numel() and d.kind != "c":
                 return reduce_(name, x, _ALL_DIMS[x.ndim], False, d)
         return run(x, None, None, None, False, None, None, None, None)
 
@@ -254,6 +257,7 @@ def _make(name, default_acc):
                     and initial is None
                     and where is None
                     and not _is_half(x.dtype)
+                    and x.dtype.kind != "c"
                 ):
                     # both from one pass of the argmax kernel: see Note [max(dim=) in one pass]
                     dims = _dims(name, x, None, dim)

@@ -28,6 +28,7 @@ import operator
 from strided import _check
 from strided._dtype import bool_, float64, promote_types
 from strided._dtype import result_type as _result_type
+from strided._ops import complex_order as _complex_order
 from strided._ops import creation as _cr
 from strided._ops import elementwise as _ew
 from strided._ops import linalg as _linalg
@@ -208,8 +209,11 @@ def _nan_extreme(name, a, axis, out, keepdims, largest):
     if not _is_float(a):
         return op(a, axis=axis, out=out, keepdims=keepdims)
     dims = _red._dims(name, a, axis, None)
-    if a.dtype.kind == "c":
-        raise TypeError(f"{name}: complex input has no order; pass a real tensor")
+    if a.dtype.kind == "c":  # NumPy's fmax.reduce: Note [The extremes of complex numbers]
+        if a.numel() == 0:
+            return op(a, axis=dims, out=out, keepdims=keepdims)  # max's error
+        r = _complex_order.extreme(name[3:], a, dims, keepdims, skip_nan=True)
+        return _red._finish(r, out)
     filled = _nan_to(a, float("-inf") if largest else float("inf"))
     m = op(filled, axis=dims, keepdims=keepdims)
     all_nan = _red.all(_ew.isnan(a), axis=dims, keepdims=keepdims)
@@ -246,9 +250,7 @@ def _nan_arg(name, a, axis, out, keepdims, largest):
     op = _red.argmax if largest else _red.argmin
     if not _is_float(a):
         return op(a, axis=axis, out=out, keepdims=keepdims)
-    if a.dtype.kind == "c":
-        raise TypeError(f"{name}: complex input has no order; pass a real tensor")
-    isnan = _ew.isnan(a)
+    isnan = _ew.isnan(a)  # complex: a NaN in either part, replaced by -inf+0j (+inf+0j)
     if a.numel():
         dims = None if axis is None else (_single_axis(name, a, axis),)
         # A host read (Note [Host reads in statistics]): NumPy raises on an all-NaN slice.
