@@ -152,6 +152,23 @@ def cases():
         lambda: tc + tr,
         agree(lambda: c + r, lambda: c_np + r_np),
     )
+    # the digits CNN's max-pool backward: an unpredictable mask, the share broadcast over each
+    # 2x2 window, inner rows of 16 (Note [A branch-free where] in strided/_cpu/binary.pyx.tp)
+    win_np = rng.standard_normal((64, 4, 2, 4, 2, 16)).astype(np.float32)
+    mask_np = win_np == win_np.max(axis=(2, 4), keepdims=True)
+    share_np = rng.standard_normal((64, 4, 1, 4, 1, 16)).astype(np.float32)
+    mask, share = strided.asarray(mask_np), strided.asarray(share_np)
+    tmask, tshare = _t(mask_np), _t(share_np)
+    zero_np = np.float32(0.0)
+    case(
+        "where(mask, share, 0) 64x4x2x4x2x16 f32 (broadcast)",
+        lambda: strided.where(mask, share, 0.0),
+        lambda: np.where(mask_np, share_np, zero_np),
+        lambda: torch.where(tmask, tshare, 0.0),
+        agree(
+            lambda: strided.where(mask, share, 0.0), lambda: np.where(mask_np, share_np, zero_np)
+        ),
+    )
     return out
 
 

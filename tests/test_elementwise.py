@@ -521,6 +521,53 @@ def test_where_and_clip_promotion_all_pairs():
                     strided.clip(t1, t2)
 
 
+def _bits(a):
+    """The bytes of each element of ``a`` (bfloat16 through its uint16 view)."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint8).reshape(*a.shape, a.dtype.itemsize)
+
+
+@pytest.mark.parametrize("dtype", [*ALL_DTYPES, *HALF_DTYPES], ids=lambda d: d.name)
+def test_where_moves_the_bits_in_every_loop(dtype, rng):
+    """where's loops per element size (Note [A branch-free where] in _cpu/binary.pyx.tp): each
+    inner loop (both sides contiguous, a scalar on either side, strided, the digits CNN's
+    window broadcast) at lengths around the vector widths, on every layout; the result is
+    np.where's bit for bit (a NaN's payload, -0.0)."""
+    dt = to_numpy_dtype(dtype)
+    for n in (1, 3, 15, 16, 17, 31, 32, 33, 64, 65, 200):
+        c = rng.random((3, n)) < 0.4
+        a = make_values((3, n), dt, rng)
+        b = make_values((3, n), dt, rng)
+        cases = {
+            "contiguous": (c, a, b),
+            "scalar b": (c, a, b[:1, :1]),
+            "scalar a": (c, a[:1, :1], b),
+            "strided": (c[:, ::-1], a[:, ::2].repeat(2, axis=1)[:, :n], b.T.copy().T),
+            "broadcast row": (c, a[:1], b[:, :1]),
+        }
+        for name, (cn, an, bn) in cases.items():
+            got = strided.where(strided.asarray(cn), strided.asarray(an), strided.asarray(bn))
+            want = np.where(cn, an, bn)
+            assert got.dtype == dtype, name
+            np.testing.assert_array_equal(_bits(got.numpy()), _bits(want), err_msg=f"{name} {n}")
+    shape = (4, 2, 3, 2, 16)  # the max-pool backward's: a share broadcast over each window
+    c = rng.random(shape) < 0.25
+    share = make_values((4, 1, 3, 1, 16), dt, rng)
+    zero = np.zeros((), dt)
+    for args in ((c, share, zero), (c, zero, share)):
+        got = strided.where(*(strided.asarray(x) for x in args))
+        np.testing.assert_array_equal(_bits(got.numpy()), _bits(np.where(*args)))
+    for layout in LAYOUTS:
+        ref = make_values((5, 33), dt, rng)
+        made = [make_layout(layout, x, rng) for x in (rng.random((5, 33)) < 0.5, ref, ref[::-1])]
+        if any(m is None for m in made):
+            continue
+        (tc, ac), (ta, aa), (tb, ab) = made
+        got = strided.where(tc, ta, tb)
+        want = np.where(ac, aa, ab)
+        np.testing.assert_array_equal(_bits(got.numpy()), _bits(want), err_msg=layout)
+
+
 def test_float_functions_of_integers_follow_numpy():
     # Note [Float results of integer input] in _dtype.pyx: NumPy's per-input rule, checked on
     # the cases a common-dtype rule gets wrong, plus the default-float exceptions
