@@ -84,6 +84,7 @@ MODULES = [
     "strided._cpu.unary",
     "strided._cpu.blas_threads",
     "strided._cpu.blas",
+    "strided._cpu.conv",
     "strided._cpu.lapack",
     "strided._cpu.reduce",
     "strided._cpu.scan",
@@ -111,6 +112,7 @@ DISPATCHED = [
     "strided._cpu.unary",
     "strided._cpu.reduce",
     "strided._cpu.scan",
+    "strided._cpu.conv",
 ]
 DISPATCH_LEVELS = {3: "x86_64_v3", 4: "x86_64_v4"}
 
@@ -234,6 +236,7 @@ def cpu_features_options():
 EXTRA_OPTIONS = {
     "strided._cpu.blas_threads": openblas_options,
     "strided._cpu.blas": openblas_options,
+    "strided._cpu.conv": openblas_options,  # Winograd's GEMMs
     "strided._cpu.lapack": lapack_options,  # the same library holds LAPACK
     "strided._cpu.random": random_options,
     "strided._cpu.cpu_features": cpu_features_options,

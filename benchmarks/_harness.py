@@ -67,9 +67,9 @@ def machine_facts(threads):
     return facts
 
 
-def start(title, threads):
+def start(title, threads, others=("numpy", "torch")):
     """Settle the idle thread pools, set the thread counts, print the title, the machine facts
-    and the table's header."""
+    and the table's header (``others``: the names of the two columns after strided's)."""
     import strided
 
     settle_idle_threads()
@@ -81,7 +81,8 @@ def start(title, threads):
     for f in machine_facts(threads):
         print(f"- {f}")
     print()
-    print("| case | strided | numpy | torch | numpy/strided | torch/strided |")
+    a, b = others
+    print(f"| case | strided | {a} | {b} | {a}/strided | {b}/strided |")
     print("|---|---|---|---|---|---|")
 
 
@@ -109,12 +110,13 @@ def run(cases, threads=2, title="benchmark"):
     return rows
 
 
-def alternated(cases, rounds, threads, title):
+def alternated(cases, rounds, threads, title, others=("numpy", "torch")):
     """Time each case's libraries (``run``'s cases) in turn, ``rounds`` times over (on a shared
     machine a load that comes and goes then falls on all three alike, not on whichever ran in
     that second): per library the median of its rounds and their spread, (max - min) / median.
-    Prints the table under ``title``."""
-    start(f"{title}, {rounds} alternated rounds", threads)
+    Prints the table under ``title``; ``others`` names the columns of the cases' second and
+    third functions."""
+    start(f"{title}, {rounds} alternated rounds", threads, others)
     for name, s_fn, n_fn, t_fn, check in cases:
         check()
         fns = [f for f in (s_fn, n_fn, t_fn) if f is not None]

@@ -152,14 +152,22 @@ def nn_cases(only=None):
 
 def _conv_backward_cases(torch, rng, x_np, w_np):
     """conv2d forward and backward (the input's gradient, compared), on the digits CNN's
-    shapes and on a 64x64x56x56 input with 64 3x3 filters (issue 20's cases): strided against
-    PyTorch (NumPy has no autograd)."""
+    shapes and on a ResNet layer, an 8x64x56x56 input with 64 3x3 filters (issue 20's case at
+    batch 8: batch 64 is too slow for a 2-core machine), whose forward is a row too: strided
+    against PyTorch (NumPy has no autograd). benchmarks/bench_conv.py also times strided's
+    composite convolution, the one before Note [A stride-1 convolution as one op]."""
     from strided.nn import functional as F
 
-    big_x = rng.standard_normal((64, 64, 56, 56), dtype=np.float32)
+    big_x = rng.standard_normal((8, 64, 56, 56), dtype=np.float32)
     big_w = rng.standard_normal((64, 64, 3, 3), dtype=np.float32) / 24
-    out = []
-    for label, xn, wn in (("64x16x8x8, 32", x_np, w_np), ("64x64x56x56, 64", big_x, big_w)):
+    bx, bw = strided.asarray(big_x), strided.asarray(big_w)
+    fns = {"strided": lambda: F.conv2d(bx, bw, padding=1)}
+    if torch is not None:
+        tbx, tbw = torch.from_numpy(big_x), torch.from_numpy(big_w)
+        fns["torch"] = lambda: torch.nn.functional.conv2d(tbx, tbw, padding=1)
+    name = "conv2d 8x64x56x56, 64 3x3 filters, padding 1 (forward)"
+    out = [Case("nn", name, fns, reference="torch", rtol=1e-3)]
+    for label, xn, wn in (("64x16x8x8, 32", x_np, w_np), ("8x64x56x56, 64", big_x, big_w)):
         x = strided.asarray(xn).requires_grad_()
         w = strided.asarray(wn).requires_grad_()
 

@@ -1,0 +1,473 @@
+"""The CPU kernels of a stride-1 convolution: Winograd's F(4x4, 3x3) for 3x3 filters, and the
+im2col rows of any filter (for the GEMM of the other shapes and of the weight's gradient).
+
+The front end, the choice between the two and the derivative row are in
+``strided/nn/functional/conv.py`` (Note [Choosing Winograd or im2col] there); these kernels see
+pointers, sizes and element strides only, so they read any layout of their inputs (transposed,
+stepped, negative strides) without a copy.
+
+Note [Winograd's F(4x4, 3x3)]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A 3x3 filter slid over a 6x6 patch gives a 4x4 block of outputs: 16 outputs of 9 taps each,
+144 multiplications per channel pair. Winograd's minimal filtering algorithm (Lavin and Gray,
+"Fast Algorithms for Convolutional Neural Networks", 2015) computes the same 16 numbers as
+
+    Y = A^T [ (G g G^T) * (B^T d B) ] A
+
+with d the 6x6 input patch, g the 3x3 filter, ``*`` the element-wise product of two 6x6
+matrices and B^T (6x6), G (6x3), A^T (4x6) small constant matrices (interpolation at the points
+0, 1, -1, 2, -2 and infinity): 36 multiplications instead of 144. Summed over the input
+channels c, the element-wise product becomes, for each of the 36 positions xi of the 6x6 grid,
+a matrix product over c::
+
+    M[xi](tile, k) = sum_c V[xi](tile, c) U[xi](c, k)       V = B^T d B,  U = G g G^T
+
+so the convolution is: transform every input tile (V), transform every filter once (U), 36
+GEMMs through OpenBLAS (the same BLAS as matmul: Note [Why GEMM is fast] in blas.pyx), and the
+inverse transform A^T M A of every output tile. The multiplications fall by 144 / 36 = 4 and
+the transforms are additions and multiplications by small powers of two (winograd.h), so where
+the GEMMs dominate it runs up to ~4x fewer flops than im2col + GEMM. Partial tiles at the right
+and bottom edges read zeros past the image and drop the outputs past the end.
+
+The price is rounding error: the transforms' coefficients (up to 8 in A^T, 5 in B^T, 1/24 in G)
+make the intermediate numbers larger than the result, and the error grows with them. Measured
+against a float64 einsum (tests/test_cpu_conv.py), on inputs and filters of standard normal
+values: float32 F(4x4) has a largest error of 1e-6 to 1e-5 times the largest output (3 to 64
+channels; im2col's GEMM: 1e-7 to 6e-7), float64 ~1e-14. F(6x6, 3x3) would be ~10x worse again,
+and F(2x2, 3x3) is nearly as exact as im2col but saves only 2.25x. F(4x4) is what cuDNN and
+NNPACK use too; its error is far below what float32 training notices (the digits CNN trains to
+the same 98-99% test accuracy). The filter transform is computed in double and rounded once.
+
+The tiles are processed in blocks sized so that a block's V and M stay in the L2 cache (V and
+M together: 36 * (C + K) numbers per tile), each block by one thread: its input transforms, its
+36 GEMMs (each one small enough that OpenBLAS runs it on the calling thread: Note [Threads:
+ours and OpenBLAS's] in blas.pyx), its output transforms. The blocks are the prange's unit.
+
+Note [The weight's gradient by Winograd]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The weight's gradient of a 3x3 convolution is itself a correlation, of the input with the
+output's gradient: gw[k, c, a, b] = sum over n, y, z of grad[n, k, y, z] x[n, c, y + a - p,
+z + b - q]. Cut into the forward's tiles, each 6x6 input patch d meets the 4x4 tile u of grad
+at the same place and contributes a 3x3 correlation of d with u: Winograd's F(3x3, 4x4),
+whose matrices are the forward's, transposed. (In one dim: F(4, 3) is y = A^T [(G g) * (B^T
+d)], so for any 4-vector u, u . y = g . G^T [(A u) * (B^T d)], and the correlation of d with u,
+z_j = sum_i u_i d_(i+j), is the vector that dots with g to give u . y: z = G^T [(A u) * (B^T
+d)].) In two dims, per tile::
+
+    gw_tile = G^T [ (A u A^T) * (B^T d B) ] G
+
+and summed over tiles and images, for each of the 36 positions xi, a GEMM whose inner dim is
+the tiles: S[xi](k, c) = sum_t W[xi](t, k) V[xi](t, c), W = A u A^T. V is the forward's input
+transform, W a transform like the forward's output one, and G^T S G (3x3, in double) is done
+once per filter at the end. 36 GEMMs of (K x tiles) by (tiles x C) against im2col's one GEMM of
+(K x N*H_out*W_out) by (N*H_out*W_out x 9C): again 4x fewer multiplications, and no im2col rows.
+Each thread sums its blocks' products into sums of its own, added together at the end (a fixed
+order for a given thread count).
+"""
+
+from cython cimport floating
+from cython.parallel cimport prange, threadid
+from libc.stdlib cimport calloc, free, malloc
+
+from strided._core cimport TensorBase
+from strided._cpu.cblas cimport (
+    CblasNoTrans,
+    CblasRowMajor,
+    CblasTrans,
+    blasint,
+    scipy_cblas_dgemm,
+    scipy_cblas_sgemm,
+)
+from strided._threads cimport num_threads
+
+
+cdef extern from "winograd.h" nogil:
+    enum:
+        WINO_CB
+    void strided_wino_patch_float(const float* x, long sc, long sh, long sw, long H, long W,
+                                  long y0, long x0, long cb, float* d)
+    void strided_wino_patch_double(const double* x, long sc, long sh, long sw, long H, long W,
+                                   long y0, long x0, long cb, double* d)
+    void strided_wino_input_float(const float* d, long cb, float* v, long plane)
+    void strided_wino_input_double(const double* d, long cb, double* v, long plane)
+    void strided_wino_output_float(const float* m, long plane, long cb, const float* bias,
+                                   float* y)
+    void strided_wino_output_double(const double* m, long plane, long cb, const double* bias,
+                                    double* y)
+    void strided_wino_filter_float(const float* g, long gk, long gh, long gw, long kb, float* u,
+                                   long plane)
+    void strided_wino_filter_double(const double* g, long gk, long gh, long gw, long kb,
+                                    double* u, long plane)
+    void strided_wino_grad_float(const float* g, long sk, long sh, long sw, long Ho, long Wo,
+                                 long y0, long x0, long cb, float* u, float* w, long plane)
+    void strided_wino_grad_double(const double* g, long sk, long sh, long sw, long Ho, long Wo,
+                                  long y0, long x0, long cb, double* u, double* w, long plane)
+    void strided_wino_weight_float(const float* s, long plane, float* g, long gh, long gw)
+    void strided_wino_weight_double(const double* s, long plane, double* g, long gh, long gw)
+
+
+cdef enum:
+    OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
+
+
+cdef struct Geometry:
+    # input (N, C, H, W) and output (N, K, Ho, Wo), element strides; padding; tiles
+    Py_ssize_t n, c, h, w, k, ho, wo
+    Py_ssize_t xn, xc, xh, xw, on, ok, oh, ow
+    Py_ssize_t ph, pw, th, tw, tiles
+
+
+cdef inline void _gemm(const floating* a, const floating* b, floating* c, Py_ssize_t m,
+                       Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """c (m x n) = a (m x k) @ b (k x n), all row-major and contiguous."""
+    if floating is float:
+        scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, <blasint>m, <blasint>n,
+                          <blasint>k, 1.0, a, <blasint>k, b, <blasint>n, 0.0, c, <blasint>n)
+    else:
+        scipy_cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, <blasint>m, <blasint>n,
+                          <blasint>k, 1.0, a, <blasint>k, b, <blasint>n, 0.0, c, <blasint>n)
+
+
+cdef void _filters(const floating* w, Py_ssize_t wk, Py_ssize_t wc, Py_ssize_t wh,
+                   Py_ssize_t ww, Py_ssize_t K, Py_ssize_t C, floating* u) noexcept nogil:
+    """U[xi](c, k) = (G g G^T)[xi] of filter (k, c), at u + xi*C*K + c*K + k."""
+    cdef Py_ssize_t kblk, k0, kb, c
+    for c in range(C):
+        for kblk in range((K + WINO_CB - 1) // WINO_CB):
+            k0 = kblk * WINO_CB
+            kb = min(<Py_ssize_t>WINO_CB, K - k0)
+            if floating is float:
+                strided_wino_filter_float(w + k0 * wk + c * wc, wk, wh, ww, kb, u + c * K + k0,
+                                          C * K)
+            else:
+                strided_wino_filter_double(w + k0 * wk + c * wc, wk, wh, ww, kb, u + c * K + k0,
+                                           C * K)
+
+
+cdef inline Py_ssize_t _tile_origin(const Geometry* g, Py_ssize_t tile, Py_ssize_t* ty,
+                                    Py_ssize_t* tx) noexcept nogil:
+    """Tile number ``tile`` (image by image, rows of tiles within one): its image, returned,
+    and its row and column of tiles in ty, tx."""
+    cdef Py_ssize_t per_image = g.th * g.tw
+    cdef Py_ssize_t n = tile // per_image
+    cdef Py_ssize_t r = tile - n * per_image
+    ty[0] = r // g.tw
+    tx[0] = r - ty[0] * g.tw
+    return n
+
+
+cdef void _input_tiles(const floating* x, const Geometry* g, Py_ssize_t t0, Py_ssize_t nt,
+                       floating* v, floating* d) noexcept nogil:
+    """V = B^T d B of tiles t0 .. t0+nt-1, at v + xi*nt*C + t*C + c (d: two patches' scratch).
+
+    The patch of one (tile, channel block) is gathered while the one before it is transformed:
+    a gather stores one element at a time (the input's channels are rarely neighbours), and a
+    full-width vector load of what is still in the store buffer as single elements cannot be
+    forwarded from it, a stall per load; the patch gathered one step earlier has left it."""
+    cdef Py_ssize_t t = 0, n, ty, tx, cblk, c0 = 0, cb = 0, j, prev_t = 0, prev_c0 = 0
+    cdef Py_ssize_t prev_cb = 0
+    cdef Py_ssize_t blocks = (g.c + WINO_CB - 1) // WINO_CB
+    cdef const floating* src
+    for j in range(nt * blocks + 1):
+        if j < nt * blocks:
+            t = j // blocks
+            cblk = j - t * blocks
+            n = _tile_origin(g, t0 + t, &ty, &tx)
+            c0 = cblk * WINO_CB
+            cb = min(<Py_ssize_t>WINO_CB, g.c - c0)
+            src = x + n * g.xn + c0 * g.xc
+            if floating is float:
+                strided_wino_patch_float(src, g.xc, g.xh, g.xw, g.h, g.w, ty * 4 - g.ph,
+                                         tx * 4 - g.pw, cb, d + (j & 1) * 36 * WINO_CB)
+            else:
+                strided_wino_patch_double(src, g.xc, g.xh, g.xw, g.h, g.w, ty * 4 - g.ph,
+                                          tx * 4 - g.pw, cb, d + (j & 1) * 36 * WINO_CB)
+        if j > 0:
+            if floating is float:
+                strided_wino_input_float(d + ((j - 1) & 1) * 36 * WINO_CB, prev_cb,
+                                         v + prev_t * g.c + prev_c0, nt * g.c)
+            else:
+                strided_wino_input_double(d + ((j - 1) & 1) * 36 * WINO_CB, prev_cb,
+                                          v + prev_t * g.c + prev_c0, nt * g.c)
+        prev_t, prev_c0, prev_cb = t, c0, cb
+
+
+cdef void _block(const floating* x, const floating* u, const floating* bias, floating* out,
+                 const Geometry* g, Py_ssize_t t0, Py_ssize_t nt, floating* v, floating* m,
+                 floating* d) noexcept nogil:
+    """Tiles t0 .. t0+nt-1: input transforms into v, 36 GEMMs into m, output transforms into
+    out (Note [Winograd's F(4x4, 3x3)]). d: scratch for two patches and one output tile."""
+    cdef Py_ssize_t t, n, ty, tx, cblk, c0, cb, xi, i, j, c, y, z
+    cdef floating* dst
+    cdef floating* yt = d + 72 * WINO_CB
+    _input_tiles(x, g, t0, nt, v, d)
+    for xi in range(36):
+        _gemm(v + xi * nt * g.c, u + xi * g.c * g.k, m + xi * nt * g.k, nt, g.k, g.c)
+    for t in range(nt):
+        n = _tile_origin(g, t0 + t, &ty, &tx)
+        for cblk in range((g.k + WINO_CB - 1) // WINO_CB):
+            c0 = cblk * WINO_CB
+            cb = min(<Py_ssize_t>WINO_CB, g.k - c0)
+            if floating is float:
+                strided_wino_output_float(m + t * g.k + c0, nt * g.k, cb,
+                                          bias + c0 if bias != NULL else NULL, yt)
+            else:
+                strided_wino_output_double(m + t * g.k + c0, nt * g.k, cb,
+                                           bias + c0 if bias != NULL else NULL, yt)
+            for i in range(4):
+                y = ty * 4 + i
+                if y >= g.ho:
+                    break
+                for j in range(4):
+                    z = tx * 4 + j
+                    if z >= g.wo:
+                        break
+                    dst = out + n * g.on + c0 * g.ok + y * g.oh + z * g.ow
+                    if g.ok == 1:
+                        for c in range(cb):
+                            dst[c] = yt[(i * 4 + j) * WINO_CB + c]
+                    else:
+                        for c in range(cb):
+                            dst[c * g.ok] = yt[(i * 4 + j) * WINO_CB + c]
+
+
+cdef int _winograd(const floating* x, const floating* w, Py_ssize_t wk, Py_ssize_t wc,
+                   Py_ssize_t wh, Py_ssize_t ww, const floating* bias, floating* out,
+                   Geometry* g, Py_ssize_t tile_block) noexcept nogil:
+    """The whole convolution; -1 when out of memory."""
+    cdef Py_ssize_t nblocks = (g.tiles + tile_block - 1) // tile_block, b, t0
+    # per thread: a block's V and M, two patches and one output tile
+    cdef Py_ssize_t per_thread = 36 * tile_block * (g.c + g.k) + 88 * WINO_CB
+    cdef int nthreads = num_threads()
+    cdef floating* u = <floating*>malloc(36 * g.c * g.k * sizeof(floating))
+    cdef floating* scratch
+    cdef floating* v
+    if nthreads > nblocks:
+        nthreads = <int>nblocks
+    scratch = <floating*>malloc(nthreads * per_thread * sizeof(floating))
+    if u == NULL or scratch == NULL:
+        free(u)
+        free(scratch)
+        return -1
+    _filters(w, wk, wc, wh, ww, g.k, g.c, u)
+    for b in prange(nblocks, num_threads=nthreads, schedule="static"):
+        v = scratch + threadid() * per_thread
+        t0 = b * tile_block
+        _block(x, u, bias, out, g, t0, min(tile_block, g.tiles - t0), v,
+               v + 36 * tile_block * g.c, v + 36 * tile_block * (g.c + g.k))
+    free(scratch)
+    free(u)
+    return 0
+
+
+cdef void _grad_block(const floating* x, const floating* gr, const Geometry* g, Py_ssize_t t0,
+                      Py_ssize_t nt, floating* v, floating* m, floating* d,
+                      floating* s) noexcept nogil:
+    """Tiles t0 .. t0+nt-1 of the weight's gradient (Note [The weight's gradient by Winograd]):
+    V of the input tiles into v, A u A^T of the gradient's tiles into m, then s[xi] += m[xi]^T
+    v[xi] for the 36 positions xi."""
+    cdef Py_ssize_t t, n, ty, tx, kblk, k0, kb, xi
+    _input_tiles(x, g, t0, nt, v, d)
+    for t in range(nt):
+        n = _tile_origin(g, t0 + t, &ty, &tx)
+        for kblk in range((g.k + WINO_CB - 1) // WINO_CB):
+            k0 = kblk * WINO_CB
+            kb = min(<Py_ssize_t>WINO_CB, g.k - k0)
+            if floating is float:
+                strided_wino_grad_float(gr + n * g.on + k0 * g.ok, g.ok, g.oh, g.ow, g.ho, g.wo,
+                                        ty * 4, tx * 4, kb, d, m + t * g.k + k0, nt * g.k)
+            else:
+                strided_wino_grad_double(gr + n * g.on + k0 * g.ok, g.ok, g.oh, g.ow, g.ho,
+                                         g.wo, ty * 4, tx * 4, kb, d, m + t * g.k + k0, nt * g.k)
+    for xi in range(36):
+        # s[xi] (K x C) += m[xi]^T (K x nt) @ v[xi] (nt x C)
+        if floating is float:
+            scipy_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, <blasint>g.k,
+                              <blasint>g.c, <blasint>nt, 1.0, m + xi * nt * g.k, <blasint>g.k,
+                              v + xi * nt * g.c, <blasint>g.c, 1.0, s + xi * g.k * g.c,
+                              <blasint>g.c)
+        else:
+            scipy_cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, <blasint>g.k,
+                              <blasint>g.c, <blasint>nt, 1.0, m + xi * nt * g.k, <blasint>g.k,
+                              v + xi * nt * g.c, <blasint>g.c, 1.0, s + xi * g.k * g.c,
+                              <blasint>g.c)
+
+
+cdef int _winograd_weight(const floating* x, const floating* gr, floating* gw, Py_ssize_t gwk,
+                          Py_ssize_t gwc, Py_ssize_t gwh, Py_ssize_t gww, Geometry* g,
+                          Py_ssize_t tile_block) noexcept nogil:
+    """The weight's gradient into gw (K, C, 3, 3); -1 when out of memory."""
+    cdef Py_ssize_t nblocks = (g.tiles + tile_block - 1) // tile_block, b, t0, i, k, c
+    cdef Py_ssize_t sums = 36 * g.k * g.c
+    # per thread: a block's V and M, two patches, and the thread's own sums
+    cdef Py_ssize_t before_sums = 36 * tile_block * (g.c + g.k) + 88 * WINO_CB
+    cdef Py_ssize_t per_thread = before_sums + sums
+    cdef int nthreads = num_threads(), th
+    cdef floating* scratch
+    cdef floating* v
+    cdef floating* s0
+    cdef floating* si
+    if nthreads > nblocks:
+        nthreads = <int>nblocks
+    scratch = <floating*>calloc(nthreads * per_thread, sizeof(floating))
+    if scratch == NULL:
+        return -1
+    for b in prange(nblocks, num_threads=nthreads, schedule="static"):
+        v = scratch + threadid() * per_thread
+        t0 = b * tile_block
+        _grad_block(x, gr, g, t0, min(tile_block, g.tiles - t0), v, v + 36 * tile_block * g.c,
+                    v + 36 * tile_block * (g.c + g.k), v + before_sums)
+    s0 = scratch + before_sums
+    for th in range(1, nthreads):
+        si = scratch + th * per_thread + before_sums
+        for i in range(sums):
+            s0[i] += si[i]
+    for k in range(g.k):
+        for c in range(g.c):
+            if floating is float:
+                strided_wino_weight_float(s0 + k * g.c + c, g.k * g.c, gw + k * gwk + c * gwc,
+                                          gwh, gww)
+            else:
+                strided_wino_weight_double(s0 + k * g.c + c, g.k * g.c, gw + k * gwk + c * gwc,
+                                           gwh, gww)
+    free(scratch)
+    return 0
+
+
+cdef Geometry _geometry(TensorBase x, TensorBase out, Py_ssize_t ph, Py_ssize_t pw):
+    cdef Geometry g
+    g.n, g.c, g.h, g.w = x._sizes[0], x._sizes[1], x._sizes[2], x._sizes[3]
+    g.k, g.ho, g.wo = out._sizes[1], out._sizes[2], out._sizes[3]
+    g.xn, g.xc, g.xh, g.xw = x._strides[0], x._strides[1], x._strides[2], x._strides[3]
+    g.on, g.ok, g.oh, g.ow = out._strides[0], out._strides[1], out._strides[2], out._strides[3]
+    g.ph, g.pw = ph, pw
+    g.th, g.tw = (g.ho + 3) // 4, (g.wo + 3) // 4
+    g.tiles = g.n * g.th * g.tw
+    return g
+
+
+def tile_block(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, Py_ssize_t tiles):
+    """How many tiles one block holds (Note [Winograd's F(4x4, 3x3)]): V and M within ~512 KiB
+    (an L2 cache), and, with several threads, each GEMM small enough for OpenBLAS to run it on
+    the calling thread."""
+    cdef Py_ssize_t tb = (512 * 1024) // (36 * (c + k) * itemsize)
+    if num_threads() > 1:
+        tb = min(tb, OPENBLAS_SERIAL_MNK // max(c * k, 1))
+    return max(16, min(tb, tiles))
+
+
+def winograd_conv2d(TensorBase x, TensorBase w, object bias, Py_ssize_t ph, Py_ssize_t pw,
+                    TensorBase out, Py_ssize_t block=0):
+    """out (N, K, Ho, Wo) = the 3x3 convolution of x (N, C, H, W) with w (K, C, 3, 3), stride 1,
+    padding (ph, pw), plus bias (a contiguous (K,) tensor, or None); all of one dtype, float32
+    or float64, any strides (Note [Winograd's F(4x4, 3x3)]). ``block``: tiles per block, 0 for
+    ``tile_block``'s choice."""
+    cdef Geometry g = _geometry(x, out, ph, pw)
+    cdef Py_ssize_t wk = w._strides[0], wc = w._strides[1], wh = w._strides[2]
+    cdef Py_ssize_t ww = w._strides[3]
+    cdef char* b = NULL if bias is None else (<TensorBase>bias)._data()
+    if g.tiles == 0 or g.k == 0:
+        return out
+    if g.c == 0:
+        raise ValueError("winograd_conv2d: no input channels")
+    if block <= 0:
+        block = tile_block(g.c, g.k, x.dtype.itemsize, g.tiles)
+    cdef char* xp = x._data()
+    cdef char* wp = w._data()
+    cdef char* op = out._data()
+    cdef int rc
+    if x.dtype.itemsize == 4:
+        with nogil:
+            rc = _winograd(<float*>xp, <float*>wp, wk, wc, wh, ww, <float*>b, <float*>op, &g,
+                           block)
+    else:
+        with nogil:
+            rc = _winograd(<double*>xp, <double*>wp, wk, wc, wh, ww, <double*>b, <double*>op,
+                           &g, block)
+    if rc < 0:
+        raise MemoryError("winograd_conv2d: out of memory for the transformed tiles")
+    return out
+
+
+def winograd_weight_grad(TensorBase x, TensorBase grad, Py_ssize_t ph, Py_ssize_t pw,
+                         TensorBase gw, Py_ssize_t block=0):
+    """gw (K, C, 3, 3) = the gradient of a 3x3, stride-1 convolution of x (N, C, H, W) with
+    padding (ph, pw), for the output's gradient grad (N, K, Ho, Wo); one dtype, float32 or
+    float64, any strides (Note [The weight's gradient by Winograd])."""
+    cdef Geometry g = _geometry(x, grad, ph, pw)
+    cdef char* xp = x._data()
+    cdef char* gp = grad._data()
+    cdef char* wp = gw._data()
+    cdef Py_ssize_t gwk = gw._strides[0], gwc = gw._strides[1], gwh = gw._strides[2]
+    cdef Py_ssize_t gww = gw._strides[3]
+    cdef int rc
+    if g.k == 0 or g.c == 0:
+        return gw
+    if g.tiles == 0:
+        gw[...] = 0
+        return gw
+    if block <= 0:
+        block = tile_block(g.c, g.k, x.dtype.itemsize, g.tiles)
+    if x.dtype.itemsize == 4:
+        with nogil:
+            rc = _winograd_weight(<float*>xp, <float*>gp, <float*>wp, gwk, gwc, gwh, gww, &g,
+                                  block)
+    else:
+        with nogil:
+            rc = _winograd_weight(<double*>xp, <double*>gp, <double*>wp, gwk, gwc, gwh, gww,
+                                  &g, block)
+    if rc < 0:
+        raise MemoryError("winograd_weight_grad: out of memory for the transformed tiles")
+    return gw
+
+
+cdef void _im2col(const floating* x, floating* rows, const Geometry* g, Py_ssize_t kh,
+                  Py_ssize_t kw) noexcept nogil:
+    """rows[(n*Ho + i)*Wo + j, (a*kw + b)*C + c] = x[n, c, i - ph + a, j - pw + b] (0 outside)."""
+    cdef Py_ssize_t taps = kh * kw * g.c, ni, n, i, j, a, bb, y, z, c
+    cdef floating* dst
+    cdef const floating* src
+    cdef int nthreads = num_threads()
+    if g.n * g.ho * g.wo * taps < 32768:
+        nthreads = 1
+    for ni in prange(g.n * g.ho, num_threads=nthreads, schedule="static"):
+        n = ni // g.ho
+        i = ni - n * g.ho
+        for j in range(g.wo):
+            for a in range(kh):
+                y = i - g.ph + a
+                for bb in range(kw):
+                    z = j - g.pw + bb
+                    dst = rows + (ni * g.wo + j) * taps + (a * kw + bb) * g.c
+                    if y < 0 or y >= g.h or z < 0 or z >= g.w:
+                        for c in range(g.c):
+                            dst[c] = 0
+                    else:
+                        src = x + n * g.xn + y * g.xh + z * g.xw
+                        if g.xc == 1:
+                            for c in range(g.c):
+                                dst[c] = src[c]
+                        else:
+                            for c in range(g.c):
+                                dst[c] = src[c * g.xc]
+
+
+def im2col_rows(TensorBase x, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t ph, Py_ssize_t pw,
+                TensorBase rows):
+    """rows (N*Ho*Wo, kh*kw*C), contiguous: the stride-1 windows of x (N, C, H, W), taps in
+    (kh, kw, C) order, zeros for the padding (Note [Convolution is a strided view and a
+    matmul] in nn/functional/conv.py). float32 or float64, any strides of x."""
+    cdef Geometry g
+    g.n, g.c, g.h, g.w = x._sizes[0], x._sizes[1], x._sizes[2], x._sizes[3]
+    g.xn, g.xc, g.xh, g.xw = x._strides[0], x._strides[1], x._strides[2], x._strides[3]
+    g.ph, g.pw = ph, pw
+    g.ho, g.wo = g.h + 2 * ph - kh + 1, g.w + 2 * pw - kw + 1
+    cdef char* xp = x._data()
+    cdef char* rp = rows._data()
+    if x.dtype.itemsize == 4:
+        with nogil:
+            _im2col(<float*>xp, <float*>rp, &g, kh, kw)
+    else:
+        with nogil:
+            _im2col(<double*>xp, <double*>rp, &g, kh, kw)
+    return rows

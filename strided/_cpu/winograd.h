@@ -1,0 +1,240 @@
+/* The tile transforms of Winograd's F(4x4, 3x3) convolution, for strided/_cpu/conv.pyx (see
+ * Note [Winograd's F(4x4, 3x3)] there for the algorithm, the matrices and the error).
+ *
+ * Each function works on one tile and a block of up to WINO_CB channels at once: the channels
+ * are the innermost index of every buffer, so each line of a transform is one loop over the
+ * block that the compiler turns into vector code (16 floats of AVX-512 per instruction). The
+ * transforms are written out term by term rather than as products with the constant matrices:
+ * a product would multiply by the matrices' zeros, which the compiler must keep (0 * inf is
+ * NaN), and the written-out form shares the sums that several rows use.
+ *
+ * Geometry arguments are element strides (any sign), as a strided view has them.
+ */
+#ifndef STRIDED_WINOGRAD_H
+#define STRIDED_WINOGRAD_H
+
+#include <stddef.h>
+
+#define WINO_CB 16 /* channels per block: one AVX-512 vector of floats */
+
+#define STRIDED_WINOGRAD(T)                                                                     \
+/* One element's cb channels (src[c*sc]) into dst, zeros up to WINO_CB; all zeros when src is \
+ * NULL (outside the image). */                                                                 \
+static inline void strided_wino_gather_##T(const T* src, long sc, long cb, T* dst) {            \
+  long c = 0;                                                                                    \
+  if (src != NULL && sc == 1) {                                                                  \
+    for (; c < cb; c++) dst[c] = src[c];                                                         \
+  } else if (src != NULL) {                                                                      \
+    for (; c < cb; c++) dst[c] = src[c * sc];                                                    \
+  }                                                                                              \
+  for (; c < WINO_CB; c++) dst[c] = 0;                                                           \
+}                                                                                                \
+                                                                                                 \
+/* d: the 6x6 input patch whose top-left element is (y0, x0), zeros outside the image,         \
+ * channels c0 .. c0+cb-1 innermost (d[(i*6 + j)*WINO_CB + c]). */                               \
+static inline void strided_wino_patch_##T(                                                       \
+    const T* x, long sc, long sh, long sw, long H, long W, long y0, long x0, long cb,            \
+    T* d) {                                                                                      \
+  for (long i = 0; i < 6; i++) {                                                                 \
+    const long y = y0 + i;                                                                       \
+    for (long j = 0; j < 6; j++) {                                                               \
+      const long z = x0 + j;                                                                     \
+      const int inside = y >= 0 && y < H && z >= 0 && z < W;                                     \
+      strided_wino_gather_##T(inside ? x + y * sh + z * sw : NULL, sc, cb,                       \
+                              d + (i * 6 + j) * WINO_CB);                                        \
+    }                                                                                            \
+  }                                                                                              \
+}                                                                                                \
+                                                                                                 \
+/* v = B^T d B for the patch d: element (a, b) of the 6x6 result goes to v + (a*6 + b)*plane,   \
+ * channels innermost (cb of them). */                                                           \
+static inline void strided_wino_input_##T(const T* d, long cb, T* v, long plane) {              \
+  T t[36 * WINO_CB];                                                                             \
+  /* rows: t[i][b] = sum_j d[i][j] B[j][b], i.e. B^T applied to each row of d */                \
+  for (long i = 0; i < 6; i++) {                                                                 \
+    const T* r = d + i * 6 * WINO_CB;                                                            \
+    T* o = t + i * 6 * WINO_CB;                                                                  \
+    for (long c = 0; c < WINO_CB; c++) {                                                         \
+      const T d0 = r[c], d1 = r[WINO_CB + c], d2 = r[2 * WINO_CB + c];                           \
+      const T d3 = r[3 * WINO_CB + c], d4 = r[4 * WINO_CB + c], d5 = r[5 * WINO_CB + c];         \
+      const T p = d4 - 4 * d2, q = d3 - 4 * d1, s = d4 - d2, u = 2 * (d3 - d1);                 \
+      o[c] = 4 * d0 - 5 * d2 + d4;                                                               \
+      o[WINO_CB + c] = p + q;                                                                    \
+      o[2 * WINO_CB + c] = p - q;                                                                \
+      o[3 * WINO_CB + c] = s + u;                                                                \
+      o[4 * WINO_CB + c] = s - u;                                                                \
+      o[5 * WINO_CB + c] = 4 * d1 - 5 * d3 + d5;                                                 \
+    }                                                                                            \
+  }                                                                                              \
+  /* columns: v[a][b] = sum_i B[i][a] t[i][b] */                                                 \
+  for (long b = 0; b < 6; b++) {                                                                 \
+    const T* r = t + b * WINO_CB;                                                                \
+    const long st = 6 * WINO_CB;                                                                 \
+    for (long c = 0; c < cb; c++) {                                                              \
+      const T d0 = r[c], d1 = r[st + c], d2 = r[2 * st + c];                                     \
+      const T d3 = r[3 * st + c], d4 = r[4 * st + c], d5 = r[5 * st + c];                        \
+      const T p = d4 - 4 * d2, q = d3 - 4 * d1, s = d4 - d2, u = 2 * (d3 - d1);                 \
+      v[(0 * 6 + b) * plane + c] = 4 * d0 - 5 * d2 + d4;                                         \
+      v[(1 * 6 + b) * plane + c] = p + q;                                                        \
+      v[(2 * 6 + b) * plane + c] = p - q;                                                        \
+      v[(3 * 6 + b) * plane + c] = s + u;                                                        \
+      v[(4 * 6 + b) * plane + c] = s - u;                                                        \
+      v[(5 * 6 + b) * plane + c] = 4 * d1 - 5 * d3 + d5;                                         \
+    }                                                                                            \
+  }                                                                                              \
+}                                                                                                \
+                                                                                                 \
+/* y = A^T m A: m's element (a, b) at m + (a*6 + b)*plane (channels innermost); the 4x4         \
+ * result's (i, j) at y[(i*4 + j)*WINO_CB + c], bias[c] added (bias may be NULL). Every loop    \
+ * runs over all WINO_CB channels, so that the loads of t meet whole vector stores (a partial   \
+ * block's loop would store t in pieces that a full-width load cannot take from the store       \
+ * buffer, a stall per load); m must be readable WINO_CB channels past the block, whatever it   \
+ * holds there, and only the first cb channels of y mean anything. */                           \
+static inline void strided_wino_output_##T(const T* m, long plane, long cb, const T* bias,      \
+                                           T* y) {                                               \
+  T t[24 * WINO_CB], bb[WINO_CB];                                                                \
+  /* (a branch, not a select: a masked vector load from a NULL bias, its lanes all off, still \
+   * costs a microcode assist for the faulting address) */                                   \
+  const long nb = bias ? cb : 0;                                                              \
+  for (long c = 0; c < nb; c++) bb[c] = bias[c];                                              \
+  for (long c = nb; c < WINO_CB; c++) bb[c] = 0;                                              \
+  /* columns first: t[i][b] = sum_a A[a][i] m[a][b], for the 4 output rows i */                 \
+  for (long b = 0; b < 6; b++) {                                                                 \
+    for (long c = 0; c < WINO_CB; c++) {                                                         \
+      const T m0 = m[(0 * 6 + b) * plane + c], m1 = m[(1 * 6 + b) * plane + c];                  \
+      const T m2 = m[(2 * 6 + b) * plane + c], m3 = m[(3 * 6 + b) * plane + c];                  \
+      const T m4 = m[(4 * 6 + b) * plane + c], m5 = m[(5 * 6 + b) * plane + c];                  \
+      const T s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;                       \
+      t[(0 * 6 + b) * WINO_CB + c] = m0 + s12 + s34;                                             \
+      t[(1 * 6 + b) * WINO_CB + c] = d12 + 2 * d34;                                              \
+      t[(2 * 6 + b) * WINO_CB + c] = s12 + 4 * s34;                                              \
+      t[(3 * 6 + b) * WINO_CB + c] = d12 + 8 * d34 + m5;                                         \
+    }                                                                                            \
+  }                                                                                              \
+  /* rows: y[i][j] = sum_b t[i][b] A[b][j] */                                                    \
+  for (long i = 0; i < 4; i++) {                                                                 \
+    const T* r = t + i * 6 * WINO_CB;                                                            \
+    T* o = y + i * 4 * WINO_CB;                                                                  \
+    for (long c = 0; c < WINO_CB; c++) {                                                         \
+      const T m0 = r[c], m1 = r[WINO_CB + c], m2 = r[2 * WINO_CB + c];                           \
+      const T m3 = r[3 * WINO_CB + c], m4 = r[4 * WINO_CB + c], m5 = r[5 * WINO_CB + c];         \
+      const T s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;                       \
+      o[c] = m0 + s12 + s34 + bb[c];                                                             \
+      o[WINO_CB + c] = d12 + 2 * d34 + bb[c];                                                    \
+      o[2 * WINO_CB + c] = s12 + 4 * s34 + bb[c];                                                \
+      o[3 * WINO_CB + c] = d12 + 8 * d34 + m5 + bb[c];                                           \
+    }                                                                                            \
+  }                                                                                              \
+}                                                                                                \
+                                                                                                 \
+/* u = G g G^T for the 3x3 filters of kb output channels at once (filter k's element (i, j)   \
+ * at g[k*gk + i*gh + j*gw]), computed in double and rounded once; element (a, b) of filter k's \
+ * 6x6 result goes to u[(a*6 + b)*plane + k]. The channels are the vector lanes. */              \
+static inline void strided_wino_filter_##T(const T* g, long gk, long gh, long gw, long kb,      \
+                                           T* u, long plane) {                                   \
+  double f[9][WINO_CB], t[6][3][WINO_CB];                                                        \
+  for (long i = 0; i < 3; i++)                                                                   \
+    for (long j = 0; j < 3; j++) {                                                               \
+      for (long k = 0; k < kb; k++) f[i * 3 + j][k] = g[k * gk + i * gh + j * gw];               \
+      for (long k = kb; k < WINO_CB; k++) f[i * 3 + j][k] = 0;                                   \
+    }                                                                                            \
+  /* t = G g: the rows of G are 1/4 (1, 0, 0), -1/6 (1, 1, 1), -1/6 (1, -1, 1),                  \
+   * 1/24 (1, 2, 4), 1/24 (1, -2, 4), (0, 0, 1) */                                               \
+  for (long j = 0; j < 3; j++)                                                                   \
+    for (long k = 0; k < WINO_CB; k++) {                                                         \
+      const double g0 = f[j][k], g1 = f[3 + j][k], g2 = f[6 + j][k];                             \
+      t[0][j][k] = g0 / 4;                                                                       \
+      t[1][j][k] = -(g0 + g1 + g2) / 6;                                                          \
+      t[2][j][k] = -(g0 - g1 + g2) / 6;                                                          \
+      t[3][j][k] = (g0 + 2 * g1 + 4 * g2) / 24;                                                  \
+      t[4][j][k] = (g0 - 2 * g1 + 4 * g2) / 24;                                                  \
+      t[5][j][k] = g2;                                                                           \
+    }                                                                                            \
+  /* u = t G^T */                                                                                \
+  for (long a = 0; a < 6; a++) {                                                                 \
+    T* o = u + a * 6 * plane;                                                                    \
+    for (long k = 0; k < kb; k++) {                                                              \
+      const double g0 = t[a][0][k], g1 = t[a][1][k], g2 = t[a][2][k];                            \
+      o[k] = (T)(g0 / 4);                                                                        \
+      o[plane + k] = (T)(-(g0 + g1 + g2) / 6);                                                   \
+      o[2 * plane + k] = (T)(-(g0 - g1 + g2) / 6);                                               \
+      o[3 * plane + k] = (T)((g0 + 2 * g1 + 4 * g2) / 24);                                       \
+      o[4 * plane + k] = (T)((g0 - 2 * g1 + 4 * g2) / 24);                                       \
+      o[5 * plane + k] = (T)g2;                                                                  \
+    }                                                                                            \
+  }                                                                                              \
+}                                                                                                \
+                                                                                                 \
+/* The weight's gradient (Note [The weight's gradient by Winograd] in conv.pyx): the 4x4 tile   \
+ * of grad whose top-left element is (y0, x0), zeros past (Ho, Wo), channels innermost, taken    \
+ * to w = A u A^T (6x6), element (a, b) at w + (a*6 + b)*plane. */                               \
+static inline void strided_wino_grad_##T(const T* g, long sk, long sh, long sw, long Ho,        \
+                                         long Wo, long y0, long x0, long cb, T* u, T* w,         \
+                                         long plane) {                                           \
+  T r[24 * WINO_CB];                                                                             \
+  for (long i = 0; i < 4; i++)                                                                   \
+    for (long j = 0; j < 4; j++) {                                                               \
+      const int inside = y0 + i < Ho && x0 + j < Wo;                                             \
+      strided_wino_gather_##T(inside ? g + (y0 + i) * sh + (x0 + j) * sw : NULL, sk, cb,         \
+                              u + (i * 4 + j) * WINO_CB);                                        \
+    }                                                                                            \
+  /* rows: r[i][b] = sum_j A[b][j] u[i][j] (A = (A^T)^T, 6x4) */                                 \
+  for (long i = 0; i < 4; i++) {                                                                 \
+    const T* q = u + i * 4 * WINO_CB;                                                            \
+    T* o = r + i * 6 * WINO_CB;                                                                  \
+    for (long c = 0; c < WINO_CB; c++) {                                                         \
+      const T u0 = q[c], u1 = q[WINO_CB + c], u2 = q[2 * WINO_CB + c], u3 = q[3 * WINO_CB + c]; \
+      const T e = u0 + u2, f = u1 + u3, e4 = u0 + 4 * u2, f8 = 2 * u1 + 8 * u3;                 \
+      o[c] = u0;                                                                                 \
+      o[WINO_CB + c] = e + f;                                                                    \
+      o[2 * WINO_CB + c] = e - f;                                                                \
+      o[3 * WINO_CB + c] = e4 + f8;                                                              \
+      o[4 * WINO_CB + c] = e4 - f8;                                                              \
+      o[5 * WINO_CB + c] = u3;                                                                   \
+    }                                                                                            \
+  }                                                                                              \
+  /* columns: w[a][b] = sum_i A[a][i] r[i][b] */                                                 \
+  for (long b = 0; b < 6; b++) {                                                                 \
+    const T* q = r + b * WINO_CB;                                                                \
+    const long st = 6 * WINO_CB;                                                                 \
+    for (long c = 0; c < cb; c++) {                                                              \
+      const T u0 = q[c], u1 = q[st + c], u2 = q[2 * st + c], u3 = q[3 * st + c];                 \
+      const T e = u0 + u2, f = u1 + u3, e4 = u0 + 4 * u2, f8 = 2 * u1 + 8 * u3;                 \
+      w[(0 * 6 + b) * plane + c] = u0;                                                           \
+      w[(1 * 6 + b) * plane + c] = e + f;                                                        \
+      w[(2 * 6 + b) * plane + c] = e - f;                                                        \
+      w[(3 * 6 + b) * plane + c] = e4 + f8;                                                      \
+      w[(4 * 6 + b) * plane + c] = e4 - f8;                                                      \
+      w[(5 * 6 + b) * plane + c] = u3;                                                           \
+    }                                                                                            \
+  }                                                                                              \
+}                                                                                                \
+                                                                                                 \
+/* gw = G^T s G (3x3) from the 6x6 sums s, element (a, b) at s[(a*6 + b)*plane], in double;    \
+ * gw's (i, j) at gw[i*gh + j*gw]. */                                                            \
+static inline void strided_wino_weight_##T(const T* s, long plane, T* g, long gh, long gw) {    \
+  static const double G[6][3] = {{1.0 / 4, 0, 0},                                                \
+                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},                                 \
+                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},                                  \
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},                                  \
+                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},                                 \
+                                 {0, 0, 1}};                                                     \
+  double t[3][6];                                                                                \
+  for (int i = 0; i < 3; i++)                                                                    \
+    for (int b = 0; b < 6; b++) {                                                                \
+      double acc = 0;                                                                            \
+      for (int a = 0; a < 6; a++) acc += G[a][i] * (double)s[(a * 6 + b) * plane];               \
+      t[i][b] = acc;                                                                             \
+    }                                                                                            \
+  for (int i = 0; i < 3; i++)                                                                    \
+    for (int j = 0; j < 3; j++) {                                                                \
+      double acc = 0;                                                                            \
+      for (int b = 0; b < 6; b++) acc += t[i][b] * G[b][j];                                      \
+      g[i * gh + j * gw] = (T)acc;                                                               \
+    }                                                                                            \
+}
+
+STRIDED_WINOGRAD(float)
+STRIDED_WINOGRAD(double)
+
+#endif
