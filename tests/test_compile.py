@@ -903,6 +903,31 @@ def test_cuda_row_kernels_equal_eager(dtype, shape, layout):
         assert "row" not in kinds, cf.explain()
 
 
+def test_cuda_row_kernels_write_what_the_backward_reads():
+    """A training loss through layer norm and log_softmax on cuda-emulated: the forward's row
+    kernels also write the values the joint backward saves (a row's max, sum, log, the
+    exponentials), the backward has row kernels of its own; loss and gradients equal eager."""
+    rng = np.random.default_rng(19)
+    dev = "cuda-emulated"
+    x = _t(rng, (6, 20), "float32").to(dev)
+    onehot = strided.tensor(np.eye(5, dtype=np.float32)[rng.integers(0, 5, 6)]).to(dev)
+    params = [(_t(rng, s, "float32") * 0.3).to(dev) for s in ((20, 16), (16,), (16, 5))]
+
+    def loss(x, onehot, w1, b1, w2):
+        h = F.layer_norm(strided.relu(x @ w1 + b1), (16,))
+        return -(F.log_softmax(h @ w2, dim=1) * onehot).sum() / 6
+
+    cf = strided.compile(loss)
+    for _ in range(2):
+        got, got_grads = _grads(cf, [x, onehot, *params], [False, False, True, True, True])
+    want, want_grads = _grads(loss, [x, onehot, *params], [False, False, True, True, True])
+    _same(got.cpu(), want.cpu(), "float32")
+    for g, w in zip(got_grads[2:], want_grads[2:], strict=True):
+        _same(g.cpu(), w.cpu(), "float32")
+    for lowered in (cf.last.forward, cf.last.backward):
+        assert "row" in [spec.kind for _, _, spec in lowered.cuda.functions], cf.explain()
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cuda_whole_tensor_reductions_split_over_blocks(dtype):
     """A sum of everything is cut into chunks along gridDim.y, the partials combined by a
