@@ -511,10 +511,11 @@ def _extreme(name, reduce, combine, a, axis, out, keepdims, initial):
     return combine(reduce(a, axis=axis, keepdims=keepdims), initial, out=out)
 
 
-def amax(a, axis=None, out=None, keepdims=False, initial=None):
+def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """NumPy's name for ``max``: the largest element over ``axis`` (all by default; NaN if any
     is NaN). ``initial`` is a lower bound, and the result where the reduction is empty
-    (without it, an empty reduction raises). NumPy's ``where=`` is not supported.
+    (without it, an empty reduction raises). ``where=`` keeps only the elements it marks (with
+    ``initial``, as in NumPy).
 
     Examples
     --------
@@ -523,12 +524,14 @@ def amax(a, axis=None, out=None, keepdims=False, initial=None):
     >>> strided.amax(x), strided.amax(x, axis=0), strided.amax(x, initial=9)
     (tensor(7), tensor([7, 5]), tensor(9))
     """
-    if axis is None and out is None and keepdims is False and initial is None:
+    if axis is None and out is None and keepdims is False and initial is None and where is None:
         return _red.max._whole(a)  # Note [Whole reductions at NumPy's per-call cost]
+    if where is not None:  # NumPy's mask (it needs initial=): max's own
+        return _red.max(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
     return _extreme("amax", _red.max, _ew.maximum, a, axis, out, keepdims, initial)
 
 
-def amin(a, axis=None, out=None, keepdims=False, initial=None):
+def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """NumPy's name for ``min``: the smallest element over ``axis`` (all by default; NaN if
     any is NaN). ``initial`` is an upper bound, and the result where the reduction is empty.
 
@@ -539,8 +542,10 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None):
     tensor([[1],
             [2]])
     """
-    if axis is None and out is None and keepdims is False and initial is None:
+    if axis is None and out is None and keepdims is False and initial is None and where is None:
         return _red.min._whole(a)  # Note [Whole reductions at NumPy's per-call cost]
+    if where is not None:  # NumPy's mask (it needs initial=): max's own
+        return _red.min(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
     return _extreme("amin", _red.min, _ew.minimum, a, axis, out, keepdims, initial)
 
 

@@ -504,6 +504,9 @@ def mean(
     return _finish(result, out, "mean")
 
 
+_mean = mean  # (var's and std's keyword ``mean=`` hides the function there)
+
+
 def var(
     x,
     /,
@@ -514,6 +517,7 @@ def var(
     keepdims=False,
     *,
     where=None,
+    mean=None,
     correction=None,
     dim=None,
     keepdim=None,
@@ -524,7 +528,9 @@ def var(
     ``correction`` is the Array API's name; NumPy's ``ddof`` and PyTorch's ``unbiased=True``
     (correction 1) are accepted, and NumPy's positional order (``var(a, axis, dtype, out,
     ddof, keepdims)``, Note [NumPy's positions]), ``dtype=`` (the dtype computed in) and
-    ``where=`` (only the elements the mask keeps). The default is NumPy's and the Array API's,
+    ``where=`` (only the elements the mask keeps), and NumPy 2's ``mean=`` (the mean, already
+    computed with ``keepdims=True``, so that it is not computed again). The default is NumPy's
+    and the Array API's,
     correction 0; a call in PyTorch's words, with ``dim=``, gets torch.var's default,
     correction 1 (Note [Reduction methods: NumPy's positions, PyTorch's keywords] in
     _tensor.py). Complex input gives a real result.
@@ -546,6 +552,7 @@ def var(
     x = _tensor(x)
     if dtype is None and _is_half(x.dtype):  # Note [Composite reductions of halves]
         kw = dict(axis=axis, ddof=ddof, keepdims=keepdims, where=where, correction=correction)
+        kw["mean"] = mean
         result = var(x, dtype=float32, dim=dim, keepdim=keepdim, unbiased=unbiased, **kw)
         return _finish(result.astype(x.dtype), out, "var")
     if dtype is not None:
@@ -560,7 +567,10 @@ def var(
         n = sum(mask, axis=dims, keepdims=keep, dtype=x.dtype if x.dtype.kind == "f" else float64)
     else:
         n = math.prod(x.shape[d] for d in dims)
-    mu = mean(x, axis=dims, keepdims=True, where=where if masked else None)
+    if mean is None:
+        mu = _mean(x, axis=dims, keepdims=True, where=where if masked else None)
+    else:
+        mu = _tensor(mean, like=x)
     centred = _ew.subtract(x, mu)
     sq = (
         _ew.real(_ew.multiply(centred, _ew.conj(centred)))
@@ -583,6 +593,7 @@ def std(
     keepdims=False,
     *,
     where=None,
+    mean=None,
     correction=None,
     dim=None,
     keepdim=None,
@@ -600,6 +611,7 @@ def std(
     half = x.dtype if dtype is None and _is_half(x.dtype) else None
     if half is not None:  # Note [Composite reductions of halves]: the root in float32 too
         kw = dict(axis=axis, ddof=ddof, keepdims=keepdims, where=where, correction=correction)
+        kw["mean"] = mean
         result = std(x, dtype=float32, dim=dim, keepdim=keepdim, unbiased=unbiased, **kw)
         return _finish(result.astype(half), out, "std")
     return _finish(
@@ -611,6 +623,7 @@ def std(
                 ddof=ddof,
                 keepdims=keepdims,
                 where=where,
+                mean=mean,
                 correction=correction,
                 dim=dim,
                 keepdim=keepdim,

@@ -100,7 +100,7 @@ def _nan_to(x, value):
 # -- nan-aware reductions -----------------------------------------------------------------------
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """The sum over ``axis``, treating NaN as zero (an all-NaN slice sums to 0).
 
     Examples
@@ -110,10 +110,11 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     tensor([1., 5.])
     """
     a = _tensor(a)
-    return _red.sum(_nan_to(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    kw = dict(axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+    return _red.sum(_nan_to(a, 0), **kw)
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """The product over ``axis``, treating NaN as one.
 
     Examples
@@ -123,15 +124,25 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     tensor(6.)
     """
     a = _tensor(a)
-    return _red.prod(_nan_to(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    kw = dict(axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+    return _red.prod(_nan_to(a, 1), **kw)
 
 
-def _nan_count(a, dims, keepdims, dtype):
-    """How many non-NaN elements each slice over ``dims`` holds, as ``dtype``."""
-    return _red.sum(_ew.logical_not(_ew.isnan(a)), axis=dims, keepdims=keepdims).astype(dtype)
+def _kept(a, where):
+    """Where a holds a number that NumPy's ``where=`` mask keeps (bool, a's shape)."""
+    kept = _ew.logical_not(_ew.isnan(a))
+    if where is None or where is True:
+        return kept
+    return _ew.logical_and(kept, _views.broadcast_to(_tensor(where, like=a), a.shape))
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+def _nan_count(a, dims, keepdims, dtype, where=None):
+    """How many non-NaN elements (of those ``where`` keeps) each slice over ``dims`` holds, as
+    ``dtype``."""
+    return _red.sum(_kept(a, where), axis=dims, keepdims=keepdims).astype(dtype)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """The mean over ``axis`` of the non-NaN elements (NaN for an all-NaN slice); integers give
     float64, as ``mean``. Differentiable: it is a sum of ``where`` over a count.
 
@@ -143,18 +154,28 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     """
     a = _tensor(a)
     if not _is_float(a):
-        return _red.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+        return _red.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     dims = _red._dims("nanmean", a, axis, None)
-    total = _red.sum(_nan_to(a, 0), axis=dims, keepdims=keepdims, dtype=dtype)
-    count = _nan_count(a, dims, keepdims, total.dtype)
+    total = _red.sum(_ew.where(_kept(a, where), a, 0), axis=dims, keepdims=keepdims, dtype=dtype)
+    count = _nan_count(a, dims, keepdims, total.dtype, where)
     return _red._finish(_ew.divide(total, count), out)
 
 
 def nanvar(
-    a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, mean=None, correction=None
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
 ):
     """The variance over ``axis`` of the non-NaN elements: sum(|x - nanmean|^2) / (n - ddof),
-    with n counted per slice; NaN where n - ddof <= 0 (NumPy warns there).
+    with n counted per slice; NaN where n - ddof <= 0 (NumPy warns there). ``where=`` keeps
+    only the elements it marks; ``mean=`` is the mean, already computed with ``keepdims=True``.
 
     Examples
     --------
@@ -162,32 +183,41 @@ def nanvar(
     >>> strided.nanvar(strided.asarray([1.0, float("nan"), 3.0]))
     tensor(1.)
     """
-    if mean is not None:
-        raise NotImplementedError("nanvar: mean= is not supported; leave it out")
     if correction is not None:
         ddof = correction
     a = _tensor(a)
     if not _is_float(a):
-        return _red.var(a, axis=axis, correction=ddof, keepdims=keepdims, out=out)
+        kw = dict(correction=ddof, keepdims=keepdims, out=out, where=where, mean=mean)
+        return _red.var(a, axis=axis, **kw)
     if dtype is not None:
         a = a.astype(dtype)
     dims = _red._dims("nanvar", a, axis, None)
-    m = nanmean(a, axis=dims, keepdims=True)
-    centred = _nan_to(a, 0) if a.numel() == 0 else _ew.where(_ew.isnan(a), 0, _ew.subtract(a, m))
+    kept = _kept(a, where)
+    m = nanmean(a, axis=dims, keepdims=True, where=where) if mean is None else _tensor(mean, like=a)
+    centred = _nan_to(a, 0) if a.numel() == 0 else _ew.where(kept, _ew.subtract(a, m), 0)
     sq = (
         _ew.real(_ew.multiply(centred, _ew.conj(centred)))
         if a.dtype.kind == "c"
         else _ew.square(centred)
     )
     total = _red.sum(sq, axis=dims, keepdims=keepdims)
-    dof = _ew.subtract(_nan_count(a, dims, keepdims, total.dtype), ddof)
+    dof = _ew.subtract(_nan_count(a, dims, keepdims, total.dtype, where), ddof)
     bad = _ew.less_equal(dof, 0)
     result = _ew.where(bad, float("nan"), _ew.divide(total, _ew.where(bad, 1, dof)))
     return _red._finish(result, out)
 
 
 def nanstd(
-    a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, mean=None, correction=None
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
 ):
     """The standard deviation over ``axis`` of the non-NaN elements: ``sqrt(nanvar(...))``.
 
@@ -197,32 +227,37 @@ def nanstd(
     >>> strided.nanstd(strided.asarray([1.0, float("nan"), 3.0]))
     tensor(1.)
     """
-    v = nanvar(
-        a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, mean=mean, correction=correction
-    )
+    kw = dict(keepdims=keepdims, where=where, mean=mean, correction=correction)
+    v = nanvar(a, axis=axis, dtype=dtype, ddof=ddof, **kw)
     return _red._finish(_ew.sqrt(v), out)
 
 
-def _nan_extreme(name, a, axis, out, keepdims, largest):
+def _nan_extreme(name, a, axis, out, keepdims, largest, initial, where):
     a = _tensor(a)
     op = _red.max if largest else _red.min
     if not _is_float(a):
-        return op(a, axis=axis, out=out, keepdims=keepdims)
+        return op(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
     dims = _red._dims(name, a, axis, None)
     if a.dtype.kind == "c":  # NumPy's fmax.reduce: Note [The extremes of complex numbers]
+        if initial is not None or (where is not None and where is not True):
+            raise NotImplementedError(f"{name}: initial= and where= take real input only")
         if a.numel() == 0:
             return op(a, axis=dims, out=out, keepdims=keepdims)  # max's error
         r = _complex_order.extreme(name[3:], a, dims, keepdims, skip_nan=True)
         return _red._finish(r, out)
+    # NumPy's fmax.reduce: NaNs step aside; a slice with no number left is NaN, or initial
     filled = _nan_to(a, float("-inf") if largest else float("inf"))
-    m = op(filled, axis=dims, keepdims=keepdims)
-    all_nan = _red.all(_ew.isnan(a), axis=dims, keepdims=keepdims)
+    m = op(filled, axis=dims, keepdims=keepdims, initial=initial, where=where)
+    if initial is not None:
+        return _red._finish(m, out)
+    all_nan = _red.all(_ew.logical_not(_kept(a, where)), axis=dims, keepdims=keepdims)
     return _red._finish(_ew.where(all_nan, float("nan"), m), out)
 
 
-def nanmax(a, axis=None, out=None, keepdims=False):
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """The largest non-NaN element over ``axis``; NaN for an all-NaN slice (NumPy warns there);
-    an empty reduction raises ValueError, as ``max``.
+    an empty reduction raises ValueError, as ``max``. ``initial`` and ``where=`` as ``max``'s
+    (real input).
 
     Examples
     --------
@@ -230,10 +265,10 @@ def nanmax(a, axis=None, out=None, keepdims=False):
     >>> strided.nanmax(strided.asarray([[1.0, float("nan")], [float("nan")] * 2]), axis=1)
     tensor([ 1., nan])
     """
-    return _nan_extreme("nanmax", a, axis, out, keepdims, True)
+    return _nan_extreme("nanmax", a, axis, out, keepdims, True, initial, where)
 
 
-def nanmin(a, axis=None, out=None, keepdims=False):
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """The smallest non-NaN element over ``axis``; NaN for an all-NaN slice (see ``nanmax``).
 
     Examples
@@ -242,7 +277,7 @@ def nanmin(a, axis=None, out=None, keepdims=False):
     >>> strided.nanmin(strided.asarray([3.0, float("nan"), 2.0]))
     tensor(2.)
     """
-    return _nan_extreme("nanmin", a, axis, out, keepdims, False)
+    return _nan_extreme("nanmin", a, axis, out, keepdims, False, initial, where)
 
 
 def _nan_arg(name, a, axis, out, keepdims, largest):
