@@ -48,13 +48,24 @@ from strided._dtype import (
 )
 from strided._dtype import bool_ as bool  # noqa: A001 - the Array API name shadows the builtin
 from strided._errstate import errstate, geterr, geterrcall, seterr, seterrcall
-from strided._format import get_printoptions, printoptions, set_printoptions
+from strided._format import (
+    array2string,
+    array_repr,
+    array_str,
+    base_repr,
+    binary_repr,
+    get_printoptions,
+    printoptions,
+    set_printoptions,
+)
 from strided._info import __array_namespace_info__
 from strided._numpy_protocols import is_numpy_fallback_enabled, numpy_fallback
 from strided._ops.arrayinfo import *  # noqa: F403 - ndim, shares_memory, ndindex, windows, ...
 from strided._ops.arrayinfo import __all__ as _arrayinfo_names
 from strided._ops.arrays import *  # noqa: F403 - NumPy's array manipulation routines
 from strided._ops.arrays import __all__ as _arrays_names
+from strided._ops.bits import *  # noqa: F403 - packbits, unpackbits
+from strided._ops.bits import __all__ as _bits_names
 from strided._ops.calculus import *  # noqa: F403 - gradient, trapezoid
 from strided._ops.calculus import __all__ as _calculus_names
 from strided._ops.construction import *  # noqa: F403 - NumPy's array, logspace, tri, ...
@@ -184,6 +195,9 @@ from strided.autograd.grad_mode import (
 )
 from strided.random import manual_seed, seed
 from strided.serialization import (
+    fromfile,
+    fromiter,
+    fromstring,
     genfromtxt,
     load,
     loadtxt,
@@ -259,7 +273,15 @@ __all__ = [
     "full",
     "full_like",
     "gather",
+    "fromfile",
+    "fromiter",
+    "fromstring",
     "genfromtxt",
+    "array2string",
+    "array_repr",
+    "array_str",
+    "base_repr",
+    "binary_repr",
     "get_default_dtype",
     "get_num_threads",
     "geterr",
@@ -383,6 +405,7 @@ __all__ = [
     *_polynomial_names,
     *_ufunclike_names,
     *_arrayinfo_names,
+    *_bits_names,
 ]
 
 # tracing, custom operators and the compiler (issue 24): strided.fx, strided.library and

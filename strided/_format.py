@@ -45,6 +45,11 @@ import contextvars
 import numpy as np
 
 __all__ = [
+    "array2string",
+    "array_repr",
+    "array_str",
+    "base_repr",
+    "binary_repr",
     "format_repr",
     "format_str",
     "get_printoptions",
@@ -310,3 +315,107 @@ def format_str(t):
     tensor([0, 1, 2])
     """
     return format_repr(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# NumPy's printing functions
+# ---------------------------------------------------------------------------------------------
+
+# NumPy's argument names -> strided's print options
+_NUMPY_OPTION = {"max_line_width": "linewidth", "precision": "precision",
+                 "suppress_small": "suppress"}  # fmt: skip
+
+
+def _given(**given):
+    """NumPy's print arguments that were given, as strided's print options."""
+    return {_NUMPY_OPTION[k]: v for k, v in given.items() if v is not None}
+
+
+def _options(**given):
+    """strided's print options (NumPy's keywords) with NumPy's arguments that were given laid
+    over them."""
+    opts = dict(_printoptions.get())
+    opts.pop("override_repr")
+    opts.update(_given(**given))
+    return opts
+
+
+def array2string(a, max_line_width=None, precision=None, suppress_small=None, separator=" ",
+                 prefix="", **kwargs):  # fmt: skip
+    """The numbers of ``a`` as text, without ``repr``'s ``tensor(...)`` around them:
+    ``numpy.array2string``, every argument as NumPy's, defaults from strided's print options
+    (``set_printoptions``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.array2string(strided.asarray([1.0, 2.5]), separator=", ")
+    '[1. , 2.5]'
+    """
+    from strided._check import tensor
+
+    opts = _options(max_line_width=max_line_width, precision=precision,
+                    suppress_small=suppress_small)  # fmt: skip
+    with np.printoptions(**opts):
+        return np.array2string(_host_array(tensor(a)), separator=separator, prefix=prefix,
+                               **kwargs)  # fmt: skip
+
+
+def _formatted(fmt, a, max_line_width, precision, suppress_small):
+    """``fmt(a)`` under NumPy's three print arguments that were given."""
+    from strided._check import tensor
+
+    given = _given(max_line_width=max_line_width, precision=precision,
+                   suppress_small=suppress_small)  # fmt: skip
+    with printoptions(**given):
+        return fmt(tensor(a))
+
+
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    """``repr(arr)`` with NumPy's three print arguments for this call (see ``format_repr``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.array_repr(strided.asarray([1 / 3]), precision=3)
+    'tensor([0.333])'
+    """
+    return _formatted(format_repr, arr, max_line_width, precision, suppress_small)
+
+
+def array_str(a, max_line_width=None, precision=None, suppress_small=None):
+    """``str(a)`` with NumPy's three print arguments for this call (see ``format_str``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.array_str(strided.asarray([1 / 3]), precision=2)
+    'tensor([0.33])'
+    """
+    return _formatted(format_str, a, max_line_width, precision, suppress_small)
+
+
+def binary_repr(num, width=None):
+    """The binary digits of the integer ``num`` (a Python int or a 0-d integer tensor), two's
+    complement in ``width`` bits for a negative one: ``numpy.binary_repr``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.binary_repr(5), strided.binary_repr(-3, width=4)
+    ('101', '1101')
+    """
+    return np.binary_repr(int(num), width)
+
+
+def base_repr(number, base=2, padding=0):
+    """The digits of the integer ``number`` in ``base`` (2 to 36), ``padding`` zeros in front:
+    ``numpy.base_repr``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.base_repr(255, 16), strided.base_repr(-7, 3)
+    ('FF', '-21')
+    """
+    return np.base_repr(int(number), base, padding)

@@ -105,6 +105,9 @@ from strided._ops import creation as _creation
 
 __all__ = [
     "NpzFile",
+    "fromfile",
+    "fromiter",
+    "fromstring",
     "genfromtxt",
     "load",
     "loadtxt",
@@ -846,6 +849,62 @@ def genfromtxt(fname, dtype=float, *args, **kwargs):
             "does not have; leave usemask=False (missing values become nan)"
         )
     return _wrap_text_result(result, "genfromtxt")
+
+
+def _read_as(result, dtype, name):
+    """NumPy's ``result`` as a tensor of ``dtype`` (bfloat16, which NumPy lacks, read as float32
+    and rounded once)."""
+    t = _to_tensor(result, f"strided.{name}: the result")
+    return t.astype(dtype) if _numpy_dtype(dtype) is None else t
+
+
+def _read_dtype(dtype):
+    return np.float32 if _numpy_dtype(dtype) is None else _numpy_dtype(dtype)
+
+
+def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
+    """Read a tensor from a binary file (``sep=""``) or a text file of numbers separated by
+    ``sep``: ``numpy.fromfile``, every argument as NumPy's, the result wrapped as a tensor.
+    ``tofile``'s reverse; ``load`` reads strided's own format with its dtype and shape.
+
+    Examples
+    --------
+    >>> import os, tempfile, strided
+    >>> path = os.path.join(tempfile.mkdtemp(), "x.bin")
+    >>> strided.asarray([1.5, 2.5]).numpy().tofile(path)
+    >>> strided.fromfile(path)
+    tensor([1.5, 2.5])
+    """
+    result = np.fromfile(file, _read_dtype(dtype), count=count, sep=sep, offset=offset)
+    return _read_as(result, dtype, "fromfile")
+
+
+def fromstring(string, dtype=float, count=-1, *, sep, like=None):
+    """The numbers of a text ``string`` separated by ``sep``: ``numpy.fromstring`` (whose binary
+    mode, ``sep=""``, NumPy has removed: use ``frombuffer``).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.fromstring("1 2 3", dtype=strided.int32, sep=" ")
+    tensor([1, 2, 3], dtype=strided.int32)
+    """
+    result = np.fromstring(string, _read_dtype(dtype), count=count, sep=sep)
+    return _read_as(result, dtype, "fromstring")
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002 - NumPy's argument name
+    """A 1-D tensor of the values an iterable yields: ``numpy.fromiter``, every argument as
+    NumPy's (``count`` reads at most that many; NumPy's structured and object dtypes are not
+    strided's).
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.fromiter((i * i for i in range(4)), dtype=strided.int64)
+    tensor([0, 1, 4, 9])
+    """
+    return _read_as(np.fromiter(iter, _read_dtype(dtype), count=count), dtype, "fromiter")
 
 
 def savetxt(fname, X, *args, **kwargs):

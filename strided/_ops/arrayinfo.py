@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from strided import _check, _core
-from strided._dtype import float64, int64
+from strided._dtype import float16, float64, int64
 from strided._ops import elementwise as _ew
 from strided._ops import linalg as _la
 from strided._ops import reduction as _red
@@ -38,10 +38,13 @@ __all__ = [
     "asfortranarray",
     "bartlett",
     "blackman",
+    "common_type",
     "copy",
     "hamming",
     "hanning",
     "isscalar",
+    "isfortran",
+    "issubdtype",
     "iterable",
     "kaiser",
     "matvec",
@@ -243,6 +246,83 @@ _REQUIREMENTS = {
     "O": "O", "OWNDATA": "O",
     "E": "E", "ENSUREARRAY": "E",
 }  # fmt: skip
+
+
+def isfortran(a):
+    """Whether ``a`` is laid out in Fortran (column-major) order and not also in C order (so a
+    1-d tensor is not): NumPy's ``isfortran``, ``a.flags.fnc``.
+
+    Examples
+    --------
+    >>> import strided
+    >>> x = strided.ones((2, 3))
+    >>> strided.isfortran(x), strided.isfortran(x.T)
+    (False, True)
+    """
+    from strided._ops.arrays import _f_contiguous
+
+    a = _check.tensor(a)
+    return _f_contiguous(a) and not a.is_contiguous()
+
+
+def _numpy_type(t):
+    """A dtype or type argument as NumPy reads it: strided's dtypes become their NumPy twins,
+    and bfloat16 (which NumPy lacks) stands as float16, another floating type, for the
+    abstract types of NumPy's hierarchy."""
+    from strided._dtype import DType
+
+    if isinstance(t, DType):
+        return np.float16 if t.name == "bfloat16" else t.numpy
+    if isinstance(t, _core.TensorBase):
+        raise TypeError("issubdtype: pass a dtype (x.dtype), not a tensor")
+    return t
+
+
+def issubdtype(arg1, arg2):
+    """Whether the dtype ``arg1`` is ``arg2`` or below it in NumPy's hierarchy of types
+    (``numpy.floating``, ``numpy.integer``, ``numpy.number``...): ``numpy.issubdtype``, with
+    strided's dtypes read as NumPy's (bfloat16 as a floating type of its own).
+
+    Examples
+    --------
+    >>> import numpy as np, strided
+    >>> strided.issubdtype(strided.float32, np.floating), strided.issubdtype("int8", np.number)
+    (True, True)
+    >>> strided.issubdtype(strided.bfloat16, np.floating), strided.issubdtype(strided.int32, float)
+    (True, False)
+    """
+    from strided._dtype import DType, bfloat16
+
+    if arg1 is bfloat16 or arg2 is bfloat16:
+        if isinstance(arg2, DType) or not (isinstance(arg2, type) and np.generic in arg2.__mro__):
+            return arg1 is arg2  # a concrete type: bfloat16 is only itself
+        if arg1 is not bfloat16:
+            return False
+    return bool(np.issubdtype(_numpy_type(arg1), _numpy_type(arg2)))
+
+
+def common_type(*arrays):
+    """The inexact dtype that holds the values of all ``arrays``: the widest of their floats
+    (integers count as float64), complex if any is complex. NumPy's ``common_type`` gives a
+    scalar type (``numpy.float64``); this gives strided's dtype.
+
+    Examples
+    --------
+    >>> import strided
+    >>> strided.common_type(strided.arange(3), strided.ones(2, dtype=strided.float32))
+    strided.float64
+    >>> strided.common_type(strided.ones(2, dtype=strided.complex64))
+    strided.complex64
+    """
+    from strided._dtype import promote_types
+
+    result = float16
+    for a in arrays:
+        d = _check.tensor(a).dtype
+        if d.kind == "b":
+            raise TypeError("common_type: cannot get a common type for a bool (non-numeric) array")
+        result = promote_types(result, float64 if d.kind in "iu" else d)
+    return result
 
 
 def require(a, dtype=None, requirements=None, *, like=None):

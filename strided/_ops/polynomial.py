@@ -51,6 +51,7 @@ __all__ = [
     "polyadd",
     "polysub",
     "polymul",
+    "polydiv",
 ]
 
 
@@ -304,6 +305,37 @@ def polymul(a1, a2):
     tensor([ 9, 23, 38, 17,  3])
     """
     return convolve(_coeffs(a1, "polymul", "a1"), _coeffs(a2, "polymul", "a2"))
+
+
+def polydiv(u, v):
+    """The quotient and remainder of two polynomials (highest power first), ``u = q v + r``, by
+    NumPy's long division in floats (or complex): the remainder's leading coefficients that
+    ``allclose`` finds zero are dropped, as NumPy does.
+
+    Examples
+    --------
+    >>> import strided
+    >>> q, r = strided.polydiv([3.0, 5.0, 2.0], [2.0, 1.0])
+    >>> q, r
+    (tensor([1.5 , 1.75]), tensor([0.25]))
+    """
+    from strided._dtype import result_type
+    from strided._ops.mathfuncs import allclose
+
+    u = _ew.add(_coeffs(u, "polydiv", "u"), 0.0)  # NumPy's u + 0.0: the division's float
+    v = _ew.add(_coeffs(v, "polydiv", "v"), 0.0)
+    dtype = result_type(u.dtype, v.dtype)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = _ew.divide(1.0, v[0])
+    q = _cr.zeros(max(m - n + 1, 1), dtype=dtype, device=u.device)
+    r = u.astype(dtype, copy=True)
+    for k in range(m - n + 1):  # one step of long division per power of the quotient
+        d = _ew.multiply(scale, r[k])
+        q[k] = d
+        r[k : k + n + 1] = _ew.subtract(r[k : k + n + 1], _ew.multiply(d, v))
+    while r.shape[0] > 1 and allclose(r[0], 0, rtol=1e-14):
+        r = r[1:]
+    return q, r
 
 
 def polyder(p, m=1):
