@@ -853,8 +853,9 @@ def test_cuda_fused_reductions_equal_eager_on_every_layout(device, layout):
     assert {"block", "thread"} <= kinds, kinds
 
 
-# Note [Fused CUDA rows]: row lengths below a warp, odd, beyond a block, beyond the registers
-CUDA_ROW_SHAPES = [(5, 37), (3, 700), (2, 9000), (4, 1), (1, 6), (2, 3, 33), (0, 8)]
+# Note [Fused CUDA rows]: rows of a warp (below 32 elements, odd, up to 1024), rows of a block
+# (in registers, 2000; beyond them, 9000), one element, 0 rows, several kept dims
+CUDA_ROW_SHAPES = [(5, 37), (3, 700), (2, 2000), (2, 9000), (4, 1), (1, 6), (2, 3, 33), (0, 8)]
 CUDA_ROW_LAYOUTS = {  # a tensor of the shape, from a base of the shape ``base`` gives
     "contiguous": (lambda s: s, lambda b: b),
     "transposed": (lambda s: (*s[:-2], s[-1], s[-2]), lambda b: b.mT),  # rows not contiguous

@@ -51,10 +51,11 @@ class Launch:
     """How the host launches one generated kernel (Note [Fused CUDA reductions]): ``kind``
     "pointwise" (a grid-stride loop over ``n`` elements), "block" (a block per output, ``grid``
     blocks, ``chunks`` blocks per output along y), "thread" (a thread per output) or "row" (a
-    block of ``block`` threads per row, Note [Fused CUDA rows]); a split reduction's
+    warp or a block per row, ``block`` (threads per row, rows per block), Note [Fused CUDA
+    rows]); a split reduction's
     ``partials`` (count, dtype name) and its second kernel ``combine``."""
 
-    def __init__(self, kind, n=0, grid=(1, 1), partials=None, combine=None, block=256):
+    def __init__(self, kind, n=0, grid=(1, 1), partials=None, combine=None, block=(256, 1)):
         self.kind, self.n, self.grid, self.block = kind, n, grid, block
         self.partials, self.combine = partials, combine
 
@@ -328,23 +329,28 @@ def _generate_reduction(name, group, strides_of):
 # ~~~~~~~~~~~~~~~~~~~~~~
 # A row group (Note [One pass per row] in rows.py: softmax's max, sum of exponentials and
 # quotient; log_softmax's; layer norm's mean, variance and normalised output) is one kernel
-# with a block per row, where its groups would be three to five kernels, each reading the
-# matrix from memory and some writing an intermediate (``e``) for the next to read back. The
-# block's T threads (a power of two from 32 to 256, no more than the row needs) take the row's
-# elements ``r = threadIdx.x + e*T``: neighbouring threads read neighbouring addresses. For
-# each reduction of the row every thread folds its elements into an accumulator (the chain
-# before it computed in registers), the block combines them (``strided_fused_row``: shuffles
-# within a warp, then the warps' values in order), and every thread holds the row's scalar;
+# with a warp or a block per row, where its groups would be three to five kernels, each reading
+# the matrix from memory and some writing an intermediate (``e``) for the next to read back.
+# As eager's softmax kernel chooses (Note [Fused softmax] in strided/cuda/_softmax.py), a row
+# of up to 1024 elements gets a warp (T = 32 threads, eight rows to a block of 256: threadIdx.y
+# picks the row), a longer one the block (T = 256). The T threads take the row's elements
+# ``r = threadIdx.x + e*T``: neighbouring threads read neighbouring addresses. For each
+# reduction of the row every thread folds its elements into an accumulator (the chain before
+# it computed in registers), the threads combine them (``strided_fused_row``: shuffles within
+# the warp, then for a block the warps' values in order), and every thread holds the row's
+# scalar;
 # the scalars of the row (``log(s)``, ``rsqrt(var + eps)``) are computed by every thread; the
 # last loop computes and writes the values over the row. What the matrix costs is one read
 # and one write.
 #
-# The row is kept in registers when it fits: the elements of the tensors read along the row,
-# K = ceil(L / T) per thread and tensor, are loaded once into arrays the unrolled loops index
-# with constants (so the arrays are registers), up to ROW_REGISTERS values a thread; each
-# later loop reads them there (a 1024-wide float32 row: 4 per thread of 256). A longer row
-# is read again from memory by each loop, where the block's previous pass left it in L2 (a
-# 4096x1024 float32 matrix is 16 MiB, an H100's L2 50 MiB). Softmax's online rescaling (one
+# The row is kept in registers when it fits: the elements of the row's own tensors (those
+# that step along the row and from row to row; layer norm's weight and bias, the same for
+# every row, are read where they are needed, from L1), K = ceil(L / T) per thread and tensor,
+# are loaded once into arrays the unrolled loops index with constants (so the arrays are
+# registers), up to ROW_REGISTERS values a thread; each later loop reads them there (a
+# 1024-wide float32 row: 32 per thread of its warp). A longer row is read again from memory by
+# each loop, where the previous pass left it in L2 (a 4096x8192 float32 matrix is 128 MiB, but
+# one row is 32 KiB). Softmax's online rescaling (one
 # pass computing max and sum together, ``s * exp(m_old - m_new)``) would save that second
 # read but rounds differently from eager's max-then-sum and is particular to softmax; the
 # loops here are the CPU row group's, so the values are the three groups' values in the same
@@ -356,27 +362,33 @@ def _generate_reduction(name, group, strides_of):
 # GPU, so the block size and ROW_REGISTERS are reasoned, not measured.
 
 ROW_REGISTERS = 32  # elements of the row a thread keeps in registers, at most
+WARP_MAX_ROW = 1024  # rows up to this long get a warp each, longer ones a block
 
 
 def _generate_rows(name, row, strides_of):
-    """A row group's kernel, a block per row (Note [Fused CUDA rows])."""
+    """A row group's kernel, a warp or a block per row (Note [Fused CUDA rows])."""
     from strided._compile.rows import row_loop
 
     cshape, cstrides, n_kept, full = row_loop(row, strides_of)
     nd = len(cshape)
     kept, reduced = list(range(n_kept)), list(range(n_kept, nd))
     M, L = math.prod(cshape[:n_kept]), math.prod(cshape[n_kept:])
-    T = min(BLOCK, max(32, 1 << (L - 1).bit_length()))
+    T = 32 if L <= WARP_MAX_ROW else BLOCK  # threads per row
+    rows = BLOCK // T  # rows per block, threadIdx.y
     K = -(-L // T)
     offset = _offsets(cstrides)
     n_in = len(row.inputs)
     along = [k for k in range(n_in) if any(cstrides[k][d] for d in reduced)]
-    cached = K * len(along) <= ROW_REGISTERS
+    own = [k for k in along if any(cstrides[k][d] for d in kept)]  # kept in registers
+    cached = K * len(own) <= ROW_REGISTERS
     ctype = {p: CUDA_TYPES[p.meta["tensor_meta"].dtype.name] for p in row.inputs + row.outputs}
     params = ", ".join(f"char* p{k}" for k in range(n_in + len(row.outputs)))
     lines = [f"__global__ void {name}({params}) {{"]
-    lines += [f"  __shared__ double sh[{max(T // 32, 1)}];", "  int flag = 0;"]
-    lines.append(f"  for (long long o = blockIdx.x; o < {M}LL; o += gridDim.x) {{")
+    lines += [f"  __shared__ double sh[{T // 32}];", "  int flag = 0;"]
+    lines.append(
+        f"  for (long long o = blockIdx.x * {rows}LL + threadIdx.y; o < {M}LL;"
+        f" o += (long long)gridDim.x * {rows}) {{"
+    )
     if kept:
         lines += _unravel("o", "q", kept, cshape, "    ")
 
@@ -402,12 +414,13 @@ def _generate_rows(name, row, strides_of):
         out += ["        " + s for s in stmts]
         return [*out, "      }", "    }"]
 
-    if cached and along:
-        for k in along:
+    if cached and own:
+        for k in own:
             lines.append(f"    {ctype[row.inputs[k]]} c{k}[{K}];")
-        lines += loop([f"c{k}[e] = {loads(k)};" for k in along])
+        lines += loop([f"c{k}[e] = {loads(k)};" for k in own])
     element_loads = [
-        f"const {ctype[row.inputs[k]]} x{k} = {f'c{k}[e]' if cached else loads(k)};" for k in along
+        f"const {ctype[row.inputs[k]]} x{k} = {f'c{k}[e]' if cached and k in own else loads(k)};"
+        for k in along
     ]
 
     def statements(targets):
@@ -459,7 +472,8 @@ def _generate_rows(name, row, strides_of):
         ]
         lines += loop([*stmts, *stores])
     lines += ["  }", "  (void)flag;", "}"]
-    return "\n".join(lines), Launch("row", grid=(min(M, 65535), 1), block=T)
+    grid = (min(-(-M // rows), 65535), 1)
+    return "\n".join(lines), Launch("row", grid=grid, block=(T, rows))
 
 
 class CudaKernels:
@@ -502,7 +516,7 @@ class CudaKernels:
             return launch
         if spec.kind == "row":
             return lambda ptrs: backend.launch(
-                fn, spec.grid, (spec.block,), tuple(np.uint64(p) for p in ptrs)
+                fn, spec.grid, spec.block, tuple(np.uint64(p) for p in ptrs)
             )
         if spec.kind == "thread":
             return lambda ptrs: backend.launch(
