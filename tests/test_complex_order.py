@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from devices import DEVICES, on
 from layouts import LAYOUTS, make_layout
 
 import strided
@@ -170,3 +171,23 @@ def test_unique_with_its_indices(dtype):
     _both(lambda x: np.unique(x, **kw), lambda x: strided.unique(x, **kw), a, t)
     b = _rows(dtype, False)
     _both(np.unique, strided.unique, b, strided.asarray(b))
+    # without the flags NumPy keeps the first NaN of a (a hash table), with them the first
+    # in sorted order: both NumPy's
+    _both(np.unique, strided.unique, a, t)
+    _both(lambda x: np.unique(x, return_counts=True),
+          lambda x: strided.unique(x, return_counts=True), a, t)  # fmt: skip
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_same_on_cuda_devices(device):
+    # composed of real reductions, a bool argmax and a gather: every device runs them
+    a = _rows("complex64", True)
+    t = on(device, strided.asarray(a))
+    for name in ("max", "min", "argmax", "argmin", "nanmax", "nanargmin"):
+        for axis in (None, 1):
+            got = getattr(strided, name)(t, axis=axis)
+            assert str(got.device) == str(t.device)
+            _same(got.cpu(), getattr(np, name)(a, axis=axis))
+    x1 = np.sort(a.ravel())
+    got = strided.searchsorted(on(device, strided.asarray(x1)), t)
+    _same(got.cpu(), np.searchsorted(x1, a))

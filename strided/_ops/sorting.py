@@ -402,6 +402,14 @@ def unique(
             if first is not None:
                 first = first[: g + 1].clone()
                 inverse = _ew.minimum(inverse, g)
+            elif not return_counts:
+                # NumPy (2.3 on) answers this call from a hash table, which keeps the first NaN
+                # met in x (1+nanj, not the -1+nanj that sorts first); its sorting road, taken
+                # with the flags, keeps the first in sorted order, as above
+                from strided._ops.reduction import argmax
+
+                flat = x.reshape(-1)
+                values[g] = flat[argmax(_ew.isnan(flat))]
     out = [values]
     if return_index:
         out.append(first)
