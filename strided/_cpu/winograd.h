@@ -16,18 +16,33 @@
 #include <stddef.h>
 
 #define WINO_CB 16 /* channels per block: one AVX-512 vector of floats */
+#define WINO_INLINE static inline __attribute__((always_inline))
+/* A loop over the channels of a block as one vector loop: with a constant count of 16 the
+ * compiler unrolls it completely first, and then fails to vectorise the stores through six
+ * row pointers (the module is compiled with OpenMP, which reads the pragma). */
+#define WINO_SIMD _Pragma("omp simd")
 
 #define STRIDED_WINOGRAD(T)                                                                     \
 /* One element's cb channels (src[c*sc]) into dst, zeros up to WINO_CB; all zeros when src is \
  * NULL (outside the image). */                                                                 \
-static inline void strided_wino_gather_##T(const T* src, long sc, long cb, T* dst) {            \
+WINO_INLINE void strided_wino_gather_n_##T(const T* src, long sc, long cb, T* dst) {            \
   long c = 0;                                                                                    \
   if (src != NULL && sc == 1) {                                                                  \
-    for (; c < cb; c++) dst[c] = src[c];                                                         \
+    WINO_SIMD                                                                                    \
+    for (c = 0; c < cb; c++) dst[c] = src[c];                                                    \
   } else if (src != NULL) {                                                                      \
-    for (; c < cb; c++) dst[c] = src[c * sc];                                                    \
+    WINO_SIMD                                                                                    \
+    for (c = 0; c < cb; c++) dst[c] = src[c * sc];                                               \
   }                                                                                              \
   for (; c < WINO_CB; c++) dst[c] = 0;                                                           \
+}                                                                                                \
+                                                                                                 \
+/* The entry points: each calls its body with the channel count a constant when the block is  \
+ * full, so that the compiler makes that call's loops whole vectors (a loop to a variable       \
+ * count ran one element at a time), and with the variable count for the last block. */         \
+static inline void strided_wino_gather_##T(const T* src, long sc, long cb, T* dst) {            \
+  if (cb == WINO_CB) strided_wino_gather_n_##T(src, sc, WINO_CB, dst);                           \
+  else strided_wino_gather_n_##T(src, sc, cb, dst);                                              \
 }                                                                                                \
                                                                                                  \
 /* d: the 6x6 input patch whose top-left element is (y0, x0), zeros outside the image,         \
@@ -48,7 +63,7 @@ static inline void strided_wino_patch_##T(                                      
                                                                                                  \
 /* v = B^T d B for the patch d: element (a, b) of the 6x6 result goes to v + (a*6 + b)*plane,   \
  * channels innermost (cb of them). */                                                           \
-static inline void strided_wino_input_##T(const T* d, long cb, T* v, long plane) {              \
+WINO_INLINE void strided_wino_input_n_##T(const T* d, long cb, T* v, long plane) {              \
   T t[36 * WINO_CB];                                                                             \
   /* rows: t[i][b] = sum_j d[i][j] B[j][b], i.e. B^T applied to each row of d */                \
   for (long i = 0; i < 6; i++) {                                                                 \
@@ -70,16 +85,20 @@ static inline void strided_wino_input_##T(const T* d, long cb, T* v, long plane)
   for (long b = 0; b < 6; b++) {                                                                 \
     const T* r = t + b * WINO_CB;                                                                \
     const long st = 6 * WINO_CB;                                                                 \
+    /* one pointer per output row: v[(a*6 + b)*plane + c] as an index defeats the vectoriser */ \
+    T *o0 = v + b * plane, *o1 = o0 + 6 * plane, *o2 = o1 + 6 * plane;                           \
+    T *o3 = o2 + 6 * plane, *o4 = o3 + 6 * plane, *o5 = o4 + 6 * plane;                          \
+    WINO_SIMD                                                                                    \
     for (long c = 0; c < cb; c++) {                                                              \
       const T d0 = r[c], d1 = r[st + c], d2 = r[2 * st + c];                                     \
       const T d3 = r[3 * st + c], d4 = r[4 * st + c], d5 = r[5 * st + c];                        \
       const T p = d4 - 4 * d2, q = d3 - 4 * d1, s = d4 - d2, u = 2 * (d3 - d1);                 \
-      v[(0 * 6 + b) * plane + c] = 4 * d0 - 5 * d2 + d4;                                         \
-      v[(1 * 6 + b) * plane + c] = p + q;                                                        \
-      v[(2 * 6 + b) * plane + c] = p - q;                                                        \
-      v[(3 * 6 + b) * plane + c] = s + u;                                                        \
-      v[(4 * 6 + b) * plane + c] = s - u;                                                        \
-      v[(5 * 6 + b) * plane + c] = 4 * d1 - 5 * d3 + d5;                                         \
+      o0[c] = 4 * d0 - 5 * d2 + d4;                                                              \
+      o1[c] = p + q;                                                                             \
+      o2[c] = p - q;                                                                             \
+      o3[c] = s + u;                                                                             \
+      o4[c] = s - u;                                                                             \
+      o5[c] = 4 * d1 - 5 * d3 + d5;                                                              \
     }                                                                                            \
   }                                                                                              \
 }                                                                                                \
@@ -130,8 +149,8 @@ static inline void strided_wino_output_##T(const T* m, long plane, long cb, cons
 /* u = G g G^T for the 3x3 filters of kb output channels at once (filter k's element (i, j)   \
  * at g[k*gk + i*gh + j*gw]), computed in double and rounded once; element (a, b) of filter k's \
  * 6x6 result goes to u[(a*6 + b)*plane + k]. The channels are the vector lanes. */              \
-static inline void strided_wino_filter_##T(const T* g, long gk, long gh, long gw, long kb,      \
-                                           T* u, long plane) {                                   \
+WINO_INLINE void strided_wino_filter_n_##T(const T* g, long gk, long gh, long gw, long kb,      \
+                                            T* u, long plane) {                                   \
   double f[9][WINO_CB], t[6][3][WINO_CB];                                                        \
   for (long i = 0; i < 3; i++)                                                                   \
     for (long j = 0; j < 3; j++) {                                                               \
@@ -168,9 +187,9 @@ static inline void strided_wino_filter_##T(const T* g, long gk, long gh, long gw
 /* The weight's gradient (Note [The weight's gradient by Winograd] in conv.pyx): the 4x4 tile   \
  * of grad whose top-left element is (y0, x0), zeros past (Ho, Wo), channels innermost, taken    \
  * to w = A u A^T (6x6), element (a, b) at w + (a*6 + b)*plane. */                               \
-static inline void strided_wino_grad_##T(const T* g, long sk, long sh, long sw, long Ho,        \
-                                         long Wo, long y0, long x0, long cb, T* u, T* w,         \
-                                         long plane) {                                           \
+WINO_INLINE void strided_wino_grad_n_##T(const T* g, long sk, long sh, long sw, long Ho,      \
+                                          long Wo, long y0, long x0, long cb, T* u, T* w,        \
+                                          long plane) {                                           \
   T r[24 * WINO_CB];                                                                             \
   for (long i = 0; i < 4; i++)                                                                   \
     for (long j = 0; j < 4; j++) {                                                               \
@@ -197,17 +216,37 @@ static inline void strided_wino_grad_##T(const T* g, long sk, long sh, long sw, 
   for (long b = 0; b < 6; b++) {                                                                 \
     const T* q = r + b * WINO_CB;                                                                \
     const long st = 6 * WINO_CB;                                                                 \
+    T *o0 = w + b * plane, *o1 = o0 + 6 * plane, *o2 = o1 + 6 * plane;                           \
+    T *o3 = o2 + 6 * plane, *o4 = o3 + 6 * plane, *o5 = o4 + 6 * plane;                          \
+    WINO_SIMD                                                                                    \
     for (long c = 0; c < cb; c++) {                                                              \
       const T u0 = q[c], u1 = q[st + c], u2 = q[2 * st + c], u3 = q[3 * st + c];                 \
       const T e = u0 + u2, f = u1 + u3, e4 = u0 + 4 * u2, f8 = 2 * u1 + 8 * u3;                 \
-      w[(0 * 6 + b) * plane + c] = u0;                                                           \
-      w[(1 * 6 + b) * plane + c] = e + f;                                                        \
-      w[(2 * 6 + b) * plane + c] = e - f;                                                        \
-      w[(3 * 6 + b) * plane + c] = e4 + f8;                                                      \
-      w[(4 * 6 + b) * plane + c] = e4 - f8;                                                      \
-      w[(5 * 6 + b) * plane + c] = u3;                                                           \
+      o0[c] = u0;                                                                                \
+      o1[c] = e + f;                                                                             \
+      o2[c] = e - f;                                                                             \
+      o3[c] = e4 + f8;                                                                           \
+      o4[c] = e4 - f8;                                                                           \
+      o5[c] = u3;                                                                                \
     }                                                                                            \
   }                                                                                              \
+}                                                                                                \
+                                                                                                 \
+/* (the entry points of input, filter and grad: see gather's) */                                 \
+static inline void strided_wino_input_##T(const T* d, long cb, T* v, long plane) {              \
+  if (cb == WINO_CB) strided_wino_input_n_##T(d, WINO_CB, v, plane);                             \
+  else strided_wino_input_n_##T(d, cb, v, plane);                                                \
+}                                                                                                \
+static inline void strided_wino_filter_##T(const T* g, long gk, long gh, long gw, long kb,      \
+                                           T* u, long plane) {                                   \
+  if (kb == WINO_CB) strided_wino_filter_n_##T(g, gk, gh, gw, WINO_CB, u, plane);                \
+  else strided_wino_filter_n_##T(g, gk, gh, gw, kb, u, plane);                                   \
+}                                                                                                \
+static inline void strided_wino_grad_##T(const T* g, long sk, long sh, long sw, long Ho,        \
+                                         long Wo, long y0, long x0, long cb, T* u, T* w,         \
+                                         long plane) {                                           \
+  if (cb == WINO_CB) strided_wino_grad_n_##T(g, sk, sh, sw, Ho, Wo, y0, x0, WINO_CB, u, w, plane);\
+  else strided_wino_grad_n_##T(g, sk, sh, sw, Ho, Wo, y0, x0, cb, u, w, plane);                  \
 }                                                                                                \
                                                                                                  \
 /* gw = G^T s G (3x3) from the 6x6 sums s, element (a, b) at s[(a*6 + b)*plane], in double;    \
