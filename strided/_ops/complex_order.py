@@ -54,13 +54,20 @@ def extreme_index(y, largest, skip_nan):
     far = float("-inf") if largest else float("inf")
     best = _red.max if largest else _red.min
     nan = _ew.isnan(y)
-    re, im = _ew.real(y), _ew.imag(y)
-    top_re = best(_ew.where(nan, far, re), axis=-1, keepdims=True)
-    tied = _ew.logical_and(_ew.equal(re, top_re), _ew.logical_not(nan))
+    re, im = _ew.real(y), _ew.imag(y)  # contiguous copies: every pass below reads them fast
+    if skip_nan:
+        top_re = best(_ew.where(nan, far, re), axis=-1, keepdims=True)
+        tied = _ew.logical_and(_ew.equal(re, top_re), _ew.logical_not(nan))
+    else:  # a row with a NaN takes its first NaN below, whatever these find there
+        top_re = best(re, axis=-1, keepdims=True)
+        tied = _ew.equal(re, top_re)
     top_im = best(_ew.where(tied, im, far), axis=-1, keepdims=True)
     hit = _ew.logical_and(tied, _ew.equal(im, top_im))
     take_nan = (_red.all if skip_nan else _red.any)(nan, axis=-1, keepdims=True)
-    return _red.argmax(_ew.where(take_nan, nan, hit), axis=-1)
+    pick = _ew.logical_or(
+        _ew.logical_and(take_nan, nan), _ew.logical_and(_ew.logical_not(take_nan), hit)
+    )
+    return _red.argmax(pick, axis=-1)
 
 
 def extreme(name, x, dims, keepdims, skip_nan=False):
