@@ -346,10 +346,13 @@ cdef class ElementwisePlan:
             + ", ".join(str(tuple([self.loop.stride_bytes[d][k]
                                    for d in range(self.loop.ndim)][::-1]))
                         for k in range(self.loop.noperands)))
-        parallel = num_threads() > 1 and self.loop.numel >= 2 * GRAIN_SIZE
-        lines.append(f"threads: {f'{num_threads()} in parallel' if parallel else 'one'} "
-                     f"({self.loop.numel} elements; loops of fewer than {2 * GRAIN_SIZE} "
-                     "run on one thread)")
+        if num_threads() > 1 and self.loop.numel >= 2 * GRAIN_SIZE:
+            lines.append(f"threads: up to {num_threads()} in parallel ({self.loop.numel} "
+                         "elements: split when the loop's measured serial time is worth it, "
+                         "Note [When a loop is split] in _loop_plan.pyx)")
+        else:
+            lines.append(f"threads: one ({self.loop.numel} elements; loops of fewer than "
+                         f"{2 * GRAIN_SIZE} run on one thread)")
         return "\n".join(lines)
 
 

@@ -33,3 +33,11 @@ cdef Py_ssize_t plan_dense_operand(LoopPlan* plan, int k, Py_ssize_t* strides,
 cdef void plan_run_range(const LoopPlan* plan, loop1d_fn loop, void* ctx,
                          Py_ssize_t begin, Py_ssize_t end) noexcept nogil
 cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nogil
+
+# Whether a job is worth splitting over threads, by the measured serial cost of its kind (``key``:
+# its inner loop or row function), and the measurement that keeps that cost: Note [When a loop
+# is split] in _loop_plan.pyx. plan_run applies them itself; the reductions call them directly.
+cdef bint split_pays(const void* key, Py_ssize_t work) noexcept nogil
+cdef double clock_ns() noexcept nogil
+cdef void cost_measured(const void* key, Py_ssize_t work, double ns,
+                        Py_ssize_t threads) noexcept nogil

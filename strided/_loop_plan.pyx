@@ -218,18 +218,133 @@ cdef void plan_run_range(const LoopPlan* plan, loop1d_fn loop, void* ctx,
             idx[d] = 0
 
 
+# Note [When a loop is split]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Splitting a loop over threads pays when the loop's serial time is well above what starting
+# the other threads costs. On a quiet machine that is a few microseconds (the OpenMP workers
+# still spin from the last loop); on a shared one it is a scheduler time slice, milliseconds,
+# whenever a worker has lost its core while spinning (Note [Waking the workers on a shared
+# machine] in _threads.pyx). Measured inside the digits CNN's Adam step at two threads on the
+# project's 2-core machine under the other engineers' builds and tests (each dispatcher
+# kernel call timed where it runs): the step's 65,536-element relu, greater and where took
+# 11-13 us at the median but ~16 ms at the 90th percentile (alone: 3-4 us), its 16,384-output
+# max pooling reduction 34 us and 16 ms; the step 9.8 ms at the median, 88 ms at the 90th
+# percentile, against 1.2 ms on one thread. An element count cannot say which loops are worth
+# splitting: on this machine, per element, a float32 copy costs 0.07 ns, an add 0.12, float64
+# tanh 1.7 and float64 erf 3.5 with AVX-512 but 27 ns at the x86-64-v2 level, a 400-fold
+# range.
+#
+# So the grain is a time, and each loop's cost per element is measured, not guessed: a loop
+# of at least 2 * GRAIN_SIZE elements is split only when its serial time, predicted from the
+# last runs of the same inner loop (the same op, dtype and ISA level: one function pointer;
+# a reduction's row function), is at least ``_parallel_ns`` (default 100 us,
+# ``STRIDED_PARALLEL_US``; 0 is the rule before it, every such loop split). A loop not seen
+# yet is assumed to cost an add's 0.25 ns per element. Every run of such a loop is timed (two
+# clock reads, ~40 ns against at least ~5 us of work) and updates the loop's estimate: serial
+# runs directly, split runs as their time times the threads used, an upper bound that keeps a
+# loop that ran well in parallel split. The estimate is the mean of the old one and the new
+# measurement, the new one capped at four times the old, so one run that was preempted does
+# not push a cheap loop onto the threads. The estimates live in a small table indexed by the
+# function pointer; two loops that share a slot only take turns to overwrite it, and a race
+# between threads can only misplace a prediction, never change a result: elementwise results
+# do not depend on the split (Note [The loop plan]), nor do the reductions' (fixed blocks,
+# whole outputs per thread). The indexing kernels, scans, sorts and random generators keep
+# their element grain (chunks.pxd and their own modules), OpenBLAS its own size rule.
+#
+# Measured with it (benchmarks/issue20_omp_wake.py --step: the rules alternated in one
+# process, rounds of 30 steps; step median / 90th percentile, and the slowest call of a
+# kernel on 16,384 to 1e6 elements in each round):
+#
+#   loaded machine (load 2-3)       CNN step                   slowest     MLP step
+#   two threads, split by time      1.45-1.59 / 10.6-16.4 ms   0.05-5 ms   0.62 / 4.8-8.9 ms
+#   two threads, split at 65,536    1.44-2.95 / 13.2-24.9 ms   4-20 ms     0.56 / 8.9-12.5 ms
+#   one thread                      1.27-1.34 / 1.5-5.6 ms     0.04-4 ms   0.65 / 0.7-4.8 ms
+#   quiet machine
+#   two threads, split by time      1.18-1.22 / 1.24-1.39 ms   42-69 us    0.45 / 0.47-0.50 ms
+#   two threads, split at 65,536    1.17-1.27 / 1.20-3.30 ms   26-1062 us  0.43 / 0.46-0.53 ms
+#   one thread                      1.25-1.27 / 1.31-1.51 ms   39-107 us   0.65 / 0.68-0.72 ms
+#
+# The mid-size loops no longer stall (timed per call as above: relu, greater and where 15-28
+# us at the 90th percentile instead of ~16 ms, the pooling reduction 40 us instead of 8-16
+# ms). What is left of the loaded machine's 90th percentile is the GEMMs, which OpenBLAS
+# splits by its own size rule (Note [Threads: ours and OpenBLAS's] in _cpu/blas.pyx), and the
+# machine's own preemption, which the one-thread rows show too; one loaded round of the MLP
+# step had a median of 72 ms under the new rule, none of it in the mid-size kernels (slowest
+# 93 us): the GEMMs. The price on a quiet machine is the split the mid-size loops no longer
+# get: ~20 us of the MLP step's 0.43 ms (its 200,704-element subtract and the like run on one
+# thread). The 1e7-element rows at two
+# threads are unchanged (15 alternated rounds, both rules: add, multiply, exp into out=
+# 1.0-1.2 ms, sum 0.58, copy 0.7, max over dim 0 of a 1000 x 10000 matrix 1.4). Passive
+# waiting (OMP_WAIT_POLICY=passive) was measured on the whole step too: no better loaded
+# (medians of 2.4-24 ms in some rounds) and slower quiet; the wait policy stays the user's.
+
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from libc.stdint cimport uintptr_t
+
+cdef enum:
+    COST_SLOTS = 256        # the table of measured loop costs (a power of two)
+
+cdef struct LoopCost:
+    const void* key         # whose estimate this is (NULL: an empty slot)
+    double ns               # nanoseconds per element, serial
+
+cdef LoopCost _costs[COST_SLOTS]
+cdef double _DEFAULT_NS = 0.25  # per element, for a loop not measured yet: an add's
+cdef double _parallel_ns = 100000.0  # serial time at which a loop is split (0: always)
+
+
+cdef double clock_ns() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec * 1e9 + t.tv_nsec
+
+
+cdef inline LoopCost* _cost_slot(const void* key) noexcept nogil:
+    cdef uintptr_t h = <uintptr_t>key
+    return &_costs[((h >> 4) ^ (h >> 12)) & (COST_SLOTS - 1)]
+
+
+cdef bint split_pays(const void* key, Py_ssize_t work) noexcept nogil:
+    """Whether ``work`` elements of the loop ``key`` are predicted to take at least
+    ``_parallel_ns`` on one thread (Note [When a loop is split])."""
+    cdef LoopCost* slot = _cost_slot(key)
+    return (slot.ns if slot.key == key else _DEFAULT_NS) * work >= _parallel_ns
+
+
+cdef void cost_measured(const void* key, Py_ssize_t work, double ns,
+                        Py_ssize_t threads) noexcept nogil:
+    """Fold one run of ``work`` elements of loop ``key``, ``ns`` long on ``threads`` threads,
+    into the loop's estimate (Note [When a loop is split])."""
+    cdef LoopCost* slot = _cost_slot(key)
+    cdef double per = ns * threads / work
+    if slot.key != key:
+        slot.ns = per
+        slot.key = key
+        return
+    if per > 4 * slot.ns:
+        per = 4 * slot.ns
+    slot.ns = 0.5 * (slot.ns + per)
+
+
 cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nogil:
-    """Run the whole plan, split into one element range per thread above GRAIN_SIZE elements.
+    """Run the whole plan, split into one element range per thread when its serial time is
+    worth it (Note [When a loop is split]).
 
     Returns whether it ran in parallel (for explain()).
     """
     cdef Py_ssize_t numel = plan.numel, chunk, c, nchunks
     cdef int nthreads = num_threads()
     cdef unsigned raised = 0
+    cdef double t0
     if numel == 0:
         return False
     if nthreads <= 1 or numel < 2 * GRAIN_SIZE:
         plan_run_range(plan, loop, ctx, 0, numel)
+        return False
+    t0 = clock_ns()
+    if not split_pays(<const void*>loop, numel):
+        plan_run_range(plan, loop, ctx, 0, numel)
+        cost_measured(<const void*>loop, numel, clock_ns() - t0, 1)
         return False
     nchunks = numel // GRAIN_SIZE
     if nchunks > nthreads:
@@ -243,7 +358,41 @@ cdef bint plan_run(const LoopPlan* plan, loop1d_fn loop, void* ctx) noexcept nog
         plan_run_range(plan, loop, ctx, c * chunk, min(numel, (c + 1) * chunk))
         raised |= fp_raised()
     fp_raise(raised)
+    cost_measured(<const void*>loop, numel, clock_ns() - t0, nchunks)
     return True
+
+
+def _set_parallel_us(double us):
+    """Split loops whose serial time is at least ``us`` microseconds (Note [When a loop is
+    split]; 0: every loop of at least 2 * GRAIN_SIZE elements, the rule before it). Returns
+    the old value. For benchmarks and tests."""
+    global _parallel_ns
+    old = _parallel_ns / 1000
+    _parallel_ns = us * 1000
+    return old
+
+
+def _loop_costs():
+    """{loop address: estimated ns per element} of every loop measured so far (for tests)."""
+    cdef int i
+    return {<uintptr_t>_costs[i].key: _costs[i].ns for i in range(COST_SLOTS)
+            if _costs[i].key != NULL}
+
+
+def _parallel_us_from_environment():
+    """STRIDED_PARALLEL_US if set to a number >= 0, else None."""
+    import os
+
+    text = os.environ.get("STRIDED_PARALLEL_US", "").strip()
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+if _parallel_us_from_environment() is not None:
+    _set_parallel_us(_parallel_us_from_environment())
 
 
 # =============================================================================================
@@ -277,6 +426,7 @@ def _plan_for(shape, operands):
                          for k in range(plan.noperands)],
         "dim_order": tuple(order),
         "numel": plan.numel,
+        # may run split: whether it does depends on its loop (Note [When a loop is split])
         "parallel": num_threads() > 1 and plan.numel >= 2 * GRAIN_SIZE,
     }
 

@@ -11,8 +11,8 @@ when that is unset, to ``OMP_NUM_THREADS``, the variable NumPy's BLAS and PyTorc
 process started with OMP_NUM_THREADS=1 (as a Dask worker is, or a job on a shared machine) gets
 one thread from all three libraries, not one from two of them and every core from strided.
 Kernels read it with the C function ``num_threads()`` (cimported from _threads.pxd), which needs
-no GIL. Whether a loop is worth splitting at all is the loop plan's decision (``GRAIN_SIZE`` in
-_iter.pxd), not this module's.
+no GIL. Whether a loop is worth splitting at all is the loop plan's decision (Note [When a loop
+is split] in _loop_plan.pyx), not this module's.
 
 Note [Waking the workers on a shared machine]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -37,13 +37,14 @@ The 3-6x of the issue is the mild form of this; on a loaded machine it is 1000x,
 own OpenMP pool (with the same 32k grain) behaves the same way (torch.add, same test: 13 us or
 8-12 ms).
 
-The policy this points to, not built yet (it changes the loop plan, which every kernel uses):
-split a loop only when its serial time is well above a passive wake-up, ~100-200 us, i.e. a
-grain per op class in *time* (a cheap add ~1M elements, exp or a reduction's row ~100k), not
-one 32k-element GRAIN_SIZE for all; and leave the wait policy to the user (libgomp reads it
-once, when it loads, possibly from another library first), saying in the docs that shared
-machines want OMP_WAIT_POLICY=passive or one thread. Until then a job on a shared machine
-runs best with STRIDED_NUM_THREADS=1 (or OMP_NUM_THREADS=1, which all three libraries read).
+The policy this points to is built: a loop is split only when its serial time, measured per
+inner loop, is well above a wake-up (Note [When a loop is split] in _loop_plan.pyx), which
+takes the mid-size loops of a training step off the threads. The wait policy stays the
+user's (libgomp reads it once, when it loads, possibly from another library first; passive
+waiting was no better on the loaded machine, see that Note). OpenBLAS's GEMMs still split by
+their own size rule (Note [Threads: ours and OpenBLAS's] in _cpu/blas.pyx) and meet the same
+late workers on a loaded machine, so a job on a shared machine still runs best with
+STRIDED_NUM_THREADS=1 (or OMP_NUM_THREADS=1, which all three libraries read).
 """
 
 import os

@@ -15,6 +15,18 @@ def _restore_globals():
 
 
 @pytest.fixture
+def split_every_loop():
+    """Split every loop of at least 2 * GRAIN_SIZE elements over the threads, whatever its
+    measured serial time (Note [When a loop is split] in strided/_loop_plan.pyx): for tests of
+    the parallel road itself."""
+    from strided import _loop_plan
+
+    old = _loop_plan._set_parallel_us(0)
+    yield
+    _loop_plan._set_parallel_us(old)
+
+
+@pytest.fixture
 def rng(request):
     """A NumPy generator seeded from the test's id, so a failure reproduces alone."""
     import zlib

@@ -100,7 +100,7 @@ def _big_copies():
 
 
 @pytest.mark.parametrize("which", ["transposed", "cast", "cast-int", "stepped", "fill"])
-def test_copy_results_do_not_depend_on_threads(which):
+def test_copy_results_do_not_depend_on_threads(which, split_every_loop):
     # The autouse fixture in conftest.py restores the thread count.
     copies, x = _big_copies()
     strided.set_num_threads(1)

@@ -613,7 +613,7 @@ def test_mixed_orders_give_correct_values(rng):
 # ---------------------------------------------------------------------------------------------
 
 
-def test_results_do_not_depend_on_the_thread_count(rng):
+def test_results_do_not_depend_on_the_thread_count(rng, split_every_loop):
     a = rng.normal(0, 10, 300_000).astype(np.float32)
     b = rng.normal(0, 10, 300_000).astype(np.float32)
     x, y = strided.asarray(a), strided.asarray(b)

@@ -316,3 +316,61 @@ def test_thread_count_comes_from_the_environment(environ, expected):
     ).stdout.split()
     got, cores = int(out[0]), int(out[1])
     assert got == (cores if expected is None else expected)
+
+
+# -- Note [When a loop is split] (strided/_loop_plan.pyx) ---------------------------------------
+
+
+def test_a_loop_is_split_only_when_its_serial_time_is_worth_it():
+    from strided import _loop_plan
+
+    strided.set_num_threads(2)
+    x = strided.asarray(np.linspace(0.0, 1.0, 640 * 480).reshape(640, 480))
+    ref = np.asarray(x).astype(np.float32)
+    old = _loop_plan._set_parallel_us(1e9)  # no loop takes that long: never split
+    try:
+        never = np.asarray(x.astype("float32")).copy()
+        assert strided.last_copy_plan()["parallel"] is False
+        assert _loop_plan._set_parallel_us(0) == 1e9  # the rule before it: split at 2 * GRAIN
+        always = np.asarray(x.astype("float32")).copy()
+        assert strided.last_copy_plan()["parallel"] is True
+    finally:
+        _loop_plan._set_parallel_us(old)
+    assert never.tobytes() == always.tobytes() == ref.tobytes()
+    costs = _loop_plan._loop_costs()  # the cast loop's cost was measured on both roads
+    assert costs and all(ns > 0 for ns in costs.values())
+
+
+@pytest.mark.parametrize("us", [0, 1e9])
+def test_elementwise_and_reduction_results_do_not_depend_on_the_split(us):
+    from strided import _loop_plan
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 700)).astype(np.float32)
+    b = rng.standard_normal(700).astype(np.float32)
+    x, y = strided.asarray(a), strided.asarray(b)
+    strided.set_num_threads(1)
+    one = [np.asarray(f()) for f in (lambda: strided.exp(x) * y, lambda: x.sum(), lambda: x.max(0))]
+    old = _loop_plan._set_parallel_us(us)
+    try:
+        strided.set_num_threads(2)
+        two = [
+            np.asarray(f()) for f in (lambda: strided.exp(x) * y, lambda: x.sum(), lambda: x.max(0))
+        ]
+    finally:
+        _loop_plan._set_parallel_us(old)
+    for r1, r2 in zip(one, two, strict=True):
+        assert r1.tobytes() == r2.tobytes()
+    np.testing.assert_allclose(two[0], np.exp(a) * b, rtol=1e-6)
+    np.testing.assert_allclose(two[1], a.sum(dtype=np.float64), rtol=1e-5)
+    np.testing.assert_array_equal(two[2], a.max(0))
+
+
+def test_the_split_threshold_reads_the_environment(monkeypatch):
+    from strided import _loop_plan
+
+    monkeypatch.setenv("STRIDED_PARALLEL_US", "250")
+    assert _loop_plan._parallel_us_from_environment() == 250.0
+    for text in ("", "fast", "-1"):
+        monkeypatch.setenv("STRIDED_PARALLEL_US", text)
+        assert _loop_plan._parallel_us_from_environment() is None
