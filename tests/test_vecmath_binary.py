@@ -1,6 +1,6 @@
 """Accuracy and special cases of the vectorised binary functions (issue 20; Note [Vectorised
 binary functions] in strided/_cpu/vecmath.h): float32 atan2, pow, logaddexp and hypot,
-float64 atan2, logaddexp and hypot.
+float64 atan2, logaddexp, hypot and pow.
 
 The oracle is NumPy's function in float64 (within an ulp of float64, 2^-29 of a float32 ulp).
 Arguments: random bit patterns (every exponent, both signs, subnormals, inf and NaN), sweeps of
@@ -142,13 +142,41 @@ def _arguments64(name, n=1 << 20, seed=0):
         for lo, hi in ((-2, 0), (-100, 100), (-800, 800)):
             a.append(rng.uniform(lo, hi, n))
             b.append(rng.uniform(lo, hi, n))
+    if name == "power":
+        a_, b_ = _power_arguments64(rng, n)
+        a += a_
+        b += b_
     sa, sb = np.meshgrid(SPECIALS64, SPECIALS64)
     a.append(sa.ravel())
     b.append(sb.ravel())
     return np.concatenate(a), np.concatenate(b)
 
 
-@pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot"])
+def _power_arguments64(rng, n):
+    """float64 pow's hard cases: bases over every exponent (subnormals too) with exponents that
+    put b log(a) anywhere in [-760, 720] (the normal results, their edges, the subnormal ones,
+    beyond), bases near 1 with huge exponents (where log(a)'s relative error counts 745 times),
+    both ends of the log's reduction interval [sqrt(2)/2, sqrt(2)), integer exponents on
+    negative bases (odd and even, up to 2^53), tiny and huge exponents."""
+    with np.errstate(all="ignore"):
+        bits = rng.integers(0, 0x7FEFFFFFFFFFFFFF, n, dtype=np.uint64, endpoint=True)
+        x = bits.view(np.float64)
+        to = rng.uniform(-760, 720, n)
+        a = [x, 1 + rng.uniform(-1e-6, 1e-6, n), 1 + rng.uniform(-0.3, 0.42, n)]
+        b = [to / np.log(x), rng.uniform(-745, 709, n) / np.log(a[1]), None]
+        b[2] = rng.uniform(-745, 709, n) / np.log(a[2])
+        # the result's sign from an odd exponent, and the largest integers
+        neg = -np.exp(rng.uniform(-5, 5, n))
+        a += [neg, neg[: n // 4], -(1 + rng.uniform(-1e-12, 1e-12, n // 4))]
+        b += [np.round(rng.uniform(-100, 100, n)), np.round(to[: n // 4] / np.log(-neg[: n // 4]))]
+        b += [rng.choice([2.0**52 + 1, 2.0**52 + 2, 2.0**53 - 1, 2.0**53, 3.0 * 2**60], n // 4)]
+        tiny = np.exp2(rng.uniform(-1074, -60, n // 4)) * rng.choice([-1.0, 1.0], n // 4)
+        a += [np.exp(rng.uniform(-700, 700, n // 4)), np.exp(rng.uniform(-1e-12, 1e-12, n // 4))]
+        b += [tiny, np.exp2(rng.uniform(50, 80, n // 4))]
+    return a, b
+
+
+@pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot", "power"])
 def test_float64_ulp_error_and_special_values(name):
     """float64 within 1 ulp of NumPy's function in long double (the C library's x87 functions:
     11 more bits), and NumPy's values exactly where the C library takes over (zeros, inf, NaN).
@@ -166,7 +194,7 @@ def test_float64_ulp_error_and_special_values(name):
     _check(name, a, b, got, (want, want_np, finite), err, 1.0, SPECIALS64.size**2)
 
 
-@pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot"])
+@pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot", "power"])
 def test_float64_layouts(name):
     """The float64 fix-up loops: strided views, a scalar on either side, out= an input."""
     a, b = _arguments64(name, n=1 << 10, seed=1)
@@ -234,12 +262,33 @@ _POW_FLAGS = [
 ]
 
 
-@pytest.mark.parametrize("base,exponent,warning", _POW_FLAGS)
-def test_pow_warns_as_numpy(base, exponent, warning):
+_POW_FLAGS64 = [
+    (2.0, 1100.0, "overflow"),
+    (1.5, 1e70, "overflow"),
+    (-2.0, 0.5, "invalid value"),
+    (0.0, -1.0, "divide by zero"),
+    (-0.0, -3.0, "divide by zero"),
+    (-8.0, 3.0, None),
+    (-8.0, 2.0**52 + 1, "overflow"),
+    (np.nan, 0.0, None),
+    (1.0, np.nan, None),
+    (-1.0, np.inf, None),
+    (np.inf, -1.0, None),
+    (1.5, 1e-90, None),
+    (1e-320, 0.5, None),
+    (3.0, 2.0, None),
+]
+
+
+@pytest.mark.parametrize(
+    "dtype,base,exponent,warning",
+    [("float32", *f) for f in _POW_FLAGS] + [("float64", *f) for f in _POW_FLAGS64],
+)
+def test_pow_warns_as_numpy(dtype, base, exponent, warning):
     """pow is a checked op: the vector lanes raise nothing of their own, the fix-up pass's C
     library raises what NumPy raises (one special element among ordinary ones)."""
-    a = np.full(1000, 1.5, dtype=np.float32)
-    b = np.full(1000, 0.75, dtype=np.float32)
+    a = np.full(1000, 1.5, dtype=dtype)
+    b = np.full(1000, 0.75, dtype=dtype)
     a[500], b[500] = base, exponent
     with np.errstate(all="ignore"):
         want = np.power(a, b)
@@ -281,6 +330,29 @@ def test_pow_silent_where_numpy_is():
     with strided.errstate(all="raise"):
         got = strided.power(strided.asarray(a), strided.asarray(b))
     np.testing.assert_array_max_ulp(np.asarray(got), np.power(a, b), maxulp=1)
+
+
+def test_pow_float64_silent_where_numpy_is():
+    """float64 pow's lanes raise nothing over its quiet domain either: bases over every normal
+    exponent and negative ones with integer exponents, results up to 2^+-1000, zero, tiny and
+    huge exponents of 1; and underflow is NumPy's where the result is subnormal."""
+    rng = np.random.default_rng(4)
+    a = np.exp2(rng.uniform(-1022, 1023, 1 << 14))
+    b = rng.uniform(-1, 1, 1 << 14) * 1000 / np.abs(np.log2(a))
+    a[::5] = -np.exp2(rng.uniform(-20, 20, a[::5].size))
+    b[::5] = np.round(rng.uniform(-40, 40, a[::5].size))
+    b[::7] = 0.0
+    b[::11] = -0.0
+    b[(np.arange(a.size) % 17 == 1) & (a > 0)] = 1e-300
+    a[::13] = 1.0
+    b[::13] = 1e300
+    with strided.errstate(all="raise"):
+        got = strided.power(strided.asarray(a), strided.asarray(b))
+    np.testing.assert_array_max_ulp(np.asarray(got), np.power(a, b), maxulp=1)
+    a = np.full(100, 2.0)
+    a[50] = 0.5**1000
+    with strided.errstate(under="raise"), pytest.raises(FloatingPointError, match="underflow"):
+        strided.power(strided.asarray(a), 1.5)
 
 
 def test_softplus_float32_is_logaddexp_with_zero():

@@ -65,6 +65,8 @@ cdef extern from "vecmath.h" nogil:
     int strided_vatan2_hard(double, double)
     float strided_vpowf(float, float)
     int strided_vpowf_hard(float, float, float)
+    double strided_vpow(double, double)
+    int strided_vpow_hard(double, double, double)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
     float STRIDED_VTRIGF_MAX
     double STRIDED_VTRIG_MAX
