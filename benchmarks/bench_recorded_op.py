@@ -69,7 +69,8 @@ def _mlp(lib, step):
     return lambda: step(lib, x, onehot, params)
 
 
-def cases(lib, cnn_steps):
+def lib_cases(lib, cnn_steps):
+    """{name: fn} for one library (the suite's recorded-op row is in bench_autograd.py)."""
     out = _ops(lib)
     out["MLP step, softmax cross-entropy"] = _mlp(lib, ce_step)
     out["MLP step, MSE"] = _mlp(lib, mse_step)
@@ -91,10 +92,10 @@ def main():
     args = p.parse_args()
     strided.set_num_threads(1)
     cnn = _cnn_steps()
-    libs = {"strided": cases(strided, cnn)}
+    libs = {"strided": lib_cases(strided, cnn)}
     if torch is not None:
         torch.set_num_threads(1)
-        libs["torch"] = cases(torch, cnn)
+        libs["torch"] = lib_cases(torch, cnn)
     times = {(lib, name): [] for lib in libs for name in libs["strided"]}
     for r in range(args.rounds):
         for name in libs["strided"]:
