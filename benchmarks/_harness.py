@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from strided.bench._run import IDLE_THREAD_SETTINGS, settle_idle_threads
+from strided.bench._run import IDLE_THREAD_SETTINGS, numpy_blas_threads, settle_idle_threads
 
 try:
     import torch
@@ -59,6 +59,8 @@ def machine_facts(threads):
     facts = [
         f"cpu: {platform.processor() or platform.machine()}, {os.cpu_count()} cores visible",
         f"threads: {threads} (strided.set_num_threads, torch.set_num_threads)",
+        # Note [NumPy's BLAS threads] in strided/bench/_run.py
+        f"NumPy's BLAS threads: {numpy_blas_threads() or 'unknown'}",
         "idle threads: "  # Note [The other libraries' idle threads] in strided/bench/_run.py
         + " ".join(f"{k}={os.environ.get(k, 'unset')}" for k in IDLE_THREAD_SETTINGS),
         f"strided {strided.__version__}, numpy {np.__version__}",
@@ -77,6 +79,7 @@ def start(title, threads, others=("numpy", "torch")):
     strided.set_num_threads(threads)
     if torch is not None:
         torch.set_num_threads(threads)
+    numpy_blas_threads(threads)
     print(f"## {title}\n")
     for f in machine_facts(threads):
         print(f"- {f}")

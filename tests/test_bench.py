@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import strided
 from strided.bench import _report
@@ -116,3 +117,20 @@ def test_gpu_linalg_and_fft_cases_agree_on_the_emulator():
     results = run_suite(cases, quick=True)
     assert len(results) == 8
     assert [r.status for r in results] == ["ok"] * 8, [(r.name, r.message) for r in results]
+
+
+def test_numpy_blas_threads_holds_numpy_to_the_count_asked():
+    # Note [NumPy's BLAS threads]: a "1 thread" row holds NumPy's own OpenBLAS to one thread
+    from strided.bench._run import numpy_blas_threads
+
+    before = numpy_blas_threads()
+    if before is None:
+        pytest.skip("NumPy's BLAS is not an OpenBLAS this process can reach")
+    try:
+        assert numpy_blas_threads(1) == 1
+        assert numpy_blas_threads() == 1
+        a = np.random.default_rng(0).standard_normal((200, 200))
+        np.testing.assert_allclose(a @ a.T, (a @ a.T).T)  # NumPy's matmul still works
+    finally:
+        numpy_blas_threads(before)
+    assert numpy_blas_threads() == before

@@ -11,7 +11,7 @@ import sys
 
 import strided
 from strided.bench import _cases, _report
-from strided.bench._run import run_suite, settle_idle_threads
+from strided.bench._run import numpy_blas_threads, run_suite, settle_idle_threads
 
 
 def parse_args(argv=None):
@@ -48,6 +48,7 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
     except ImportError:
         pass
+    numpy_blas_threads(args.threads)  # Note [NumPy's BLAS threads]
     facts = _report.machine_facts(args.threads)
     print(
         f"strided.bench{' --quick' if args.quick else ''}: "

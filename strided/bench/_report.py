@@ -10,7 +10,7 @@ import platform
 import numpy as np
 
 import strided
-from strided.bench._run import IDLE_THREAD_SETTINGS, LIBRARIES
+from strided.bench._run import IDLE_THREAD_SETTINGS, LIBRARIES, numpy_blas_threads
 
 __all__ = ["machine_facts", "markdown", "write_all"]
 
@@ -31,6 +31,8 @@ def machine_facts(threads):
     facts = [
         ("cpu", f"{cpu}, {os.cpu_count()} cores visible"),
         ("threads", f"{threads} (strided.set_num_threads, torch.set_num_threads)"),
+        # Note [NumPy's BLAS threads] in _run.py
+        ("NumPy's BLAS threads", f"{numpy_blas_threads() or 'unknown'}"),
         # Note [The other libraries' idle threads] in _run.py
         (
             "idle threads",

@@ -18,6 +18,7 @@ __all__ = [
     "IDLE_THREAD_SETTINGS",
     "LIBRARIES",
     "run_suite",
+    "numpy_blas_threads",
     "settle_idle_threads",
     "to_numpy",
 ]
@@ -61,6 +62,51 @@ def settle_idle_threads():
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, *argv[1:]], env)
+
+
+# Note [NumPy's BLAS threads]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A "1 thread" row must hold every library to one thread. strided and PyTorch have a call for
+# it; NumPy has none, and its matmul, solve and the like run in the OpenBLAS that NumPy's wheel
+# carries (numpy.libs/libscipy_openblas64_*.so), which starts as many threads as the machine
+# has cores. So at 1 thread the NumPy column of a matmul-heavy row (the MLP step) was a
+# 2-thread number. That library's own C call sets its thread count at run time; we find the
+# library among the ones this process has loaded (/proc/self/maps) and call it. Where it
+# cannot be found (another BLAS, another system), the report says "unknown" and the reader
+# knows the NumPy column may use more threads.
+
+_NUMPY_BLAS_SETTERS = (
+    "scipy_openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+
+
+def numpy_blas_threads(n=None):
+    """Set NumPy's own OpenBLAS to ``n`` threads (when given) and return its thread count, or
+    None when that library cannot be reached (Note [NumPy's BLAS threads])."""
+    import ctypes
+
+    libs_dir = os.path.dirname(os.path.dirname(np.__file__))
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "openblas" in line}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        if not path.startswith(os.path.join(libs_dir, "numpy")):  # numpy.libs or numpy/.libs
+            continue
+        lib = ctypes.CDLL(path)  # already loaded: this only looks it up
+        for name in _NUMPY_BLAS_SETTERS:
+            setter = getattr(lib, name, None)
+            getter = getattr(lib, name.replace("set_", "get_"), None)
+            if setter is None or getter is None:
+                continue
+            if n is not None:
+                setter(ctypes.c_int(int(n)))
+            return int(getter())
+    return None
 
 
 @dataclass
