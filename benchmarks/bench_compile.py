@@ -295,6 +295,7 @@ def _training_cases():
     (Note [The joint graph]); torch.compile compiles the same module. The NumPy column is
     bench_autograd's hand-written step (backward by hand)."""
     from bench_autograd import BATCH, LR, _init, numpy_step
+    from bench_cuda_host import fused_step  # Note [A fused optimizer step]
 
     from strided import nn
 
@@ -315,13 +316,6 @@ def _training_cases():
             for p in params:
                 p -= LR * p.grad
                 p.grad = None
-        return loss
-
-    def fused_step(model, opt, x, onehot):
-        loss = model(x, onehot)
-        loss.backward()
-        opt.step()  # Note [A fused optimizer step]: the four updates in one C call
-        opt.zero_grad()
         return loss
 
     def make(compiled, seed=0, fused=False):

@@ -16,7 +16,10 @@ import statistics
 import sys
 
 import numpy as np
-from bench_cuda_host import mlp_step  # the training step, written once (benchmarks/ on the path)
+from bench_cuda_host import (  # the training steps, written once (benchmarks/ on the path)
+    compiled_mlp_step,
+    mlp_step,
+)
 
 import strided
 
@@ -84,6 +87,46 @@ def _mlp_step(cp, torch, timeit, rows, dev):
     ts = timeit(s_step)
     tt = timeit(t_step) if t_step is not None else None
     rows.append(("MLP 784-256-10 step, batch 64", ts, float("nan"), tt, None))
+    _compiled_mlp_step(torch, timeit, rows, dev)
+
+
+def _compiled_mlp_step(torch, timeit, rows, dev):
+    """bench_compile.py's MLP step compiled (compiled_mlp_step in bench_cuda_host.py) against
+    the same step in PyTorch CUDA, eager and under torch.compile (when it runs here); the
+    CuPy column is empty. Its losses are checked against eager strided's first."""
+    from bench_autograd import BATCH, LR, _init
+
+    s_step = compiled_mlp_step(dev)
+    want = compiled_mlp_step("cpu")  # the CPU plan: the same step's losses
+    for _ in range(2):
+        np.testing.assert_allclose(float(s_step()), float(want()), rtol=1e-4)
+    ts = timeit(s_step)
+    times = {}
+    if torch is not None:
+        x_np, onehot_np, params_np = _init(0)
+        ps = [torch.nn.Parameter(torch.as_tensor(p, device="cuda")) for p in params_np]
+        x, onehot = (torch.as_tensor(a, device="cuda") for a in (x_np, onehot_np))
+
+        def loss_fn(x, onehot):
+            w1, b1, w2, b2 = ps
+            logp = torch.log_softmax(torch.relu(x @ w1 + b1) @ w2 + b2, dim=1)
+            return -(logp * onehot).sum() / BATCH
+
+        opt = torch.optim.SGD(ps, lr=LR, fused=True)
+        for label, fn in (("eager", loss_fn), ("torch.compile", torch.compile(loss_fn))):
+
+            def t_step(fn=fn):
+                fn(x, onehot).backward()
+                opt.step()
+                opt.zero_grad()
+
+            try:
+                times[label] = timeit(t_step)
+            except Exception as e:  # noqa: BLE001 - torch.compile may lack its compiler here
+                print(f"MLP step, torch {label}: not run ({type(e).__name__}: {e})"[:200])
+    for label in ("eager", "torch.compile"):
+        name = f"MLP 784-256-10 step compiled (fused SGD) vs torch {label}"
+        rows.append((name, ts, float("nan"), times.get(label), None))
 
 
 def _later_rows(cp, torch, timeit, rows, dev):

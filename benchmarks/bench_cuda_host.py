@@ -10,7 +10,10 @@ the driver call itself and of CuPy's pool, which only a GPU can measure
 (benchmarks/bench_cuda.py). No result is computed, so nothing is checked against NumPy here.
 
 Run: ``python benchmarks/bench_cuda_host.py``. Prints microseconds per call (the best of 5
-batches) and, for the training step of bench_cuda.py, the launches it makes.
+batches) and the launches it makes; the training steps are bench_cuda.py's eager one and
+bench_compile.py's compiled one (``strided.compile`` of the loss module, fused SGD), whose
+host time is the plan program's (Note [A compiled matmul's cuBLAS call] in
+strided/_compile/program.py).
 """
 
 from __future__ import annotations
@@ -76,6 +79,46 @@ def mlp_step(x, y, w1, w2):
     w2.grad = None
 
 
+def compiled_mlp_step(device, seed=0):
+    """bench_compile.py's MLP training step (784-256-10 with biases, batch 64, the loss in an
+    nn.Module so that ``strided.compile`` lifts the weights into its joint graph, SGD with
+    ``fused=True``) on ``device``: a function running one step and returning the loss."""
+    from bench_autograd import BATCH, LR, _init
+
+    from strided import nn, optim
+    from strided.nn import functional as F
+
+    x_np, onehot_np, params_np = _init(seed)
+
+    class Step(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w1, self.b1, self.w2, self.b2 = (
+                nn.Parameter(strided.tensor(p, device=device)) for p in params_np
+            )
+
+        def forward(self, x, onehot):
+            h = strided.relu(x @ self.w1 + self.b1)
+            logp = F.log_softmax(h @ self.w2 + self.b2, dim=1)
+            return -(logp * onehot).sum() / BATCH
+
+    module = Step()
+    model = strided.compile(module)
+    opt = optim.SGD(module.parameters(), lr=LR, fused=True)
+    x, onehot = (strided.asarray(a, device=device) for a in (x_np, onehot_np))
+
+    return lambda: fused_step(model, opt, x, onehot)
+
+
+def fused_step(model, opt, x, onehot):
+    """One step of a compiled loss module with a fused optimizer (bench_compile.py's too)."""
+    loss = model(x, onehot)
+    loss.backward()
+    opt.step()  # Note [A fused optimizer step]: the updates in one call (on the CPU)
+    opt.zero_grad()
+    return loss
+
+
 def main():
     launches = _stub_the_device()
     rng = np.random.default_rng(3)
@@ -97,6 +140,7 @@ def main():
         ("log_softmax over dim 1 of 64x10", lambda: strided.log_softmax(h, dim=1), 5000),
         ("matmul 64x784 @ 784x256", lambda: x @ w1.detach(), 5000),
         ("MLP 784-256-10 training step", step, 200),
+        ("MLP step compiled (bench_compile's, fused SGD)", compiled_mlp_step(DEVICE), 200),
     ]
     print("| case | host time per call | launches per call |")
     print("|---|---|---|")

@@ -929,6 +929,54 @@ def test_cuda_row_kernels_write_what_the_backward_reads():
         assert "row" in [spec.kind for _, _, spec in lowered.cuda.functions], cf.explain()
 
 
+# Note [A compiled matmul's cuBLAS call]: the operands' layouts the plan reads in place, and
+# those it leaves to the eager matmul (a stepped inner dim, a 1-D operand, a batch, int64)
+GEMM_OPERANDS = {
+    "contiguous": (lambda a: a, True),
+    "transposed": (lambda a: a.T.contiguous().T, True),
+    "matrix_transpose": (lambda a: strided.matrix_transpose(a.T.contiguous()), True),
+    "row slice": (lambda a: strided.concat([a, a], axis=1)[:, : a.shape[1]], True),
+    "stepped": (lambda a: strided.repeat(a, 2, axis=1)[:, ::2], False),
+    "negative": (lambda a: strided.flip(a, axis=0), False),
+    "expanded": (lambda a: strided.broadcast_to(a[:1], a.shape), False),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("layout", list(GEMM_OPERANDS))
+def test_cuda_matmul_planned_once_equals_eager(layout, dtype):
+    """A 2-D float matmul of a CUDA plan is one cuBLAS call planned at capture, reading an
+    operand made by ``matrix_transpose`` from its base; the forward and the joint backward's
+    products (the transposes of dx = g @ w.T, dw = x.T @ g never made) equal eager's, and the
+    layouts cuBLAS cannot read in place stay eager matmuls."""
+    rng = np.random.default_rng(23)
+    dev = "cuda-emulated"
+    make, planned = GEMM_OPERANDS[layout]
+    planned = planned and dtype != "int64"
+    x = make((_t(rng, (7, 5), dtype) * 3).to(dev))
+    w = make((_t(rng, (5, 3), dtype) * 3).to(dev))
+    f = lambda x, w: strided.relu(x @ w) @ strided.matrix_transpose(w)  # noqa: E731
+    cf = strided.compile(f)
+    for _ in range(2):
+        _same(cf(x, w).cpu(), f(x, w).cpu(), dtype)
+    assert ("cuBLAS's gemm" in cf.explain()) == planned, cf.explain()
+    if dtype == "int64":
+        return
+    loss = lambda x, w: (strided.tanh(x @ w) * 2).sum()  # noqa: E731
+    cl = strided.compile(loss)
+    x, w = x.detach().requires_grad_(), w.detach().requires_grad_()
+    for _ in range(2):
+        got, got_grads = _grads(cl, [x, w], [True, True])
+    want, want_grads = _grads(loss, [x, w], [True, True])
+    _same(got.cpu(), want.cpu(), dtype)
+    for g, e in zip(got_grads, want_grads, strict=True):
+        _same(g.cpu(), e.cpu(), dtype)
+    program = cl.last.backward.program_source
+    assert ("cuBLAS's gemm" in program) == planned
+    if planned:
+        assert "matrix_transpose(" not in program, program
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cuda_whole_tensor_reductions_split_over_blocks(dtype):
     """A sum of everything is cut into chunks along gridDim.y, the partials combined by a

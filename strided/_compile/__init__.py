@@ -530,7 +530,8 @@ def _drop_identity_sum_to(gm):
                 "call_function", strided.sum, (g,), {"axis": dims, "keepdims": True}, before=n
             )
             s.meta.update(
-                tensor_meta=TensorMeta(kept, want.dtype), strides=tuple(_contiguous_strides(kept))
+                tensor_meta=TensorMeta(kept, want.dtype, want.device),  # the sum's own device
+                strides=tuple(_contiguous_strides(kept)),
             )
             r = gm.graph.create_node("call_function", strided.reshape, (s, tuple(shape)), before=n)
             r.meta.update(n.meta)

@@ -188,17 +188,26 @@ def _as_column_major(x):
     """``(x, op, ld)``: how cuBLAS reads the last two dims of ``x`` (r x c) as X^T, copying
     ``x`` first when its strides allow neither reading (Note [cuBLAS on strided views])."""
     r, c = x.shape[-2:]
-    sr, sc = x.stride()[-2:]
+    read = column_major_op(r, c, *x.stride()[-2:])
+    if read is not None:
+        return (x, *read)
+    x = x.contiguous()  # a stepped or reversed inner dim, stride 0 inside a matrix, a huge ld
+    return x, "N", max(c, 1)
+
+
+def column_major_op(r, c, sr, sc):
+    """``(op, ld)``: how cuBLAS reads an r x c matrix of strides (sr, sc) in place, or None
+    when it cannot (``_as_column_major`` then copies). A compiled plan asks once, at capture
+    (Note [A compiled matmul's cuBLAS call] in strided/_compile/program.py)."""
     if sc == 1 or c == 1:  # X^T in place: rows of X are columns, ld is the row step
         ld = sr if r > 1 else max(c, 1)
         if max(c, 1) <= ld <= _INT32_MAX:
-            return x, "N", ld
+            return "N", ld
     if sr == 1 or r == 1:  # X in place, read transposed: ld is the column step
         ld = sc if c > 1 else max(r, 1)
         if max(r, 1) <= ld <= _INT32_MAX:
-            return x, "T", ld
-    x = x.contiguous()  # a stepped or reversed inner dim, stride 0 inside a matrix, a huge ld
-    return x, "N", max(c, 1)
+            return "T", ld
+    return None
 
 
 def _batch_loops(batch, strides):
