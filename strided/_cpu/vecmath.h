@@ -1635,18 +1635,16 @@ STRIDED_VINLINE double strided_exp2_for_float(double t) {
 }
 
 /* log2(x) for x a positive normal double, to 2^-37 relative, for a float result (pow's): x = 2^k
- * m, m in [sqrt(2)/2, sqrt(2)), s = (m - 1) / (m + 1) (a float division and a Newton step, as
- * strided_vlog_core's float route), log2(m) = s P(s^2), P of degree 4 fitted to 2 atanh(s) /
- * (s ln 2) (Chebyshev interpolation in mpmath) */
+ * m, m in [sqrt(2)/2, sqrt(2)), s = (m - 1) / (m + 1), log2(m) = s P(s^2), P of degree 4
+ * fitted to 2 atanh(s) / (s ln 2) (Chebyshev interpolation in mpmath) */
 STRIDED_VINLINE double strided_log2_for_float(double x) {
     uint64_t ix = strided_bits64(x) + (0x3ff0000000000000ULL - 0x3fe6a09e00000000ULL);
     double k = strided_from_bits64(0x4330000000000000ULL | (ix >> 52))
                - (4503599627370496.0 + 1023.0);
     double f = strided_from_bits64((ix & 0x000fffffffffffffULL) + 0x3fe6a09e00000000ULL) - 1.0;
     double d = 2.0 + f;
-    double r = (double)(1.0f / (float)d);
-    r = r * (2.0 - d * r);
-    double s = f * r;
+    double s = f / d;             /* (a double division: 20% faster here than a float one, its
+                                   * conversions and a Newton step) */
     double z = s * s;
     double p = 0.3407186665934361;
     p = p * z + 0.41167342520224887;
