@@ -66,15 +66,18 @@ What was built, one piece per cost:
 The in-place error that names both ops and their source lines is untouched: the node's
 ``_site`` is still filled by ``_user_site`` here (the line itself found when the message is
 built: Note [The user's line, found when read]), and the message is still built in
-``SavedTensor.unpack`` (graph.py).
-
-Then (Note [Fewer objects per recorded op], Note [The user's line, found when read], measured
-with benchmarks/bench_recorded_op.py's loop on the quiet 2-core Zen 3, one thread): a + b
-1.50 -> 1.26 us, a * b 1.58 -> 1.39, a.exp() 2.26 -> 1.40 (its saved result and the method's
-wrapper frame), an 8x8 a @ b 2.19 -> 1.76 (the operator's and the front's frames); PyTorch
-1.4-1.9 us on the same ops. Rejected, as before: the recorder building plain tuples
+``SavedTensor.unpack`` (graph.py). Rejected, as before: the recorder building plain tuples
 instead of nodes (the engine, hooks and ``grad_fn`` expect node objects with methods), and
 the classes moved wholly into Cython (graph.py is the file students read first).
+
+Then (Note [Fewer objects per recorded op], Note [The user's line, found when read]), one
+thread on the project's 2-core AMD EPYC (AVX-512), benchmarks/bench_recorded_op.py run in the
+old and the new checkout by turns, 3 processes each, the least disturbed process's median (the
+machine's load was 2-8 meanwhile): a + b 1.50 -> 1.25 us, a * b 1.67 -> 1.34, a.exp() 2.39 ->
+1.49 (its saved result and the method's wrapper frame), an 8x8 a @ b 2.33 -> 1.92 (the
+operator's and the front's frames); PyTorch 1.51, 1.52, 1.31 and 1.85 us in the same runs.
+The MLP and CNN eager steps moved within the noise of those runs (MLP 0.63-0.75 ms, CNN
+1.1-1.3 ms, PyTorch 0.68 and 1.29 at best).
 """
 
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
