@@ -48,6 +48,15 @@ transforms, which run tile by tile, then read and write one compact block per ti
 than one row in each of 36 planes; measured on the digits CNN's convolution, position-major
 planes cost ~15% more for the whole step.
 
+Note [Few channels]
+~~~~~~~~~~~~~~~~~~~
+With one input channel (a network's first layer: the digits CNN's 1 -> 16) each of the 36
+products is an outer product, (tiles x 1) by (1 x K), and a GEMM call costs more in OpenBLAS's
+set-up (~1 us: argument checks, buffers, packing) than the product itself: 72 calls took ~100 us
+of the digits CNN's first convolution. Up to FEW_CHANNELS input channels the products (and
+the weight gradient's sums) are plain loops over the output channels, which the compiler
+vectorises (winograd.h's strided_wino_products and strided_wino_sums).
+
 The tiles are processed in blocks sized so that a block's V and M stay in the L2 cache (V and
 M together: 36 * (C + K) numbers per tile), each block by one thread: its input transforms, its
 36 GEMMs (each one small enough that OpenBLAS runs it on the calling thread: Note [Threads:
@@ -114,10 +123,19 @@ cdef extern from "winograd.h" nogil:
                                   long y0, long x0, long cb, double* u, double* w, long plane)
     void strided_wino_weight_float(const float* s, long plane, float* g, long gh, long gw)
     void strided_wino_weight_double(const double* s, long plane, double* g, long gh, long gw)
+    void strided_wino_products_float(const float* v, const float* u, float* m, long nt, long C,
+                                     long K)
+    void strided_wino_products_double(const double* v, const double* u, double* m, long nt,
+                                      long C, long K)
+    void strided_wino_sums_float(const float* w, const float* v, float* s, long nt, long C,
+                                 long K)
+    void strided_wino_sums_double(const double* w, const double* v, double* s, long nt, long C,
+                                  long K)
 
 
 cdef enum:
     OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
+    FEW_CHANNELS = 4                # input channels up to which the products skip BLAS
 
 
 cdef struct Geometry:
@@ -211,11 +229,17 @@ cdef void _block(const floating* x, const floating* u, const floating* bias, flo
     cdef floating* dst
     cdef floating* yt = d + 72 * WINO_CB
     _input_tiles(x, g, t0, nt, v, d)
-    for xi in range(36):
-        # the rows of V[xi] and M[xi] are their tiles, 36 * C and 36 * K apart (Note [The
-        # tiles' layout])
-        _gemm(v + xi * g.c, 36 * g.c, u + xi * g.c * g.k, m + xi * g.k, 36 * g.k, nt, g.k,
-              g.c)
+    if g.c <= FEW_CHANNELS:  # Note [Few channels]
+        if floating is float:
+            strided_wino_products_float(v, u, m, nt, g.c, g.k)
+        else:
+            strided_wino_products_double(v, u, m, nt, g.c, g.k)
+    else:
+        for xi in range(36):
+            # the rows of V[xi] and M[xi] are their tiles, 36 * C and 36 * K apart (Note [The
+            # tiles' layout])
+            _gemm(v + xi * g.c, 36 * g.c, u + xi * g.c * g.k, m + xi * g.k, 36 * g.k, nt, g.k,
+                  g.c)
     for t in range(nt):
         n = _tile_origin(g, t0 + t, &ty, &tx)
         for cblk in range((g.k + WINO_CB - 1) // WINO_CB):
@@ -292,6 +316,12 @@ cdef void _grad_block(const floating* x, const floating* gr, const Geometry* g, 
             else:
                 strided_wino_grad_double(gr + n * g.on + k0 * g.ok, g.ok, g.oh, g.ow, g.ho,
                                          g.wo, ty * 4, tx * 4, kb, d, m + t * 36 * g.k + k0, g.k)
+    if g.c <= FEW_CHANNELS:  # Note [Few channels]
+        if floating is float:
+            strided_wino_sums_float(m, v, s, nt, g.c, g.k)
+        else:
+            strided_wino_sums_double(m, v, s, nt, g.c, g.k)
+        return
     for xi in range(36):
         # s[xi] (K x C) += m[xi]^T (K x nt) @ v[xi] (nt x C)
         if floating is float:

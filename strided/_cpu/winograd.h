@@ -271,6 +271,40 @@ static inline void strided_wino_weight_##T(const T* s, long plane, T* g, long gh
       for (int b = 0; b < 6; b++) acc += t[i][b] * G[b][j];                                      \
       g[i * gh + j * gw] = (T)acc;                                                               \
     }                                                                                            \
+}                                                                                                \
+                                                                                                 \
+/* The 36 products of a block without BLAS, for few input channels (Note [Few channels] in      \
+ * conv.pyx): m[t][xi][k] = sum_c v[t][xi][c] u[xi][c][k] (tile-major v and m, Note [The tiles'  \
+ * layout]), a vector loop over k. */                                                            \
+static inline void strided_wino_products_##T(const T* v, const T* u, T* m, long nt, long C,     \
+                                             long K) {                                           \
+  for (long t = 0; t < nt; t++)                                                                  \
+    for (long xi = 0; xi < 36; xi++) {                                                           \
+      const T* a = v + (t * 36 + xi) * C;                                                        \
+      const T* b = u + xi * C * K;                                                               \
+      T* o = m + (t * 36 + xi) * K;                                                              \
+      for (long k = 0; k < K; k++) o[k] = a[0] * b[k];                                           \
+      for (long c = 1; c < C; c++) {                                                             \
+        const T ac = a[c];                                                                       \
+        const T* bc = b + c * K;                                                                 \
+        for (long k = 0; k < K; k++) o[k] += ac * bc[k];                                         \
+      }                                                                                          \
+    }                                                                                            \
+}                                                                                                \
+                                                                                                 \
+/* The weight gradient's sums likewise: s[xi][k][c] += sum_t w[t][xi][k] v[t][xi][c]. */        \
+static inline void strided_wino_sums_##T(const T* w, const T* v, T* s, long nt, long C,         \
+                                         long K) {                                               \
+  for (long t = 0; t < nt; t++)                                                                  \
+    for (long xi = 0; xi < 36; xi++) {                                                           \
+      const T* a = w + (t * 36 + xi) * K;                                                        \
+      const T* b = v + (t * 36 + xi) * C;                                                        \
+      T* o = s + xi * K * C;                                                                     \
+      for (long c = 0; c < C; c++) {                                                             \
+        const T bc = b[c];                                                                       \
+        for (long k = 0; k < K; k++) o[k * C + c] += a[k] * bc;                                  \
+      }                                                                                          \
+    }                                                                                            \
 }
 
 STRIDED_WINOGRAD(float)
