@@ -127,10 +127,23 @@ def test_real_special_values_and_warnings_are_pows(dtype, n):
         )
 
 
-@pytest.mark.skipif(
+needs_lower_levels = pytest.mark.skipif(
     _build.MARCH != "dispatch" or cpu_dispatch.cpu_level < 3,
     reason="one build, or no lower level to force",
 )
+
+
+def run_at_level(level, script):
+    """Run ``script`` in a fresh interpreter whose kernels are those of CPU ``level`` (2, 3);
+    it prints ok when its checks hold."""
+    env = dict(os.environ, STRIDED_CPU_FEATURES=cpu_dispatch.LEVELS[level])
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+@needs_lower_levels
 @pytest.mark.parametrize("level", [2, 3])
 def test_every_cpu_level_gives_numpys_bits(level):
     # x86-64-v3 and up have fused multiply-adds; NumPy's loop does not fuse (intpow.h)
@@ -145,8 +158,4 @@ def test_every_cpu_level_gives_numpys_bits(level):
         "        assert (g == w).all(), (dt, n)\n"
         "print('ok')\n"
     )
-    env = dict(os.environ, STRIDED_CPU_FEATURES=cpu_dispatch.LEVELS[level])
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
-    )
-    assert done.stdout.strip() == "ok", done.stderr
+    run_at_level(level, script)

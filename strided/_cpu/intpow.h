@@ -192,6 +192,28 @@ STRIDED_NO_CONTRACT STRIDED_NOINLINE static void strided_cpowi_23_##T(const T* x
 STRIDED_CPOWI_23(float)
 STRIDED_CPOWI_23(double)
 
+/* m complex results, their parts in rr and ri, stored side by side at byte stride so */
+#define STRIDED_CPARTS_STORE(T)                                                                \
+static inline void strided_cparts_store_##T(const T* rr, const T* ri, char* po, ptrdiff_t so, \
+                                            ptrdiff_t start, ptrdiff_t m) {                    \
+    ptrdiff_t j;                                                                               \
+    if (so == 2 * (ptrdiff_t)sizeof(T)) {                                                      \
+        T* y = (T*)po + 2 * start;                                                             \
+        for (j = 0; j < m; j++) {                                                              \
+            y[2 * j] = rr[j];                                                                  \
+            y[2 * j + 1] = ri[j];                                                              \
+        }                                                                                      \
+    } else {                                                                                   \
+        for (j = 0; j < m; j++) {                                                              \
+            T* y = (T*)(po + (start + j) * so);                                                \
+            y[0] = rr[j];                                                                      \
+            y[1] = ri[j];                                                                      \
+        }                                                                                      \
+    }                                                                                          \
+}
+STRIDED_CPARTS_STORE(float)
+STRIDED_CPARTS_STORE(double)
+
 /* out = a ** b for n complex elements (byte strides sa, so; the parts of each element side by
  * side) and a scalar exponent b = br + bi j: 1 when b is an exponent of the fast path, else 0
  * and nothing written. */
@@ -223,19 +245,7 @@ static int strided_cpowi_##S(char* po, ptrdiff_t so, const char* pa, ptrdiff_t s
             }                                                                                  \
         }                                                                                      \
         strided_cpowi_block_##T(ar, ai, rr, ri, pr, pi, m, e);                                 \
-        if (so == 2 * (ptrdiff_t)sizeof(T)) {                                                  \
-            T* y = (T*)po + 2 * start;                                                         \
-            for (j = 0; j < m; j++) {                                                          \
-                y[2 * j] = rr[j];                                                              \
-                y[2 * j + 1] = ri[j];                                                          \
-            }                                                                                  \
-        } else {                                                                               \
-            for (j = 0; j < m; j++) {                                                          \
-                T* y = (T*)(po + (start + j) * so);                                            \
-                y[0] = rr[j];                                                                  \
-                y[1] = ri[j];                                                                  \
-            }                                                                                  \
-        }                                                                                      \
+        strided_cparts_store_##T(rr, ri, po, so, start, m);                                    \
     }                                                                                          \
     return 1;                                                                                  \
 }
