@@ -1,6 +1,6 @@
-"""Complex division with NumPy's roundings (strided/_cpu/cdivide.h, Note [Complex division
-without fused multiply-adds]): NumPy's bits for every layout, broadcast and scalar operand,
-special value and CPU level."""
+"""Complex division and reciprocal with NumPy's roundings (strided/_cpu/cdivide.h, Note
+[Complex division without fused multiply-adds]): NumPy's bits for every layout, broadcast and
+scalar operand, special value and CPU level."""
 
 from __future__ import annotations
 
@@ -52,6 +52,16 @@ def test_division_is_numpys_bits(dtype, layout):
         _same_bits(strided.divide(pa[0], row), np.divide(pa[1], rown))
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_reciprocal_is_numpys_bits(dtype, layout):
+    pair = make_layout(layout, _values(dtype, 3).reshape(20, 31))
+    if pair is None:
+        return
+    with np.errstate(all="ignore"), strided.errstate(all="ignore"):
+        _same_bits(strided.reciprocal(pair[0]), np.reciprocal(pair[1]))
+
+
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_in_place_and_out(dtype):
     a, b = _values(dtype, 1), _values(dtype, 2)
@@ -76,6 +86,8 @@ def test_every_cpu_level_gives_numpys_bits(level):
         "    a, b = a.astype(dt), b.astype(dt)\n"
         "    g = np.asarray(st.divide(st.asarray(a), st.asarray(b)))\n"
         "    w = np.divide(a, b)\n"
+        "    assert (g.real == w.real).all() and (g.imag == w.imag).all(), dt\n"
+        "    g, w = np.asarray(st.reciprocal(st.asarray(a))), np.reciprocal(a)\n"
         "    assert (g.real == w.real).all() and (g.imag == w.imag).all(), dt\n"
         "print('ok')\n"
     )

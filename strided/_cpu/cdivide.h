@@ -1,4 +1,5 @@
-/* Complex division with NumPy's roundings, for binary.pyx.tp's complex divide loops.
+/* Complex division and reciprocal with NumPy's roundings, for binary.pyx.tp's complex divide
+ * loops and unary.pyx.tp's complex reciprocal loops.
  *
  * Note [Complex division without fused multiply-adds]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -98,5 +99,47 @@ static int strided_cdiv_loop_##S(char* po, ptrdiff_t so, const char* pa, ptrdiff
 }
 STRIDED_CDIV_LOOP(float, c64)
 STRIDED_CDIV_LOOP(double, c128)
+
+/* One block of m reciprocals 1 / (r + i j) into (rr, ri): crecip_parts of scalar_math.h, whose
+ * two branches are again one formula with the parts swapped (p the larger in size, s the
+ * other): q = s / p, d = p + s q, then 1 / d and -q / d, or q / d and -1 / d. 1 / 0 is NaN
+ * there (0 / 0 first), as NumPy's. */
+#define STRIDED_CRECIP_BLOCK(T)                                                                \
+STRIDED_NO_CONTRACT STRIDED_NOINLINE static void strided_crecip_block_##T(                    \
+        const T* restrict x, ptrdiff_t sx, T* restrict rr, T* restrict ri, ptrdiff_t m) {    \
+    STRIDED_CONTRACT_OFF                                                                       \
+    ptrdiff_t j;                                                                               \
+    for (j = 0; j < m; j++) {                                                                  \
+        T r = x[j * sx], i = x[j * sx + 1];                                                    \
+        int big = (i < 0 ? -i : i) <= (r < 0 ? -r : r);    /* crecip_parts' first branch */   \
+        T p = big ? r : i, s = big ? i : r;                                                    \
+        T q = s / p, d = p + s * q;                                                            \
+        rr[j] = (big ? (T)1 : q) / d;                                                          \
+        ri[j] = (big ? -q : (T)-1) / d;                                                        \
+    }                                                                                          \
+}
+STRIDED_CRECIP_BLOCK(float)
+STRIDED_CRECIP_BLOCK(double)
+
+/* out = 1 / x for n complex elements (byte strides); returns 1 */
+#define STRIDED_CRECIP_LOOP(T, S)                                                              \
+static int strided_crecip_loop_##S(char* po, ptrdiff_t so, const char* px, ptrdiff_t sx,     \
+                                   ptrdiff_t n) {                                              \
+    T x[2 * STRIDED_POWI_BLOCK], rr[STRIDED_POWI_BLOCK], ri[STRIDED_POWI_BLOCK];              \
+    ptrdiff_t start, m;                                                                        \
+    for (start = 0; start < n; start += STRIDED_POWI_BLOCK) {                                  \
+        const T* xs = (const T*)px + 2 * start;                                                \
+        m = n - start < STRIDED_POWI_BLOCK ? n - start : STRIDED_POWI_BLOCK;                   \
+        if (sx != 2 * (ptrdiff_t)sizeof(T)) {                                                  \
+            strided_cparts_gather_##T(x, px, sx, start, m);                                    \
+            xs = x;                                                                            \
+        }                                                                                      \
+        strided_crecip_block_##T(xs, sx == 0 ? 0 : 2, rr, ri, m);                              \
+        strided_cparts_store_##T(rr, ri, po, so, start, m);                                    \
+    }                                                                                          \
+    return 1;                                                                                  \
+}
+STRIDED_CRECIP_LOOP(float, c64)
+STRIDED_CRECIP_LOOP(double, c128)
 
 #endif /* STRIDED_CDIVIDE_H */
