@@ -240,21 +240,31 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 # ``create_graph=True`` is differentiable again; the rows are then made by the composite window
 # view, whose backward autograd knows.
 #
-# Measured at 1 thread on the 2-core AMD EPYC (x86-64-v4 kernels), float32, medians
-# (benchmarks/bench_conv.py):
+# Measured at 1 thread on the 2-core AMD EPYC (x86-64-v4 kernels), float32, with bias, the
+# thread's CPU time per call (``time.thread_time``), medians of 9 alternated rounds; the machine
+# was shared (load ~7), so the times are inflated alike and the ratios are what holds
+# (benchmarks/bench_conv.py gives the wall-clock table):
 #
-# ==============================================  =========  =========  =========
-# case                                            im2col     Winograd   PyTorch
-# ==============================================  =========  =========  =========
-# 64x16x8x8, 32 filters, pad 1 (digits CNN)        ~530 us    ~245 us    ~200 us
-# 64x1x8x8, 16 filters, pad 1 (its first layer)     ~88 us     ~67 us     ~44 us
-# 8x64x56x56, 64 filters, pad 1                     ~26 ms     ~8.0 ms    ~7.9 ms
-# ==============================================  =========  =========  =========
+# ====================================  ===========  ===========  ===========
+# case                                  composite    this op      PyTorch
+# ====================================  ===========  ===========  ===========
+# 64x1x8x8, 16 filters, forward          168 us        71 us        49 us
+# 64x1x8x8, 16 filters, fwd + bwd        534 us       348 us       309 us
+# 64x16x8x8, 32 filters, forward         579 us       222 us       210 us
+# 64x16x8x8, 32 filters, fwd + bwd       2.50 ms      0.91 ms      1.42 ms
+# 8x64x56x56, 64 filters, forward        24.8 ms      7.7 ms       15.3 ms
+# 8x64x56x56, 64 filters, fwd + bwd      79.6 ms      22.9 ms      40.3 ms
+# ====================================  ===========  ===========  ===========
 #
-# (im2col: the C rows and one GEMM; the composite's own im2col costs more.) So the rule
-# (``_winograd_pays``): Winograd for every 3x3 filter unless the 4x4 tiles waste most of their
-# work, i.e. unless the output fills less than half of the tiles that cover it (an output of
-# 2x2 or 5x5 computes 4x4 or 8x8), where im2col's GEMM does less.
+# (the first two rows are the digits CNN's convolutions, padding 1; without a bias PyTorch's
+# 8x64x56x56 forward is ~7.9 ms wall on an idle machine, Winograd's ~8.0 ms.)
+#
+# Winograd against im2col (the C rows and one GEMM), forward, 64 images, 16 -> 32 channels,
+# by the share of the 4x4 tiles that the output fills: an output of 4x4 (all of it) 74 us
+# against 135 us, 6x6 (0.56) 222 against 307, 9x9 (0.56) 474 against 693, 5x5 (0.39) 217
+# against 214, 2x2 (0.25, 32 channels) 116 against 61, 1x1 117 against 20. So the rule
+# (``_winograd_pays``): Winograd for every 3x3 filter whose output fills at least half of the
+# tiles that cover it, else im2col's GEMM, which computes no wasted outputs.
 
 
 def _unit_stride_case(x, weight, bias, stride, dilation, groups):
