@@ -6,7 +6,9 @@ NumPy and PyTorch (where PyTorch has the operation: it has no order on complex n
 three libraries timed in turn for R rounds; medians, their spread (max - min) / median, and
 ratios other-library / strided (above 1: strided is faster). The kernels: Note [Complex
 division, reciprocal and power as NumPy's] and Note [The order of complex numbers] in
-strided/_cpu/scalar_math.h.
+strided/_cpu/scalar_math.h; x**3 is Note [Integer powers by a scalar exponent]
+(strided/_cpu/intpow.h), divide and reciprocal Note [Complex division without fused
+multiply-adds] (strided/_cpu/cdivide.h).
 """
 
 from __future__ import annotations
