@@ -181,7 +181,7 @@ def test_float64_ulp_error_and_special_values(name):
     """float64 within 1 ulp of NumPy's function in long double (the C library's x87 functions:
     11 more bits), and NumPy's values exactly where the C library takes over (zeros, inf, NaN).
     logaddexp's ulp is at least that of 1/16: nearer zero max + log1p(...) cancels, and the
-    vector code's absolute error (below 6e-18) is a few ulps of the result there (NumPy's
+    vector code's absolute error (below 1e-17) is a few ulps of the result there (NumPy's
     own: 7 ulps at 1/16, 59 at 1/128)."""
     a, b = _arguments64(name)
     got = _call(name, a, b)
