@@ -8,6 +8,7 @@ is compiled once however many tests use it."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -975,6 +976,38 @@ def test_cuda_matmul_planned_once_equals_eager(layout, dtype):
     assert ("cuBLAS's gemm" in program) == planned
     if planned:
         assert "matrix_transpose(" not in program, program
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda-emulated"])
+def test_views_only_kernels_read_are_not_made(device):
+    """Note [Views the kernels need not see]: a linear layer's backward runs none of the
+    engine's reshapes and expands around its reductions (kernels read the viewed tensor), the
+    bias gradient is allocated in its own shape (no view for the engine to copy), and loss and
+    gradients equal eager; a view an eager step reads is still made."""
+    rng = np.random.default_rng(29)
+    x = _t(rng, (6, 5), "float32").to(device)
+    w = (_t(rng, (5, 4), "float32") * 0.5).to(device)
+    b = _t(rng, (4,), "float32").to(device)
+    onehot = strided.tensor(np.eye(4, dtype=np.float32)[rng.integers(0, 4, 6)]).to(device)
+
+    def loss(x, onehot, w, b):
+        return -(F.log_softmax(x @ w + b, dim=1) * onehot).sum() / 6
+
+    cf = strided.compile(loss)
+    for _ in range(2):
+        got, got_grads = _grads(cf, [x, onehot, w, b], [False, False, True, True])
+    want, want_grads = _grads(loss, [x, onehot, w, b], [False, False, True, True])
+    _same(got.cpu(), want.cpu(), "float32")
+    for g, e in zip(got_grads[2:], want_grads[2:], strict=True):
+        _same(g.cpu(), e.cpu(), "float32")
+    program = cf.last.backward.program_source
+    assert "strided.expand(" not in program and "strided.reshape(" not in program, program
+    assert "its view: the kernels know the strides" in program
+    assert re.search(r"reshape_\d+ = sum_\d+ = empty\(\(4,\)", program), program
+    # a view an eager step reads (here the sort) is made
+    sv = strided.compile(lambda v: strided.sort(strided.reshape(v * 2, (30,))) + 1)
+    for _ in range(2):
+        _same(sv(x).cpu(), (strided.sort(strided.reshape(x * 2, (30,))) + 1).cpu(), "float32")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

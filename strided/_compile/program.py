@@ -52,6 +52,21 @@ writer (a quarter of the elements) takes the strided side (the two together ~5 u
 eager step reads, or the graph returns (a forward's saved tensors too), keeps eager's order,
 since the eager steps' results are checked against the strides they had at capture.
 
+Note [Views the kernels need not see]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A fused kernel (and a planned cuBLAS call) takes only its tensors' data pointers: the strides
+it reads them with were written into its source at capture. So an eager view step (reshape of
+a row-major tensor, expand, broadcast_to, matrix_transpose, permute_dims: views that start at
+their input's address) whose result only kernels read is not run: its name is bound to the
+tensor it views (``expand = negative``), whose pointer is the view's. A backward is full of
+them (the engine's reshapes and expands around each reduction: 8 of the MLP step's 14 eager
+steps, ~1 us each with the check of their strides). And a group output that the graph returns
+only through a reshape (a bias gradient: ``sum(g, axis=0, keepdims=True).reshape(n)``) is
+allocated in the reshape's shape, the one tensor then standing for both: the caller gets a
+tensor of its own rather than a view, which the autograd engine would copy before making it a
+``.grad`` (a view may share memory with another gradient). A view's memory is its source's, so
+Note [Writing into a dead buffer] counts a read of a view as a read of what it views.
+
 Note [A compiled matmul's cuBLAS call]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 On a CUDA device an eager ``a @ b`` spends ~10 us of host time before cuBLAS is called: the
@@ -161,12 +176,20 @@ def make_program(low, check_inputs):
                 body.append(f"if {n.name}.stride() != {n.meta['strides']!r}:")
                 body.append("    return None  # laid out otherwise than at capture")
     gemms, folded = _gemm_steps(low, check_inputs) if low.device != "cpu" else ({}, set())
+    views, reshaped = _view_steps(low, set(gemms) | folded, reuse)
     for kind, what in low.steps:
         if kind == "eager" and what in folded:
             continue  # a transpose only cuBLAS calls read (Note [A compiled matmul's cuBLAS...])
         if kind == "eager" and what in gemms:
             body += _gemm_lines(what, gemms[what], empty_name, name_for)
             continue
+        if kind == "eager" and what in views:  # Note [Views the kernels need not see]
+            body.append(
+                f"{what.name} = {views[what].name}  # its view: the kernels know the strides"
+            )
+            continue
+        if kind == "eager" and what in reshaped.values():
+            continue  # made with the group output it reshapes
         if kind == "eager":
             body.append(f"{what.name} = {_eager_expression(what, w, low.device, name_for)}")
             want = what.meta.get("strides")
@@ -184,10 +207,12 @@ def make_program(low, check_inputs):
             m = out.meta["tensor_meta"]
             dtype = as_dtype(m.dtype)
             dtype, device = name_for(dtype, dtype.name), name_for(as_device(m.device), m.device)
+            target = out.name
+            if out in reshaped:  # Note [Views the kernels need not see]: the reshape's shape
+                target = f"{reshaped[out].name} = {out.name}"
+                shape = tuple(reshaped[out].meta["tensor_meta"].shape)
             alloc = f"{empty_name}({shape!r}, {dtype}, {device})"
-            body.append(
-                f"{out.name} = {alloc}" + ("" if inverse is None else f".permute({inverse})")
-            )
+            body.append(f"{target} = {alloc}" + ("" if inverse is None else f".permute({inverse})"))
         args = ", ".join(n.name for n in (*what.inputs, *what.outputs))
         body.append(f"{kernel}({args})")
     body.append(f"return {w.arg_text(nodes[-1].args[0])}")
@@ -197,6 +222,68 @@ def make_program(low, check_inputs):
     namespace = dict(w.globals)
     exec(compile(source, f"<strided.compile {fname}>", "exec"), namespace)  # noqa: S102
     return source, namespace[fname]
+
+
+_VIEWS = None  # the eager views whose result starts at their input's address: {op: always}
+
+
+def _view_steps(low, planned, reuse):
+    """({eager view step: the tensor it views}, {group output: the eager reshape of it the
+    graph returns}) of Note [Views the kernels need not see]. ``planned``: the matmul and
+    transpose steps of Note [A compiled matmul's cuBLAS call], which read data pointers too;
+    ``reuse``: the outputs written into a dead buffer (Note [Writing into a dead buffer])."""
+    global _VIEWS
+
+    if _VIEWS is None:  # reshape only of a row-major tensor: otherwise it may copy or move
+        _VIEWS = {strided.reshape: False, strided.expand: True, strided.broadcast_to: True,
+                  strided.matrix_transpose: True, strided.permute_dims: True}  # fmt: skip
+    grouped = {}  # group output -> the strides its kernel writes
+    members = set()
+    for kind, g in low.steps:
+        if kind == "group":
+            members.update(g.nodes)
+            grouped.update((n, tuple(out_strides(n))) for n in g.outputs)
+
+    def row_major(n, strides):
+        return strides == tuple(_contiguous_strides(n.meta["tensor_meta"].shape))
+
+    def view_of(node):
+        """The tensor ``node`` views at its address, or None."""
+        always = _VIEWS.get(node.target) if node.op == "call_function" else None
+        if always is None or not node.args or not hasattr(node.args[0], "meta"):
+            return None
+        src = node.args[0]
+        if always:
+            return src
+        st = grouped.get(src, src.meta.get("strides"))
+        if len(node.args) == 2 and not node.kwargs and st is not None and row_major(src, st):
+            return src
+        return None
+
+    eager = [node for kind, node in low.steps if kind == "eager"]
+    seen = set()  # views only kernels read, directly or through other such views: last first
+    for node in reversed(eager):
+        if view_of(node) is not None and all(
+            u in members or u in planned or u in seen for u in node.users
+        ):
+            seen.add(node)
+    views, reshaped = {}, {}
+    for node in eager:
+        src = view_of(node)
+        if src is None:
+            continue
+        if node in seen:
+            views[node] = views.get(src, src)
+        elif (
+            node.target is strided.reshape
+            and src in grouped
+            and src not in reuse
+            and set(src.users) == {node}
+            and row_major(src, grouped[src])
+            and row_major(node, node.meta.get("strides"))
+        ):
+            reshaped[src] = node
+    return views, reshaped
 
 
 def _gemm_steps(low, check_inputs):
@@ -321,11 +408,21 @@ def _reusable(low):
                 fresh.add(what)
         else:
             fresh.update(what.outputs)
+    # an eager step other than a matmul may return a view of its inputs: a read of its
+    # result is a read of them too
+    viewing = {what: what.all_input_nodes for kind, what in steps
+               if kind == "eager" and what not in fresh}  # fmt: skip
     last_read = {}  # node -> index of the last step that reads it (the output: past the end)
+
+    def read(n, i):
+        last_read[n] = max(i, last_read.get(n, -1))
+        for m in viewing.get(n, ()):
+            read(m, i)
+
     for i, (kind, what) in enumerate(steps):
         for n in what.inputs if kind == "group" else what.all_input_nodes:
-            last_read[n] = i
-    map_arg(low.gm.graph.nodes[-1].args, lambda n: last_read.__setitem__(n, len(steps)))
+            read(n, i)
+    map_arg(low.gm.graph.nodes[-1].args, lambda n: read(n, len(steps)))
     reuse = {}
     for i, (kind, g) in enumerate(steps):
         if kind != "group" or g.reduction is not None:
