@@ -22,7 +22,7 @@ import types as _types
 import numpy as np
 
 from strided import _core, _views
-from strided._dtype import as_dtype
+from strided._dtype import as_dtype, can_cast
 from strided._ops import copying as _copying
 from strided._ops import creation as _creation
 from strided._ops import elementwise as _ew
@@ -46,34 +46,79 @@ def _shape_args(shape):
     return tuple(shape)
 
 
+def _memory_order(t):
+    """``t``'s dims by decreasing |stride|: a stable insertion sort in which a stride-0
+    (broadcast) dim compares with nothing and keeps its place, as NumPy's
+    PyArray_CreateSortedStridePerm; negative strides read ascending, as NumPy's "K"."""
+    strides = [abs(t.stride(d)) for d in range(t.ndim)]
+    dims = list(range(t.ndim))
+    for i0 in range(1, t.ndim):
+        d0, pos = dims[i0], i0
+        for i1 in range(i0 - 1, -1, -1):
+            s0, s1 = strides[d0], strides[dims[i1]]
+            if s0 == 0 or s1 == 0:
+                continue  # ambiguous: look further left
+            if s1 < s0:
+                pos = i1
+            else:
+                break
+        dims.insert(pos, dims.pop(i0))
+    return tuple(dims)
+
+
+def _resolve_order(t, order, what):
+    """NumPy's order letter as "C", "F" or "K": "A" is "F" where ``t`` is F-contiguous only."""
+    if order == "A":
+        return "F" if t.ndim > 1 and t.T.is_contiguous() and not t.is_contiguous() else "C"
+    if order in ("C", "F", "K"):
+        return order
+    raise ValueError(f"{what}: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+
+
 def _ordered_copy(t, order, what):
     """A copy of ``t`` whose elements, read flat, are in NumPy's ``order``: "C" row-major, "F"
     column-major, "A" column-major if ``t`` is F-contiguous else row-major, "K" memory order."""
-    if order == "A":
-        order = "F" if t.ndim > 1 and t.T.is_contiguous() and not t.is_contiguous() else "C"
+    order = _resolve_order(t, order, what)
     if order == "K":
-        # memory order: dims by decreasing |stride|, a stable insertion sort in which a stride-0
-        # (broadcast) dim compares with nothing and keeps its place, as NumPy's
-        # PyArray_CreateSortedStridePerm; negative strides read ascending, as NumPy's "K"
-        strides = [abs(t.stride(d)) for d in range(t.ndim)]
-        dims = list(range(t.ndim))
-        for i0 in range(1, t.ndim):
-            d0, pos = dims[i0], i0
-            for i1 in range(i0 - 1, -1, -1):
-                s0, s1 = strides[d0], strides[dims[i1]]
-                if s0 == 0 or s1 == 0:
-                    continue  # ambiguous: look further left
-                if s1 < s0:
-                    pos = i1
-                else:
-                    break
-            dims.insert(pos, dims.pop(i0))
-        return _views.permute(t, tuple(dims)).contiguous()
+        return _views.permute(t, _memory_order(t)).contiguous()
     if order == "F":
         return _views.reverse_dims(t).contiguous()
-    if order == "C":
-        return t.contiguous() if not t.is_contiguous() else t.clone()
-    raise ValueError(f"{what}: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    return t.contiguous() if not t.is_contiguous() else t.clone()
+
+
+# Note [A copy's order]
+# ~~~~~~~~~~~~~~~~~~~~~
+# NumPy's ``a.copy(order)`` and ``a.astype(dtype, order)`` keep the shape and choose where the
+# copy's elements lie: "C" row-major (``copy``'s default), "F" column-major, "A" column-major
+# only for an F-contiguous source, "K" (``astype``'s default) the source's memory order, dims by
+# decreasing |stride| (a stride-0 broadcast dim last, unlike ravel's "K") and every stride
+# positive. Each is one row-major copy of the source with its dims permuted into that order,
+# permuted back: a view, so the strides come out as NumPy's.
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _copy_in_order(t, dtype, order, what):
+    """A copy of ``t`` as ``dtype`` whose memory is laid out in NumPy's ``order``."""
+    if order in ("K", "C", "A") and t.is_contiguous():  # the common case: row-major in these
+        return _copying.contiguous_copy(t, dtype)
+    order = _resolve_order(t, order, what)
+    if order == "K":  # a plain stable sort here: a broadcast dim is the innermost, as NumPy's
+        st = t.strides
+        dims = tuple(sorted(range(t.ndim), key=lambda d: -abs(st[d])))
+    elif order == "F":
+        dims = tuple(range(t.ndim - 1, -1, -1))
+    if order == "C" or dims == tuple(range(t.ndim)):  # row-major already: no views to record
+        return _copying.contiguous_copy(t, dtype)
+    back = tuple(sorted(range(t.ndim), key=dims.__getitem__))
+    return _views.permute(_copying.contiguous_copy(_views.permute(t, dims), dtype), back)
+
+
+def _order_holds(t, order):
+    """Whether ``t`` is already laid out as a copy in ``order`` would be (astype(copy=False))."""
+    if order == "K":
+        return True
+    c, f = t.is_contiguous(), _views.reverse_dims(t).is_contiguous()
+    return {"C": c, "F": f, "A": c or f}.get(order, False)
 
 
 # Note [Reduction methods: NumPy's positions, PyTorch's keywords]
@@ -247,16 +292,30 @@ class Tensor(_core.TensorBase):
     def __getitem__(self, index):
         return _views.getitem(self, index)
 
-    def view(self, *shape):
-        """The same memory with another shape; never copies (see Note [view versus reshape])."""
+    def view(self, *shape, dtype=None):
+        """The same memory with another shape; never copies (see Note [view versus reshape]).
+
+        ``view(dtype)`` (NumPy's ``a.view(np.int64)``, PyTorch's ``x.view(torch.int64)``) reads
+        the same bytes as another dtype: see Note [A view as another dtype] in _views.pyx.
+        """
         if (
-            len(shape) == 1
-            and not hasattr(shape[0], "__index__")
+            dtype is None
+            and len(shape) == 1
+            and (isinstance(shape[0], type) or not hasattr(shape[0], "__index__"))
             and not isinstance(shape[0], (tuple, list))
-        ):
-            raise NotImplementedError(
-                "view(dtype) reinterpretation is not supported; use astype(dtype) to convert values"
-            )
+        ):  # a type object (np.int64 has an __index__ method too) or a dtype
+            dtype, shape = shape[0], ()
+        if dtype is not None:
+            if shape:
+                raise TypeError("view: give a shape or a dtype, not both")
+            from strided.autograd.grad_mode import is_grad_enabled
+
+            if self.requires_grad and is_grad_enabled():
+                raise RuntimeError(
+                    "view(dtype): reading the bytes as another dtype is not differentiable; "
+                    "call it on x.detach()"
+                )
+            return _views.dtype_view(self, as_dtype(dtype))
         return _views.view(self, _shape_args(shape))
 
     def reshape(self, *shape, copy=None, order="C"):
@@ -465,9 +524,9 @@ class Tensor(_core.TensorBase):
 
     # -- NumPy's ndarray methods that have other names here ----------------------------------------
 
-    def copy(self):
-        """NumPy's ``a.copy()``: ``clone()``."""
-        return self.clone()
+    def copy(self, order="C"):
+        """NumPy's ``a.copy(order="C")``: a copy laid out in ``order`` (Note [A copy's order])."""
+        return _copy_in_order(self, self.dtype, order, "copy")
 
     def fill(self, value):
         """NumPy's ``a.fill(value)``: ``fill_(value)``, returning None as NumPy does."""
@@ -492,20 +551,80 @@ class Tensor(_core.TensorBase):
 
     def searchsorted(self, v, side="left", sorter=None):
         """Where ``v`` would go in this sorted 1-D tensor (NumPy's ``a.searchsorted``)."""
+        if self.ndim != 1:
+            raise ValueError(
+                f"searchsorted: the tensor searched (self) must be 1-D, got shape {self.shape}"
+            )
         return _ix.searchsorted(self, v, side=side, sorter=sorter)
 
-    def partition(self, kth, axis=-1):
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
         """NumPy's in-place ``a.partition(kth)``: afterwards element ``kth`` is where a sort
         would put it, smaller ones before, larger ones after (here: a full stable sort)."""
         from strided._ops.sets import partition
 
-        self.copy_(partition(self, kth, axis=axis))
+        self.copy_(partition(self, kth, axis=axis, kind=kind, order=order))
 
-    def argpartition(self, kth, axis=-1):
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
         """The positions that would partition this tensor (see ``partition``)."""
         from strided._ops.sets import argpartition
 
-        return argpartition(self, kth, axis=axis)
+        return argpartition(self, kth, axis=axis, kind=kind, order=order)
+
+    def choose(self, choices, out=None, mode="raise"):
+        """NumPy's ``a.choose(choices)``: ``strided.choose(self, choices)``."""
+        from strided._ops.placing import choose
+
+        return choose(self, choices, out=out, mode=mode)
+
+    def compress(self, condition, axis=None, out=None):
+        """NumPy's ``a.compress(condition, axis)``: ``strided.compress(condition, self, axis)``."""
+        from strided._ops.placing import compress
+
+        return compress(condition, self, axis=axis, out=out)
+
+    def put(self, indices, values, mode="raise"):
+        """NumPy's ``a.put(indices, values)``: ``strided.put`` in place, returning None."""
+        from strided._ops.placing import put
+
+        put(self, indices, values, mode=mode)
+
+    def byteswap(self, inplace=False):
+        """NumPy's ``a.byteswap()``: each element's bytes in reverse order, read as the same
+        dtype (a complex number's two parts each swapped); with ``inplace=True`` this tensor is
+        overwritten and returned, as NumPy does."""
+        parts = 2 if self.dtype.kind == "c" else 1
+        n = self.dtype.itemsize // parts
+        shape = self.shape
+        b = self.contiguous().reshape(-1, 1).view("uint8").reshape(-1, parts, n).flip(-1)
+        out = b.contiguous().reshape(-1, parts * n).view(self.dtype).reshape(shape)
+        if inplace:
+            self.copy_(out)
+            return self
+        return out
+
+    @property
+    def base(self):
+        """NumPy's ``a.base``: the tensor this one is a view of, or None when it owns its
+        memory (``_base``: the first tensor over the storage, as PyTorch's)."""
+        return self._base
+
+    def tofile(self, fid, sep="", format="%s"):  # noqa: A002 - NumPy's keyword
+        """NumPy's ``a.tofile``: the elements in C order to a file (binary, or text with
+        ``sep``), through NumPy on the host; bfloat16 as ml_dtypes' bfloat16 bytes."""
+        np.asarray(self.cpu()).tofile(fid, sep=sep, format=format)
+
+    def dumps(self):
+        """NumPy's ``a.dumps()``: this tensor pickled (``pickle.loads`` gives it back)."""
+        return pickle.dumps(self)
+
+    def dump(self, file):
+        """NumPy's ``a.dump(file)``: this tensor pickled into ``file`` (a path or a binary
+        file object); ``pickle.load`` reads it back."""
+        if isinstance(file, (str, bytes)) or hasattr(file, "__fspath__"):
+            with open(file, "wb") as f:
+                pickle.dump(self, f)
+        else:
+            pickle.dump(self, file)
 
     def tobytes(self, order="C"):
         """The elements' bytes in ``order`` ("C" row-major, "F" column-major), as NumPy's; a
@@ -525,9 +644,22 @@ class Tensor(_core.TensorBase):
     def zero_(self):
         return _copying.fill_(self, 0)
 
-    def astype(self, dtype, copy=True):
-        """A copy converted to ``dtype`` (``copy=False`` returns self when nothing changes)."""
-        return _vops.astype(self, dtype, copy=copy)
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        """NumPy's ``a.astype``: a copy converted to ``dtype``, laid out in ``order`` (Note [A
+        copy's order]); ``casting`` refuses a conversion NumPy's rule of that name refuses;
+        ``copy=False`` returns self when nothing changes; ``subok`` is accepted (every result
+        is a Tensor)."""
+        d = as_dtype(dtype)
+        if casting != "unsafe" and casting not in _CASTINGS:
+            raise ValueError(f"astype: casting must be one of {_CASTINGS}, got {casting!r}")
+        if casting != "unsafe" and not can_cast(self, d, casting=casting):
+            raise TypeError(
+                f"astype: cannot cast {self.dtype.name} to {d.name} according to the rule "
+                f"casting={casting!r}"
+            )
+        if not copy and d is self.dtype and _order_holds(self, order):
+            return self
+        return _copy_in_order(self, d, order, "astype")
 
     def to(self, *args, dtype=None, device=None, copy=False):
         """``to(dtype)``, ``to(device)`` or both: self when nothing changes (and not copy)."""
@@ -901,10 +1033,15 @@ class Tensor(_core.TensorBase):
         """``beta * self + alpha * (mat1 @ mat2)``: see ``strided.addmm``."""
         return _la.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
-    def dot(self, other):
+    def dot(self, other, out=None):
         """NumPy's ``dot``: the dot product of two 1-D tensors (without conjugation, also
         PyTorch's ``dot``), the matrix product of 2-D ones, a product with a 0-d one, and for
-        N-D the sum over the last dim of ``self`` and the second-to-last of ``other``."""
+        N-D the sum over the last dim of ``self`` and the second-to-last of ``other``; ``out=``
+        as ``strided.dot``'s."""
+        if out is not None:
+            from strided._ops.products import dot
+
+            return dot(self, other, out=out)
         other = other if isinstance(other, _core.TensorBase) else _creation.asarray(other)
         if self.ndim == 1 and other.ndim == 1:
             return _la.dot(self, other)
@@ -952,9 +1089,10 @@ class Tensor(_core.TensorBase):
 
     # -- indexing functions (strided/_ops/indexing.py), PyTorch's names and arguments -------
 
-    def take(self, indices, axis=None):
-        """``strided.take(self, indices, axis=axis)`` (of the flattened tensor by default)."""
-        return _ix.take(self, indices, axis=axis)
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        """``strided.take(self, indices, axis, out, mode)`` (of the flattened tensor by
+        default)."""
+        return _ix.take(self, indices, axis=axis, out=out, mode=mode)
 
     def take_along_dim(self, indices, dim=None):
         """PyTorch's ``take_along_dim``: ``strided.take_along_axis`` (flattened if dim=None)."""

@@ -853,6 +853,52 @@ def bits_view(TensorBase t):
     return make_view_dtype(t, t._ndim, t._sizes, t._strides, t._offset, dtype_from_num(kUInt16))
 
 
+# Note [A view as another dtype]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy's ``a.view(dtype)`` (and PyTorch's ``x.view(torch.int64)``) reads the same bytes as
+# another dtype. With equal itemsizes only the dtype changes. Otherwise NumPy's rules: not on a
+# 0-d tensor; the last axis must be contiguous (stride one element, or length 1), and its bytes
+# are cut into the new itemsize, so its length scales by old/new and must come out whole; the
+# other axes keep their strides in bytes. strided keeps strides and the offset in elements of
+# the dtype, so a byte stride or offset that the new itemsize does not divide (NumPy's unaligned
+# views, e.g. float64 from the second byte) cannot be written and is refused, naming it.
+def dtype_view(TensorBase t, DType dtype):
+    """The same bytes read as ``dtype`` (see Note [A view as another dtype])."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t old = t.dtype.itemsize, new = dtype.itemsize, nbytes
+    cdef int i, last = t._ndim - 1
+    if old == new:
+        return make_view_dtype(t, t._ndim, t._sizes, t._strides, t._offset, dtype)
+    if t._ndim == 0:
+        raise ValueError(
+            f"view: changing the dtype of a 0-d tensor is only supported if the itemsize is "
+            f"unchanged ({t.dtype.name} has {old} bytes, {dtype.name} {new})")
+    if t._sizes[last] != 1 and t._strides[last] != 1:
+        raise ValueError(
+            f"view: to change to a dtype of a different size ({t.dtype.name} -> {dtype.name}), "
+            f"the last axis must be contiguous; its stride is {t._strides[last]} elements")
+    nbytes = t._sizes[last] * old
+    if nbytes % new:
+        raise ValueError(
+            f"view: the last axis holds {nbytes} bytes ({t._sizes[last]} x {t.dtype.name}), not "
+            f"a whole number of {dtype.name} ({new} bytes)")
+    for i in range(last):
+        sizes[i] = t._sizes[i]
+        if (t._strides[i] * old) % new:
+            raise ValueError(
+                f"view: axis {i}'s stride of {t._strides[i] * old} bytes is not a whole number of "
+                f"{dtype.name} elements ({new} bytes)")
+        strides[i] = t._strides[i] * old // new
+    if (t._offset * old) % new:
+        raise ValueError(
+            f"view: the tensor starts {t._offset * old} bytes into its storage, not a whole "
+            f"number of {dtype.name} elements ({new} bytes)")
+    sizes[last] = nbytes // new
+    strides[last] = 1
+    return make_view_dtype(t, t._ndim, sizes, strides, t._offset * old // new, dtype)
+
+
 def real_view(TensorBase t):
     return _complex_part(t, 0)
 

@@ -9,7 +9,8 @@ the layouts of ``layouts.py`` and the dtypes.
 This first part of the table holds the view and copy ops. ``view`` says what the result shares:
 
 - "always": a view of the input's storage, whatever the layout;
-- "never": a fresh tensor (copies);
+- "never": a fresh tensor (copies), row-major;
+- "copy-as-numpy": a fresh tensor laid out as NumPy's copy (``a.astype``'s order="K");
 - "maybe": ``reshape``-like, a view when the strides allow it, else a fresh copy, and then
   ``view`` of the same shape must refuse (see Note [view versus reshape] in _views.pyx);
 - "view-or-raise": ``view`` itself, which either views or raises RuntimeError naming reshape;
@@ -1004,7 +1005,7 @@ OPS = [
         "astype",
         _astype_op,
         _astype_ref,
-        view="never",
+        view="copy-as-numpy",
         values=_cast_safe_values,
         sample_inputs=_astype_samples,
         error_inputs=_astype_errors,
@@ -1013,7 +1014,7 @@ OPS = [
         "astype_special",
         _astype_op,
         _astype_ref,
-        view="never",
+        view="copy-as-numpy",
         dtypes=FLOAT_OR_COMPLEX,
         sample_inputs=_astype_special_samples,
     ),

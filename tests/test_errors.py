@@ -245,9 +245,13 @@ def test_view_on_incompatible_strides():
         _assert_unchanged(v, snap)
 
 
-def test_view_dtype_is_not_supported():
-    with pytest.raises(NotImplementedError, match="use astype"):
-        strided.arange(3).view("float64")
+def test_view_dtype_names_what_stops_it():
+    # Note [A view as another dtype]: the same bytes as another dtype, or why not
+    assert strided.arange(3).view("float64").shape == (3,)
+    with pytest.raises(ValueError, match="last axis holds 24 bytes"):
+        strided.arange(3).view("complex128")
+    with pytest.raises(ValueError, match="last axis must be contiguous; its stride is 2"):
+        strided.arange(6)[::2].view("int32")
 
 
 def test_as_strided_outside_the_storage():

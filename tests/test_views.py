@@ -4,7 +4,8 @@ Each (op, layout, dtype) case builds the input in that layout (tests/layouts.py)
 sample of the op on the strided tensor and on the NumPy array, and checks:
 
 - the values, shape and dtype equal NumPy's;
-- memory: a view shares the input's storage, a copy does not (as the row's ``view`` says);
+- memory: a view shares the input's storage, a copy does not (as the row's ``view`` says) and
+  is row-major, or laid out as NumPy's copy ("copy-as-numpy": ``a.astype``'s order="K");
 - for views, the strides of non-trivial dims equal NumPy's when NumPy also made a view;
 - writing through a writable view lands in the input exactly where NumPy's write lands, and
   writing through a view whose elements share memory (expanded) raises RuntimeError.
@@ -86,6 +87,12 @@ def _check_memory(op, t, a, out, expected, where):
     elif op.view == "never":
         assert not shares, f"{where}: a copying op returned a view of its input"
         assert out.is_contiguous(), where
+    elif op.view == "copy-as-numpy":  # a.astype: NumPy's order="K" (Note [A copy's order])
+        assert not shares, f"{where}: a copying op returned a view of its input"
+        if isinstance(expected, np.ndarray) and expected.size:
+            assert _big_strides(out.shape, out.strides) == _big_strides(
+                expected.shape, expected.strides
+            ), where
     elif op.view == "self-or-copy":
         if t.is_contiguous():
             assert out is t, where

@@ -444,10 +444,12 @@ _dispatch.register("take", "CPU", _take_cpu)
 _dispatch.register("index_select", "CPU", _take_cpu)
 
 
-def take(x, indices, /, axis=None):
+def take(x, indices, /, axis=None, out=None, mode="raise"):
     """Elements of ``x`` at ``indices`` along ``axis``: ``x[..., indices, ...]`` with the index
     at dim ``axis``; with ``axis=None``, of the flattened ``x`` (as NumPy and ``torch.take``;
     the Array API asks for ``axis`` when x has 2+ dims). Negative indices count from the end.
+    NumPy's ``mode``: "raise" refuses an index out of range, "wrap" takes it modulo the dim's
+    length, "clip" moves it to the nearest end (a negative one to 0); ``out=`` receives it.
 
     Examples
     --------
@@ -466,7 +468,20 @@ def take(x, indices, /, axis=None):
         axis = 0
     else:
         axis = _axis(axis, x.ndim, "take")
-    return _dispatched("take", _take_cpu, x, idx, axis)
+    if mode != "raise":
+        n = x.shape[axis]
+        if mode not in ("wrap", "clip"):
+            raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+        if n == 0 and idx.numel():
+            raise IndexError(f"take: cannot take from axis {axis} of length 0 (mode={mode!r})")
+        idx = _ew.remainder(idx, n) if mode == "wrap" else _ew.clip(idx, 0, max(n - 1, 0))
+    r = _dispatched("take", _take_cpu, x, idx, axis)
+    if out is None:
+        return r
+    if tuple(out.shape) != tuple(r.shape):
+        raise ValueError(f"take: out has shape {tuple(out.shape)}, the result {tuple(r.shape)}")
+    out.copy_(r)
+    return out
 
 
 def index_select(x, dim, index):
