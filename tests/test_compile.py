@@ -1010,6 +1010,34 @@ def test_views_only_kernels_read_are_not_made(device):
         _same(sv(x).cpu(), (strided.sort(strided.reshape(x * 2, (30,))) + 1).cpu(), "float32")
 
 
+def test_cuda_plan_keeps_buffers_for_what_only_kernels_read():
+    """Note [A plan's own buffers]: the intermediates only kernels read are the plan's own,
+    written again by every call, never returned; calls on other values give fresh results
+    (the earlier results unchanged), and a call while the buffers are in use runs eagerly."""
+    rng = np.random.default_rng(31)
+    dev = "cuda-emulated"
+    w = (_t(rng, (5, 4), "float32") * 0.5).to(dev)
+
+    def f(x, w):
+        h = strided.relu(x @ w + 1)  # x @ w: read by the kernel alone
+        return (h * 2).sum(axis=1) / (h.exp() + 1).sum(), h
+
+    cf = strided.compile(f)
+    xs = [_t(rng, (6, 5), "float32").to(dev) for _ in range(3)]
+    got = [cf(x, w) for x in xs]
+    program = cf.last.forward.program_source
+    assert "the plan's own buffer" in program and "buffers_lock" in program, program
+    for x, g in zip(xs, got, strict=True):
+        for a, b in zip(g, f(x, w), strict=True):
+            _same(a.cpu(), b.cpu(), "float32")
+    held = [v for k, v in cf.last.forward.program.__globals__.items() if k.startswith("buffer_")]
+    assert held and all(t.data_ptr() not in {o.data_ptr() for g in got for o in g} for t in held)
+    lock = cf.last.forward.program.__globals__["buffers_lock"]
+    with lock:  # another call holds the buffers: this one takes the eager graph
+        for a, b in zip(cf(xs[0], w), f(xs[0], w), strict=True):
+            _same(a.cpu(), b.cpu(), "float32")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cuda_whole_tensor_reductions_split_over_blocks(dtype):
     """A sum of everything is cut into chunks along gridDim.y, the partials combined by a

@@ -67,6 +67,25 @@ tensor of its own rather than a view, which the autograd engine would copy befor
 ``.grad`` (a view may share memory with another gradient). A view's memory is its source's, so
 Note [Writing into a dead buffer] counts a read of a view as a read of what it views.
 
+Note [A plan's own buffers]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+On a CUDA device every tensor a step makes is an allocation from the pool (a host call of a
+few microseconds on a GPU), and most of a training step's are never seen outside the plan: the
+forward's ``x @ w1`` that the bias-and-ReLU kernel reads, the backward's partial sums and
+gradients between kernels. A value that only kernels read (fused groups, planned cuBLAS calls,
+through views bound to it: Notes [Views the kernels need not see], [A compiled matmul's cuBLAS
+call]) and that is not returned (nor saved for the backward) gets a buffer the plan allocates
+once, when its program is made, and every call writes it again: the MLP step's 16 of 32
+allocations. Kernels run in the order they are launched on the stream, so the next call's
+writes come after this call's reads. Two calls at once (threads) would share the buffers, so
+a call holds the plan's lock while it runs and a second one, finding it taken, returns None:
+the graph runs eagerly for it. Only values up to OWN_BUFFER_BYTES (1 MiB) are kept: a larger
+one's kernel time dwarfs its allocation, and the plan would hold its memory for its lifetime.
+Each value has its own buffer (no two share memory by lifetime, as Inductor's planner packs
+them): the MLP's are 200 KB in all. Not on the CPU, where an allocation is cheap and Note
+[Writing into a dead buffer] already reuses memory within a call. A plan used from two CUDA
+streams would need a wait between them (not done: strided launches on the current stream).
+
 Note [A compiled matmul's cuBLAS call]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 On a CUDA device an eager ``a @ b`` spends ~10 us of host time before cuBLAS is called: the
@@ -91,6 +110,7 @@ import ctypes
 import keyword
 import math
 import operator
+import threading
 
 import strided
 from strided import _core
@@ -177,11 +197,18 @@ def make_program(low, check_inputs):
                 body.append("    return None  # laid out otherwise than at capture")
     gemms, folded = _gemm_steps(low, check_inputs) if low.device != "cpu" else ({}, set())
     views, reshaped = _view_steps(low, set(gemms) | folded, reuse)
+    own = _own_buffers(low, set(gemms) | folded | set(views), reshaped)
+    held = {}  # node -> the global holding its buffer (Note [A plan's own buffers])
+    for n in own:
+        shape, inverse = _allocation(n) if n not in gemms else (n.meta["tensor_meta"].shape, None)
+        m = n.meta["tensor_meta"]
+        t = empty(tuple(shape), as_dtype(m.dtype), as_device(m.device))
+        held[n] = name_for(t if inverse is None else t.permute(inverse), f"buffer_{n.name}")
     for kind, what in low.steps:
         if kind == "eager" and what in folded:
             continue  # a transpose only cuBLAS calls read (Note [A compiled matmul's cuBLAS...])
         if kind == "eager" and what in gemms:
-            body += _gemm_lines(what, gemms[what], empty_name, name_for)
+            body += _gemm_lines(what, gemms[what], empty_name, name_for, held.get(what))
             continue
         if kind == "eager" and what in views:  # Note [Views the kernels need not see]
             body.append(
@@ -203,6 +230,9 @@ def make_program(low, check_inputs):
             if out in reuse:  # Note [Writing into a dead buffer]
                 body.append(f"{out.name} = {reuse[out].name}  # written in place")
                 continue
+            if out in held:
+                body.append(f"{out.name} = {held[out]}  # the plan's own buffer")
+                continue
             shape, inverse = _allocation(out)
             m = out.meta["tensor_meta"]
             dtype = as_dtype(m.dtype)
@@ -216,6 +246,11 @@ def make_program(low, check_inputs):
         args = ", ".join(n.name for n in (*what.inputs, *what.outputs))
         body.append(f"{kernel}({args})")
     body.append(f"return {w.arg_text(nodes[-1].args[0])}")
+    if held:  # one call at a time uses the buffers; another (a thread) runs the graph eagerly
+        lock = name_for(threading.Lock(), "buffers_lock")
+        body = [f"if not {lock}.acquire(False):", "    return None  # the buffers are in use",
+                "try:", *("    " + b for b in body),
+                "finally:", f"    {lock}.release()"]  # fmt: skip
     params = ", ".join(n.name for n in placeholders)
     fname = "forward" if low.prefix == "kernel_" else low.prefix.rstrip("_")  # or "backward"
     source = f"def {fname}({params}):\n" + "".join(f"    {b}\n" for b in body)
@@ -286,6 +321,33 @@ def _view_steps(low, planned, reuse):
     return views, reshaped
 
 
+OWN_BUFFER_BYTES = 1 << 20  # the largest intermediate a plan keeps a buffer of its own for
+
+
+def _own_buffers(low, kernel_steps, reshaped):
+    """The values of a CUDA program that get a buffer of the plan's own (Note [A plan's own
+    buffers]): the results of groups and planned matmuls (``kernel_steps``: those and the views
+    bound to their tensors) that only kernels read, of at most OWN_BUFFER_BYTES."""
+    if low.device == "cpu":
+        return []
+    members = set()
+    made = []
+    for kind, what in low.steps:
+        if kind == "group":
+            members.update(what.nodes)
+            made += what.outputs
+        elif what in kernel_steps and what.target in (operator.matmul, strided.matmul):
+            made.append(what)
+    own = []
+    for n in made:
+        m = n.meta["tensor_meta"]
+        if n in reshaped or math.prod(m.shape) * as_dtype(m.dtype).itemsize > OWN_BUFFER_BYTES:
+            continue
+        if all(u in members or u in kernel_steps for u in n.users):
+            own.append(n)
+    return own
+
+
 def _gemm_steps(low, check_inputs):
     """({matmul node: its cuBLAS call's plan}, {transpose nodes no other step reads}) of a
     CUDA program (Note [A compiled matmul's cuBLAS call])."""
@@ -351,7 +413,7 @@ def _gemm_steps(low, check_inputs):
     return gemms, folded
 
 
-def _gemm_lines(node, plan, empty_name, name_for):
+def _gemm_lines(node, plan, empty_name, name_for, held=None):
     """The program's lines of one planned matmul: checks, the result, the cuBLAS call (cuBLAS
     computes C^T = B^T A^T: b is its A, Note [cuBLAS on strided views])."""
     from strided.cuda._backend import backend_for
@@ -364,7 +426,10 @@ def _gemm_lines(node, plan, empty_name, name_for):
     for x, st in checks:
         lines += [f"if {x.name}.stride() != {st!r}:", "    return None"]
     dt, dev = name_for(dtype, dtype.name), name_for(device, m_.device)
-    lines.append(f"{node.name} = {empty_name}({(m, n)!r}, {dt}, {dev})")
+    if held is not None:
+        lines.append(f"{node.name} = {held}  # the plan's own buffer")
+    else:
+        lines.append(f"{node.name} = {empty_name}({(m, n)!r}, {dt}, {dev})")
     lines.append(
         f"{backend}.gemm({dtype.name!r}, {op_b!r}, {op_a!r}, {n}, {m}, {k}, "
         f"{b.name}.data_ptr(), {ldb}, 0, {a.name}.data_ptr(), {lda}, 0, "
