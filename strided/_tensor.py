@@ -603,6 +603,31 @@ class Tensor(_core.TensorBase):
         return out
 
     @property
+    def flat(self):
+        """NumPy's ``a.flat``: the elements in row-major order, to read, assign and iterate
+        (Note [Flat positions] in _flat.py)."""
+        from strided._flat import FlatIter
+
+        return FlatIter(self)
+
+    @flat.setter
+    def flat(self, values):
+        self.flat[...] = values
+
+    @property
+    def flags(self):
+        """NumPy's ``a.flags``: contiguity, ``owndata``; always writeable and aligned."""
+        from strided._flat import Flags
+
+        return Flags(self)
+
+    def setflags(self, write=None, align=None, uic=None):
+        """NumPy's ``a.setflags``: only what is already so (writeable, aligned) is accepted."""
+        from strided._flat import check_flags_write
+
+        check_flags_write(write=write, align=align, uic=uic)
+
+    @property
     def base(self):
         """NumPy's ``a.base``: the tensor this one is a view of, or None when it owns its
         memory (``_base``: the first tensor over the storage, as PyTorch's)."""

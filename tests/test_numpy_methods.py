@@ -3,7 +3,7 @@ name of ``numpy.ndarray`` and every keyword of its signature, surveyed against t
 the methods that were missing or refused NumPy's keywords tested against NumPy on every layout:
 ``view(dtype)``, ``astype(order=, casting=)``, ``copy(order=)``, ``dot(out=)``,
 ``take(out=, mode=)``, ``partition``/``argpartition(kind=)``, ``choose``, ``compress``, ``put``,
-``byteswap``, ``base``, ``dump``/``dumps``/``tofile``.
+``byteswap``, ``base``, ``flat``, ``flags``/``setflags``, ``dump``/``dumps``/``tofile``.
 
 ``KNOWN_MISSING`` and ``KNOWN_KEYWORDS`` list what strided still leaves out, each with its
 reason; ``test_survey_of_ndarray_methods`` fails when one is fixed (or a new gap appears), so the
@@ -26,11 +26,6 @@ import strided
 KNOWN_MISSING = {
     "ctypes": "NumPy's ctypes helper object; a CPU tensor's address is data_ptr()",
     "data": "NumPy's buffer object; memoryview(t) and the buffer protocol give the bytes",
-    "flags": "NumPy's flags object (and setflags): strided tensors are always writeable and "
-    "aligned; is_contiguous() and t.T.is_contiguous() answer C/F contiguity",
-    "setflags": "no read-only tensors to set (see flags)",
-    "flat": "NumPy's flatiter (an assignable iterator over a copy or view); reshape(-1) and "
-    "ravel() give the elements",
     "getfield": "structured and sub-field dtypes; strided's dtypes are scalars (view(dtype) "
     "reads bytes as another dtype)",
     "setfield": "see getfield",
@@ -299,3 +294,42 @@ def test_base_pickles_searchsorted(tmp_path):
         t.reshape(2, 3).searchsorted(1.0)
     with pytest.raises(ValueError):
         np.arange(6.0).reshape(2, 3).searchsorted(1.0)
+
+
+@pytest.mark.parametrize("dtype", ("float64", "int16", "complex64"))
+def test_flat_and_flags_as_numpy(dtype, rng):
+    # Note [Flat positions] in strided/_flat.py
+    for layout, t, a in _pairs((3, 4), dtype, rng):
+        where = f"{dtype} {layout} {a.shape}"
+        assert len(t.flat) == len(a.flat), where
+        _same(np.asarray(t.flat), np.asarray(a.flat), f"flat {where}")
+        _same(t.flat.copy(), a.flat.copy(), f"flat.copy {where}")
+        assert [complex(x) for x in t.flat] == [complex(x) for x in a.flat], where
+        for index in (slice(1, None, 3), [0, -1], a.size // 2) if a.size else (slice(None),):
+            _same(t.flat[index], a.flat[index], f"flat[{index}] {where}")
+        for key in ("C_CONTIGUOUS", "F_CONTIGUOUS", "C", "F", "FNC", "FORC", "CARRAY", "FARRAY"):
+            assert t.flags[key] == a.flags[key], f"flags[{key!r}] {where}"
+        assert t.flags.c_contiguous == a.flags.c_contiguous, where
+        assert t.flags.f_contiguous == a.flags.f_contiguous, where
+        assert t.flags.aligned and not t.flags.writebackifcopy
+        if layout == "expanded" or not a.size:
+            continue
+        s, b = t.clone(), a.copy()
+        s.T.flat[[0, -1]] = 5  # the write lands in s, in the transposed order
+        b.T.flat[[0, -1]] = 5
+        _same(s, b, f"flat[list] = {where}")
+        s.flat[1::2] = [1, 2]  # values repeated cyclically
+        b.flat[1::2] = [1, 2]
+        _same(s, b, f"flat[slice] = {where}")
+        s.flat = 3
+        b.flat = 3
+        _same(s, b, f"flat = {where}")
+    t = strided.arange(6.0)
+    assert t.flags.owndata and t.flags.writeable and not t[1:].flags.owndata
+    t.setflags(write=True, align=True)
+    with pytest.raises(ValueError, match="always writeable"):
+        t.setflags(write=False)
+    with pytest.raises(ValueError, match="always writeable"):
+        t.flags.writeable = False
+    with pytest.raises(KeyError, match="unknown flag"):
+        t.flags["Q"]

@@ -469,12 +469,12 @@ def take(x, indices, /, axis=None, out=None, mode="raise"):
     else:
         axis = _axis(axis, x.ndim, "take")
     if mode != "raise":
+        from strided._ops.placing import _index_mode  # put's rule (placing imports this module)
+
         n = x.shape[axis]
-        if mode not in ("wrap", "clip"):
-            raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-        if n == 0 and idx.numel():
+        if n == 0 and idx.numel() and mode in ("wrap", "clip"):
             raise IndexError(f"take: cannot take from axis {axis} of length 0 (mode={mode!r})")
-        idx = _ew.remainder(idx, n) if mode == "wrap" else _ew.clip(idx, 0, max(n - 1, 0))
+        idx = _index_mode(idx, n, mode, "take", "indices")
     r = _dispatched("take", _take_cpu, x, idx, axis)
     if out is None:
         return r
