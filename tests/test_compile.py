@@ -1010,6 +1010,24 @@ def test_views_only_kernels_read_are_not_made(device):
         _same(sv(x).cpu(), (strided.sort(strided.reshape(x * 2, (30,))) + 1).cpu(), "float32")
 
 
+def test_cuda_kernel_pointers_are_the_parameters_bytes():
+    """A fused kernel's pointers go to the launch as 8 bytes each (cuda._pointers), which the
+    driver's parameter packing (_params.pack, a GPU's launch) lays out as a NumPy uint64's."""
+    import ctypes
+
+    from strided._compile.cuda import _pointers
+    from strided.cuda import _params
+
+    ts = [strided.empty((3,), device="cuda-emulated") for _ in range(2)]
+    args = (*_pointers(ts), np.int64(7))
+    buffer, address = _params.pack(args)
+    slots = (ctypes.c_void_p * 3).from_address(address)
+    for t, slot in zip(ts, slots, strict=False):
+        assert ctypes.c_uint64.from_address(slot).value == t.data_ptr()
+    assert ctypes.c_int64.from_address(slots[2]).value == 7
+    del buffer
+
+
 def test_cuda_plan_keeps_buffers_for_what_only_kernels_read():
     """Note [A plan's own buffers]: the intermediates only kernels read are the plan's own,
     written again by every call, never returned; calls on other values give fresh results

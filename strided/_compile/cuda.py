@@ -496,7 +496,8 @@ class CudaKernels:
         self._compiled = {}
 
     def kernel(self, index, device):
-        """A callable (list of data pointers) -> None launching kernel ``index``."""
+        """A callable (the kernel's tensors, inputs then outputs) -> None launching kernel
+        ``index``."""
         from strided.cuda import _launch
         from strided.cuda._backend import backend_for
 
@@ -508,33 +509,41 @@ class CudaKernels:
             self._compiled[id(backend)] = module
         fn = module.get_function(name)
         if spec.kind == "pointwise":
+            if spec.n == 0:
+                return lambda *tensors: None
+            n = np.int64(spec.n)
+            grid = _launch.grid_1d(spec.n)
 
-            def launch(ptrs):
-                args = tuple(np.uint64(p) for p in ptrs) + (np.int64(spec.n),)
-                _launch.launch_1d(backend, fn, spec.n, args)
+            def launch(*tensors):  # _launch.launch_1d, its grid worked out once
+                backend.launch(fn, grid, (_launch.BLOCK,), (*_pointers(tensors), n))
 
             return launch
         if spec.kind == "row":
-            return lambda ptrs: backend.launch(
-                fn, spec.grid, spec.block, tuple(np.uint64(p) for p in ptrs)
-            )
+            return lambda *tensors: backend.launch(fn, spec.grid, spec.block, _pointers(tensors))
         if spec.kind == "thread":
-            return lambda ptrs: backend.launch(
-                fn, spec.grid, (BLOCK,), tuple(np.uint64(p) for p in ptrs)
-            )
+            return lambda *tensors: backend.launch(fn, spec.grid, (BLOCK,), _pointers(tensors))
         combine = module.get_function(spec.combine) if spec.combine else None
+        null = np.uint64(0)
 
-        def launch_block(ptrs):
+        def launch_block(*tensors):
             import strided
 
-            scratch = None
-            if combine is not None:  # Note [Fused CUDA reductions]: the partials of a split
-                count, dtype = spec.partials
-                scratch = strided.empty((count,), dtype=dtype, device=device)
-            extra = np.uint64(scratch.data_ptr() if scratch is not None else 0)
-            backend.launch(fn, spec.grid, (BLOCK,), (*(np.uint64(p) for p in ptrs), extra))
-            if combine is not None:
-                grid = (spec.grid[0],)
-                backend.launch(combine, grid, (BLOCK,), (extra, np.uint64(ptrs[-1])))
+            if combine is None:
+                backend.launch(fn, spec.grid, (BLOCK,), (*_pointers(tensors), null))
+                return
+            # Note [Fused CUDA reductions]: the partials of a split reduction
+            count, dtype = spec.partials
+            scratch = strided.empty((count,), dtype=dtype, device=device)
+            extra = np.uint64(scratch.data_ptr())
+            backend.launch(fn, spec.grid, (BLOCK,), (*_pointers(tensors), extra))
+            out = _pointers(tensors[-1:])[0]
+            backend.launch(combine, (spec.grid[0],), (BLOCK,), (extra, out))
 
         return launch_block
+
+
+def _pointers(tensors):
+    """The tensors' data pointers as kernel arguments: each the 8 bytes of the address, which
+    both backends take as a parameter's bytes (Note [Kernel parameters] in
+    strided/cuda/_params.pyx), at a third of the cost of a NumPy uint64 each."""
+    return tuple([t.data_ptr().to_bytes(8, "little") for t in tensors])

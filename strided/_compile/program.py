@@ -147,8 +147,9 @@ def cpu_kernel(lib, name, n_pointers, numel):
 
 
 def cuda_kernel(launch):
-    """A CUDA launcher (a function of data pointers, cuda.py) as a function of tensors."""
-    return lambda *tensors: launch([t.data_ptr() for t in tensors])
+    """A CUDA launcher (CudaKernels.kernel in cuda.py) as the program's kernel: the same
+    function of tensors."""
+    return launch
 
 
 def _allocation(node):

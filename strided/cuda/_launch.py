@@ -274,6 +274,10 @@ def launch_1d(backend, function, n, args, unroll=UNROLL):
     """Launch a grid-stride kernel over ``n`` elements (see Note [The CUDA launch], step 4)."""
     if n == 0:
         return
+    backend.launch(function, grid_1d(n, unroll), (BLOCK,), args)
+
+
+def grid_1d(n, unroll=UNROLL):
+    """The grid of a grid-stride launch over ``n`` > 0 elements (blocks of BLOCK threads)."""
     per_block = BLOCK * unroll
-    blocks = (n + per_block - 1) // per_block
-    backend.launch(function, (min(blocks, 2**31 - 1),), (BLOCK,), args)
+    return (min((n + per_block - 1) // per_block, 2**31 - 1),)
