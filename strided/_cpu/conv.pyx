@@ -1,8 +1,9 @@
-"""The CPU kernels of a stride-1 convolution: Winograd's F(4x4, 3x3) for 3x3 filters, and the
-im2col rows of any filter (for the GEMM of the other shapes and of the weight's gradient).
+"""The CPU kernels of a stride-1 convolution: Winograd's F(4x4, 3x3) for 3x3 filters (the
+forward and the weight's gradient), and the im2col rows of any filter (for the GEMM of the
+other shapes and of their weight's gradient).
 
-The front end, the choice between the two and the derivative row are in
-``strided/nn/functional/conv.py`` (Note [Choosing Winograd or im2col] there); these kernels see
+The front end, the choice between them and the derivative row are in
+``strided/nn/functional/conv.py`` (Note [A stride-1 convolution as one op]); these kernels see
 pointers, sizes and element strides only, so they read any layout of their inputs (transposed,
 stepped, negative strides) without a copy.
 
