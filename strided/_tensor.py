@@ -507,10 +507,28 @@ class Tensor(_core.TensorBase):
         """The real parts of a complex tensor as a real view (the tensor itself if real)."""
         return _views.real_view(self) if self.dtype.kind == "c" else self
 
+    @real.setter
+    def real(self, values):
+        """NumPy's ``a.real = v``: written into the real parts (all of a real tensor)."""
+        self.real.copy_(values)
+
     @property
     def imag(self):
-        """The imaginary parts of a complex tensor as a real view."""
+        """The imaginary parts of a complex tensor as a real view; of a real tensor, zeros of
+        its dtype, as NumPy's ``a.imag`` (NumPy's are read-only; these a new tensor, so a
+        write into them changes nothing)."""
+        if self.dtype.kind != "c":
+            return _creation.zeros_like(self)
         return _views.imag_view(self)
+
+    @imag.setter
+    def imag(self, values):
+        """NumPy's ``a.imag = v``: written into the imaginary parts of a complex tensor."""
+        if self.dtype.kind != "c":
+            raise TypeError(
+                f"imag: a {self.dtype.name} tensor has no imaginary part to set (as NumPy)"
+            )
+        _views.imag_view(self).copy_(values)
 
     # -- copies -------------------------------------------------------------------------------
 

@@ -333,3 +333,29 @@ def test_flat_and_flags_as_numpy(dtype, rng):
         t.flags.writeable = False
     with pytest.raises(KeyError, match="unknown flag"):
         t.flags["Q"]
+
+
+@pytest.mark.parametrize("dtype", ("float32", "int64", "bool", "complex64", "complex128"))
+def test_real_and_imag_read_and_set_as_numpy(dtype, rng):
+    # a real tensor's imag is zeros of its dtype (NumPy's; PyTorch raises); a.real = v and
+    # a.imag = v write the parts, and a real tensor has no imaginary part to set
+    for layout, t, a in _pairs((3, 4), dtype, rng):
+        where = f"{dtype} {layout}"
+        _same(t.real, a.real, f"real {where}")
+        _same(t.imag, a.imag, f"imag {where}")
+        if layout == "expanded":
+            continue
+        s, b = t.clone(), a.copy()
+        s.real = 2
+        b.real = 2
+        _same(s, b, f"real = {where}")
+        if a.dtype.kind == "c":
+            v = np.arange(a.shape[-1]) if a.ndim else 5
+            s.imag = strided.asarray(v)
+            b.imag = v
+            _same(s, b, f"imag = {where}")
+        else:
+            with pytest.raises(TypeError, match="no imaginary part to set"):
+                s.imag = 1
+            with pytest.raises(TypeError):
+                b.imag = 1
