@@ -847,6 +847,14 @@ class Tensor(_core.TensorBase):
             raise TypeError("iteration over a 0-d tensor")
         return iter(_views.unbind(self, 0))
 
+    def __contains__(self, value):
+        """``value in x``: whether any element equals ``value`` (NumPy's and PyTorch's rule,
+        ``(x == value).any()``, so a row broadcasts against every row)."""
+        return bool(_red.any(_ew.equal(self, value)))
+
+    # ``Tensor[...]`` in annotations, as ``numpy.ndarray[...]``
+    __class_getitem__ = classmethod(_types.GenericAlias)
+
     def _scalar(self, what):
         if self.numel() != 1:
             raise (ValueError if what == "bool" else TypeError)(

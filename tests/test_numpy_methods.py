@@ -34,6 +34,17 @@ KNOWN_MISSING = {
     "returns the resized copy",
 }
 
+# NumPy's special methods strided.Tensor has not, and why
+KNOWN_DUNDERS = {
+    "__array_finalize__": "NumPy's subclass hook; a Tensor is not an ndarray subclass",
+    "__array_wrap__": "NumPy's subclass hook (see __array_finalize__)",
+    "__array_interface__": "the buffer protocol, __array__ and __dlpack__ share a CPU tensor's "
+    "memory with NumPy; NumPy's older interface dicts are not needed for it",
+    "__array_struct__": "see __array_interface__",
+    "__delitem__": "NumPy's only raises (elements cannot be deleted); without it Python raises",
+    "__setstate__": "a tensor pickles through __reduce__ (its own state, any device)",
+}
+
 # (method, NumPy keyword) pairs the Tensor's method does not take, and why
 _UFUNC_KEYWORDS = (
     "strided's ufuncs take out= (a same_kind cast) but not NumPy's ufunc keywords casting=, "
@@ -93,6 +104,8 @@ def _survey():
 
 
 def test_survey_of_ndarray_methods():
+    dunders = {n for n in dir(np.ndarray) if n.startswith("__") and not hasattr(strided.Tensor, n)}
+    assert dunders == set(KNOWN_DUNDERS), dunders ^ set(KNOWN_DUNDERS)
     missing, gaps = _survey()
     assert missing == set(KNOWN_MISSING), (
         f"newly missing: {sorted(missing - set(KNOWN_MISSING))}; "
@@ -359,3 +372,13 @@ def test_real_and_imag_read_and_set_as_numpy(dtype, rng):
                 s.imag = 1
             with pytest.raises(TypeError):
                 b.imag = 1
+
+
+@pytest.mark.parametrize("dtype", ("float64", "int32", "bool"))
+def test_contains_as_numpy(dtype, rng):
+    for layout, t, a in _pairs((3, 4), dtype, rng):
+        for value in (a.flat[0] if a.size else 0, 1000, a.ravel()[:1].tolist()):
+            assert (value in t) == (value in a), f"{value!r} in {dtype} {layout}"
+        if a.ndim == 2 and a.size:
+            assert (a[1].tolist() in t) == (a[1].tolist() in a), f"a row {layout}"
+    assert strided.Tensor[int] is not None  # annotations, as numpy.ndarray[...]
