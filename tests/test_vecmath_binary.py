@@ -48,6 +48,13 @@ def _arguments(name, n=1 << 19, seed=0):
         top = rng.uniform(-155, 130, n) / np.log2(base)  # 2^-155 .. 2^130
         a += [base]
         b += [top.astype(np.float32)]
+        # negative bases with integer exponents (the sign of an odd one), up to 2^24 and past
+        neg = -np.exp(rng.uniform(-5, 5, n)).astype(np.float32)
+        near = -(1 + rng.uniform(-1e-6, 1e-6, n // 4)).astype(np.float32)
+        a += [neg, near, near]
+        b += [np.round(rng.uniform(-30, 30, n)).astype(np.float32)]
+        b += [np.round(rng.uniform(-3e5, 3e5, n // 4)).astype(np.float32)]
+        b += [rng.choice(np.float32([2**23 - 1, 2**23 + 1, 2**24 - 1, 2**24, 2**25 + 2]), n // 4)]
     if name == "logaddexp":  # the cancellation (near -ln 2) and far apart
         a += [
             rng.uniform(-2, 0, n).astype(np.float32),
