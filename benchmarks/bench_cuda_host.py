@@ -14,6 +14,13 @@ batches) and the launches it makes; the training steps are bench_cuda.py's eager
 bench_compile.py's compiled one (``strided.compile`` of the loss module, fused SGD), whose
 host time is the plan program's (Note [A compiled matmul's cuBLAS call] in
 strided/_compile/program.py).
+
+Measured (2-core AMD EPYC, loaded; the compiled step also as process time, best of 9 batches,
+which the load disturbs less): the compiled MLP step 221-245 us before the plan's host path was
+cut, then 95-98 us (wall 122 us) after its matmuls were planned cuBLAS calls, the views only
+kernels read and the backward's eager reductions went, intermediates got the plan's own
+buffers and the launches took pointer bytes (Notes in strided/_compile/program.py); the eager
+step 296-320 us. PyTorch's whole step on an H200 was 426 us.
 """
 
 from __future__ import annotations
