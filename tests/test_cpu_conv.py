@@ -57,6 +57,10 @@ SHAPES = [
     (1, 40, 9, 10, 33, (1, 0)),
     (4, 16, 8, 8, 32, (1, 1)),
     (1, 2, 13, 4, 2, (0, 2)),
+    # few input channels (each tile's products made per block of output channels): the
+    # digits CNN's first layer, and two blocks of output channels, the second partial
+    (3, 1, 8, 8, 16, (1, 1)),
+    (2, 4, 9, 7, 21, (1, 1)),
 ]
 
 

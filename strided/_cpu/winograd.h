@@ -276,23 +276,31 @@ static inline void strided_wino_weight_##T(const T* s, long plane, T* g, long gh
     }                                                                                            \
 }                                                                                                \
                                                                                                  \
-/* The 36 products of a block without BLAS, for few input channels (Note [Few channels] in      \
- * conv.pyx): m[t][xi][k] = sum_c v[t][xi][c] u[xi][c][k] (tile-major v and m, Note [The tiles'  \
- * layout]), a vector loop over k. */                                                            \
-static inline void strided_wino_products_##T(const T* v, const T* u, T* m, long nt, long C,     \
-                                             long K) {                                           \
-  for (long t = 0; t < nt; t++)                                                                  \
-    for (long xi = 0; xi < 36; xi++) {                                                           \
-      const T* a = v + (t * 36 + xi) * C;                                                        \
-      const T* b = u + xi * C * K;                                                               \
-      T* o = m + (t * 36 + xi) * K;                                                              \
-      for (long k = 0; k < K; k++) o[k] = a[0] * b[k];                                           \
-      for (long c = 1; c < C; c++) {                                                             \
-        const T ac = a[c];                                                                       \
-        const T* bc = b + c * K;                                                                 \
-        for (long k = 0; k < K; k++) o[k] += ac * bc[k];                                         \
-      }                                                                                          \
+/* One tile's products for a block of kb output channels (u points at the block's first),        \
+ * into mt, element xi at mt + xi*WINO_CB: mt[xi][k] = sum_c v[xi][c] u[xi][c][k], for few       \
+ * input channels (Note [Few channels] in conv.pyx); the output transform reads mt while it      \
+ * is in L1, so no block of M is stored. */                                                      \
+WINO_INLINE void strided_wino_tile_products_n_##T(const T* restrict v, const T* restrict u,      \
+                                                  long C, long K, long kb, T* restrict mt) {     \
+  for (long xi = 0; xi < 36; xi++) {                                                             \
+    const T* a = v + xi * C;                                                                     \
+    const T* b = u + xi * C * K;                                                                 \
+    T* o = mt + xi * WINO_CB;                                                                    \
+    const T a0 = a[0];                                                                           \
+    WINO_SIMD                                                                                    \
+    for (long k = 0; k < kb; k++) o[k] = a0 * b[k];                                              \
+    for (long c = 1; c < C; c++) {                                                               \
+      const T ac = a[c];                                                                         \
+      const T* bc = b + c * K;                                                                   \
+      WINO_SIMD                                                                                  \
+      for (long k = 0; k < kb; k++) o[k] += ac * bc[k];                                          \
     }                                                                                            \
+  }                                                                                              \
+}                                                                                                \
+static inline void strided_wino_tile_products_##T(const T* v, const T* u, long C, long K,      \
+                                                  long kb, T* mt) {                              \
+  if (kb == WINO_CB) strided_wino_tile_products_n_##T(v, u, C, K, WINO_CB, mt);                  \
+  else strided_wino_tile_products_n_##T(v, u, C, K, kb, mt);                                     \
 }                                                                                                \
                                                                                                  \
 /* The weight gradient's sums likewise: s[xi][k][c] += sum_t w[t][xi][k] v[t][xi][c]. */        \
