@@ -303,19 +303,26 @@ static inline void strided_wino_tile_products_##T(const T* v, const T* u, long C
   else strided_wino_tile_products_n_##T(v, u, C, K, kb, mt);                                     \
 }                                                                                                \
                                                                                                  \
-/* The weight gradient's sums likewise: s[xi][k][c] += sum_t w[t][xi][k] v[t][xi][c]. */        \
-static inline void strided_wino_sums_##T(const T* w, const T* v, T* s, long nt, long C,         \
-                                         long K) {                                               \
-  for (long t = 0; t < nt; t++)                                                                  \
-    for (long xi = 0; xi < 36; xi++) {                                                           \
-      const T* a = w + (t * 36 + xi) * K;                                                        \
-      const T* b = v + (t * 36 + xi) * C;                                                        \
-      T* o = s + xi * K * C;                                                                     \
-      for (long c = 0; c < C; c++) {                                                             \
-        const T bc = b[c];                                                                       \
-        for (long k = 0; k < K; k++) o[k * C + c] += a[k] * bc;                                  \
-      }                                                                                          \
+/* One tile's share of the weight gradient's sums for a block of kb output channels (s and mt    \
+ * at the block's first): s[xi][k][c] += mt[xi][k] v[xi][c], mt's element xi at mt + xi*WINO_CB, \
+ * s's rows K*C apart; few input channels only (Note [Few channels] in conv.pyx). */             \
+WINO_INLINE void strided_wino_tile_sums_n_##T(const T* restrict mt, const T* restrict v,       \
+                                              T* restrict s, long C, long K, long kb) {          \
+  for (long xi = 0; xi < 36; xi++) {                                                             \
+    const T* a = mt + xi * WINO_CB;                                                              \
+    T* o = s + xi * K * C;                                                                       \
+    for (long c = 0; c < C; c++) {                                                               \
+      const T vc = v[xi * C + c];                                                                \
+      WINO_SIMD                                                                                  \
+      for (long k = 0; k < kb; k++) o[k * C + c] += a[k] * vc;                                   \
     }                                                                                            \
+  }                                                                                              \
+}                                                                                                \
+/* (one input channel and a full block: both counts constants, one vector per xi) */            \
+static inline void strided_wino_tile_sums_##T(const T* mt, const T* v, T* s, long C, long K,    \
+                                              long kb) {                                         \
+  if (C == 1 && kb == WINO_CB) strided_wino_tile_sums_n_##T(mt, v, s, 1, K, WINO_CB);            \
+  else strided_wino_tile_sums_n_##T(mt, v, s, C, K, kb);                                         \
 }
 
 STRIDED_WINOGRAD(float)
