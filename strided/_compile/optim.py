@@ -20,8 +20,10 @@ scalars (``lr / (1 - b1^t)``, ``sqrt(1 - b2^t)``) are per parameter, as its step
 The writes bump each tensor's version counter, as eager's in-place ops do.
 
 Taken: CPU tensors of float32 or float64 whose parameter, gradient and state are contiguous.
-Any other parameter of the group (a CUDA tensor, a strided view, another dtype) takes the
-eager per-parameter update, as does every parameter when no C compiler is found.
+CUDA tensors take one kernel each (Note [A fused SGD step on CUDA] in strided/cuda/_optim.py;
+SGD only). Any other parameter of the group (a strided view, another dtype, a CUDA tensor of
+Adam) takes the eager per-parameter update, as does every CPU parameter when no C compiler is
+found.
 
 Measured (the digits MLP's four parameters, 784x256 + 256 + 256x10 + 10 float32, plain SGD,
 one thread on the loaded 2-core Zen 3): 98 us eager, 80 us fused; the step is bound by the

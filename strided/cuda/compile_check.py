@@ -47,6 +47,7 @@ def all_modules():
         _elementwise,
         _index,
         _linalg,
+        _optim,
         _random,
         _reduce,
         _scan,
@@ -59,6 +60,7 @@ def all_modules():
         + _copy.all_modules()
         + _reduce.all_modules()
         + _linalg.all_modules()
+        + _optim.all_modules()
         + _random.all_modules()
         + _scan.all_modules()
         + _softmax.all_modules()

@@ -19,7 +19,8 @@ class SGD(Optimizer):
     The updates are in-place tensor ops under ``no_grad`` (Note [Updates are tensor ops under
     no_grad] in ``optimizer.py``); with ``fused=True`` (PyTorch's keyword) one generated C
     function updates every parameter of a group (Note [A fused optimizer step] in
-    ``strided/_compile/optim.py``).
+    ``strided/_compile/optim.py``), or on CUDA one kernel each parameter (Note [A fused SGD
+    step on CUDA] in ``strided/cuda/_optim.py``).
 
     Examples
     --------
@@ -81,22 +82,25 @@ class SGD(Optimizer):
     def _fused_update(self, todo, group):
         from strided import empty
         from strided._compile import optim as fused
+        from strided.cuda import _optim as fused_cuda  # Note [A fused SGD step on CUDA]
 
-        if fused._library() is None:
-            return todo
-        momentum, rest, by_dtype = group["momentum"], [], {}
+        cpu = fused._library() is not None
+        momentum, rest, by_kind = group["momentum"], [], {}
         for p, state in todo:
             buf = state.get("momentum_buffer")
-            if fused.fusable(p, p.grad, *([buf] if buf is not None else [])):
-                by_dtype.setdefault(p.dtype, []).append((p, state))
+            state_ = [buf] if buf is not None else []
+            if fused_cuda.fusable(p, p.grad, *state_):
+                by_kind.setdefault((fused_cuda, p.device, p.dtype), []).append((p, state))
+            elif cpu and fused.fusable(p, p.grad, *state_):
+                by_kind.setdefault((fused, p.device, p.dtype), []).append((p, state))
             else:
                 rest.append((p, state))
-        for pairs in by_dtype.values():
+        for (module, device, _), pairs in by_kind.items():
             first = [bool(momentum) and "momentum_buffer" not in st for _, st in pairs]
             for (p, st), new in zip(pairs, first, strict=True):
                 if new:  # written with the step's g by the kernel (eager: g.clone())
-                    st["momentum_buffer"] = empty(p.shape, dtype=p.dtype)
-            fused.fused_sgd(
+                    st["momentum_buffer"] = empty(p.shape, dtype=p.dtype, device=device)
+            module.fused_sgd(
                 [p for p, _ in pairs],
                 [p.grad for p, _ in pairs],
                 [st["momentum_buffer"] for _, st in pairs] if momentum else None,
