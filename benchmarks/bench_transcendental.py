@@ -120,35 +120,44 @@ def cases(n=10**6, only=None):
                 continue
             a_np = _spread(rng, n, -50.0, 50.0, dtype)
             b_np = _spread(rng, n, -50.0, 50.0, dtype)
+            cases = [("", a_np, b_np)]
             if name == "power":
-                a_np = np.abs(a_np)
-                b_np = (b_np / 5).astype(dtype)
-            o_np = np.empty_like(a_np)
-            a, b = strided.asarray(a_np), strided.asarray(b_np)
-            o = strided.empty(n, dtype=a_np.dtype.name)
-            s_fn = getattr(strided, name)
-            t_fn = None
-            if torch is not None:
-                ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
-                to = torch.from_numpy(np.empty_like(a_np))
-                tf = getattr(torch, t_name)
-                t_fn = lambda tf=tf, ta=ta, tb=tb, to=to: tf(ta, tb, out=to)  # noqa: E731
-
-            def check2(s_fn=s_fn, n_fn=n_fn, a=a, b=b, a_np=a_np, b_np=b_np, rtol=rtol):
-                got = np.asarray(s_fn(a, b))
-                # logaddexp's results cross zero: an absolute tolerance there
-                np.testing.assert_allclose(got, n_fn(a_np, b_np), rtol=rtol, atol=rtol)
-
-            out.append(
-                (
-                    f"{name} 1e{len(str(n)) - 1} {short}, out=",
-                    lambda s_fn=s_fn, a=a, b=b, o=o: s_fn(a, b, out=o),
-                    lambda n_fn=n_fn, a=a_np, b=b_np, o=o_np: n_fn(a, b, out=o),
-                    t_fn,
-                    check2,
-                )
-            )
+                # positive bases, and bases of either sign with integer exponents (the sign of
+                # an odd one)
+                cases = [
+                    ("", np.abs(a_np), (b_np / 5).astype(dtype)),
+                    (" a of both signs, b integer", a_np, np.round(b_np / 5).astype(dtype)),
+                ]
+            for label, a_np, b_np in cases:
+                out.append(_binary_case(name, n_fn, t_name, a_np, b_np, short + label, n, rtol))
     return out
+
+
+def _binary_case(name, n_fn, t_name, a_np, b_np, short, n, rtol):
+    """A benchmark case of a binary function: (label, strided, NumPy, PyTorch, check)."""
+    o_np = np.empty_like(a_np)
+    a, b = strided.asarray(a_np), strided.asarray(b_np)
+    o = strided.empty(n, dtype=a_np.dtype.name)
+    s_fn = getattr(strided, name)
+    t_fn = None
+    if torch is not None:
+        ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
+        to = torch.from_numpy(np.empty_like(a_np))
+        tf = getattr(torch, t_name)
+        t_fn = lambda tf=tf, ta=ta, tb=tb, to=to: tf(ta, tb, out=to)  # noqa: E731
+
+    def check2(s_fn=s_fn, n_fn=n_fn, a=a, b=b, a_np=a_np, b_np=b_np, rtol=rtol):
+        got = np.asarray(s_fn(a, b))
+        # logaddexp's results cross zero: an absolute tolerance there
+        np.testing.assert_allclose(got, n_fn(a_np, b_np), rtol=rtol, atol=rtol)
+
+    return (
+        f"{name} 1e{len(str(n)) - 1} {short}, out=",
+        lambda s_fn=s_fn, a=a, b=b, o=o: s_fn(a, b, out=o),
+        lambda n_fn=n_fn, a=a_np, b=b_np, o=o_np: n_fn(a, b, out=o),
+        t_fn,
+        check2,
+    )
 
 
 def main():
