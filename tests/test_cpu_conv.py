@@ -237,3 +237,20 @@ def test_other_cases_stay_composite(rng):
     assert not case(x.astype("float16"), w.astype("float16"), None, 1, 1, 1)
     got = F.conv2d(x, w.astype("float64"), padding=1)
     close(got, ref_conv(np.asarray(x), np.asarray(w).astype("float64"), None, (1, 1)), "float64")
+
+
+def test_tile_blocks_give_every_thread_a_block():
+    # Note [Winograd's F(4x4, 3x3)]'s blocks are the prange's unit: the digits CNN's first
+    # layer (256 tiles, 1 -> 16 channels) fits one block's cache budget, but with 2 threads it
+    # must be cut in two (it was 214 + 42 tiles: no faster than 1 thread)
+    from strided._cpu import conv as kernels
+
+    keep = strided.get_num_threads()
+    try:
+        strided.set_num_threads(1)
+        assert kernels.tile_block(1, 16, 4, 256) == 214
+        strided.set_num_threads(2)
+        assert kernels.tile_block(1, 16, 4, 256) == 128
+        assert kernels.tile_block(1, 16, 4, 20) == 16  # never below 16 tiles
+    finally:
+        strided.set_num_threads(keep)

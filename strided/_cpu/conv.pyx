@@ -418,10 +418,12 @@ cdef Geometry _geometry(TensorBase x, TensorBase out, Py_ssize_t ph, Py_ssize_t 
 def tile_block(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, Py_ssize_t tiles):
     """How many tiles one block holds (Note [Winograd's F(4x4, 3x3)]): V and M within ~512 KiB
     (an L2 cache), and, with several threads, each GEMM small enough for OpenBLAS to run it on
-    the calling thread."""
+    the calling thread and at least one block per thread (the digits CNN's first layer, 256
+    tiles, was one block of 214 and one of 42: no faster on 2 threads than on 1)."""
     cdef Py_ssize_t tb = (512 * 1024) // (36 * (c + k) * itemsize)
-    if num_threads() > 1:
-        tb = min(tb, OPENBLAS_SERIAL_MNK // max(c * k, 1))
+    cdef Py_ssize_t nthreads = num_threads()
+    if nthreads > 1:
+        tb = min(tb, OPENBLAS_SERIAL_MNK // max(c * k, 1), (tiles + nthreads - 1) // nthreads)
     return max(16, min(tb, tiles))
 
 
