@@ -417,9 +417,15 @@ def _arg(name):
         keep = keepdims if keepdim is None else keepdim
         a = axis if dim is None else dim
         if a is None:
-            # over all elements, in row-major order: flatten a contiguous copy
-            flat = (x if x.is_contiguous() else x.contiguous()).reshape(-1)
-            dims = (0,)
+            # over all elements, in row-major order. The CUDA kernels number the reduced dims'
+            # elements in row-major order whatever the layout (Note [CUDA reductions]), so they
+            # read x as it lies; the CPU's kernel walks the iterator's memory order, so there a
+            # non-contiguous x is first copied in row-major order and flattened
+            if x.device.type != "cpu" and x.ndim > 0 and not x.is_contiguous():
+                flat, dims = x, tuple(range(x.ndim))
+            else:
+                flat = (x if x.is_contiguous() else x.contiguous()).reshape(-1)
+                dims = (0,)
             result = (
                 _dispatch.call(name, flat, dims, False)
                 if not _dispatch.possible[0] == _dispatch.CPU
