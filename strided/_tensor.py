@@ -104,13 +104,28 @@ def _copy_in_order(t, dtype, order, what):
     order = _resolve_order(t, order, what)
     if order == "K":  # a plain stable sort here: a broadcast dim is the innermost, as NumPy's
         st = t.strides
-        dims = tuple(sorted(range(t.ndim), key=lambda d: -abs(st[d])))
+        if t.ndim == 2:  # the common case (a transposed matrix), without the sort's cost
+            dims = (1, 0) if abs(st[1]) > abs(st[0]) else (0, 1)
+        else:
+            key = [-abs(s) for s in st]
+            dims = tuple(sorted(range(t.ndim), key=key.__getitem__))
     elif order == "F":
         dims = tuple(range(t.ndim - 1, -1, -1))
     if order == "C" or dims == tuple(range(t.ndim)):  # row-major already: no views to record
         return _copying.contiguous_copy(t, dtype)
-    back = tuple(sorted(range(t.ndim), key=dims.__getitem__))
-    return _views.permute(_copying.contiguous_copy(_views.permute(t, dims), dtype), back)
+    if t._requires_grad:  # through recorded views, so the copy has its backward
+        back = tuple(sorted(range(t.ndim), key=dims.__getitem__))
+        return _views.permute(_copying.contiguous_copy(_views.permute(t, dims), dtype), back)
+    # the same layout made directly: dense strides in the order ``dims``, one copy into it
+    step, dense = 1, [0] * t.ndim
+    for d in reversed(dims):
+        dense[d] = step
+        step *= t.shape[d]
+    dtype = t.dtype if dtype is None else dtype
+    out = _core._from_parts(
+        _core.Storage._new(step * dtype.itemsize, t.device), 0, t.shape, tuple(dense), dtype
+    )
+    return _copying.copy_(out, t)
 
 
 def _order_holds(t, order):
