@@ -116,16 +116,7 @@ def _copy_in_order(t, dtype, order, what):
     if t._requires_grad:  # through recorded views, so the copy has its backward
         back = tuple(sorted(range(t.ndim), key=dims.__getitem__))
         return _views.permute(_copying.contiguous_copy(_views.permute(t, dims), dtype), back)
-    # the same layout made directly: dense strides in the order ``dims``, one copy into it
-    step, dense = 1, [0] * t.ndim
-    for d in reversed(dims):
-        dense[d] = step
-        step *= t.shape[d]
-    dtype = t.dtype if dtype is None else dtype
-    out = _core._from_parts(
-        _core.Storage._new(step * dtype.itemsize, t.device), 0, t.shape, tuple(dense), dtype
-    )
-    return _copying.copy_(out, t)
+    return _copying.copy_in_dims_order(t, dims, dtype)  # the same layout, made directly
 
 
 def _order_holds(t, order):

@@ -17,7 +17,7 @@ it also notes the write for the version counter's message.
 
 from __future__ import annotations
 
-from strided import _dispatch
+from strided import _core, _dispatch
 from strided._cpu import copy as _copy
 
 __all__ = ["copy_", "contiguous_copy", "cast_in_memory_order", "fill_"]
@@ -68,7 +68,6 @@ def cast_in_memory_order(src, dtype):
     kernel that reads the copy walks it as it would have walked ``src``. A reduction casts its
     input this way (a channels-last tensor stays channels-last; Note [Reductions] in
     _cpu/reduce.pyx.tp)."""
-    from strided import _core
     from strided._dtype import as_dtype
 
     strides, shape = src.stride(), src.shape
@@ -78,13 +77,21 @@ def cast_in_memory_order(src, dtype):
     order = sorted(range(src.ndim), key=lambda d: -abs(strides[d]) if shape[d] > 1 else 0)
     if order == list(range(src.ndim)):
         return contiguous_copy(src, dtype)
+    return copy_in_dims_order(src, order, as_dtype(dtype) if dtype is not None else None)
+
+
+def copy_in_dims_order(src, dims, dtype=None):
+    """A fresh copy of ``src`` (cast to ``dtype``) whose memory is dense with its dims laid out
+    in the order ``dims``, outermost first: ``dims == (1, 0)`` of a matrix is column-major. The
+    shape is ``src``'s; only where each element lies is chosen. One allocation, one copy_."""
+    shape = src.shape
     step, dense = 1, [0] * src.ndim
-    for d in reversed(order):
+    for d in reversed(dims):
         dense[d] = step
         step *= shape[d]
-    dtype = as_dtype(dtype) if dtype is not None else src.dtype
+    dtype = src.dtype if dtype is None else dtype
     storage = _core.Storage._new(step * dtype.itemsize, src.device)
-    dst = _core._from_parts(storage, 0, shape, dense, dtype)
+    dst = _core._from_parts(storage, 0, shape, tuple(dense), dtype)
     copy_(dst, src)
     return dst
 
