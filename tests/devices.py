@@ -70,9 +70,25 @@ def standin_gpu(cublas, **attributes):
     """A ``CupyBackend`` built without a GPU, over a stand-in ``cublas`` binding (a namespace
     with the functions of cupy_backends.cuda.libs.cublas a test needs): CuPy's handle is 77,
     its current stream 5; ``attributes`` (``runtime=``, ...) are set on the object. Its
-    ``gemm`` then runs strided's cuBLAS calls against the stand-in."""
+    ``gemm`` then runs strided's cuBLAS calls against the stand-in. Where CuPy is installed,
+    every name the stand-ins offer must be one CuPy's own binding has: a stand-in that invents
+    a constant hides the AttributeError a GPU would raise (CuPy 14 names no
+    CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION; only a GPU run found that)."""
     import contextlib
+    import importlib
     import types
+
+    # (the package's attribute, not importlib.import_module of the submodule: the package
+    # finds the CUDA libraries of the nvidia-* wheels before it loads a binding)
+    real = {"cublas": ("cupy_backends.cuda.libs", "cublas"),
+            "runtime": ("cupy_backends.cuda.api", "runtime")}  # fmt: skip
+    for label, fake in {"cublas": cublas, **attributes}.items():
+        if label not in real or importlib.util.find_spec("cupy") is None:
+            continue
+        package, name = real[label]
+        module = getattr(importlib.import_module(package), name)
+        invented = sorted(n for n in vars(fake) if not hasattr(module, n))
+        assert not invented, f"{package}.{name} has no {invented}: a stand-in must not offer them"
 
     cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(
         Device=lambda index: contextlib.nullcontext(),

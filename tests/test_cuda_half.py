@@ -359,7 +359,7 @@ def test_the_gpu_backend_multiplies_halves_with_gemm_ex(monkeypatch, name):
 
     cublas = types.SimpleNamespace(
         CUBLAS_OP_N=0, CUBLAS_OP_T=1, CUBLAS_POINTER_MODE_HOST=0, CUBLAS_COMPUTE_32F=68,
-        CUBLAS_GEMM_DEFAULT=-1, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION=16,
+        CUBLAS_GEMM_DEFAULT=-1,
         setStream=lambda h, s: None, getPointerMode=lambda h: 0,
         getMathMode=lambda h: mode[0], setMathMode=lambda h, m: mode.__setitem__(0, m),
         gemmStridedBatchedEx=gemm_ex,

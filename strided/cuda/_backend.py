@@ -95,6 +95,9 @@ _GEMM_SCALARS = {d: (np.ones(1, d), np.zeros(1, d)) for d in _GEMM_PREFIX}
 # The half types go through cublasGemmStridedBatchedEx: each one's cudaDataType (a name in
 # CuPy's runtime module) for A, B and C; see Note [cuBLAS for half matrices]
 _GEMM_EX_TYPES = {"float16": "CUDA_R_16F", "bfloat16": "CUDA_R_16BF"}
+# cublasMath_t's CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (cublas_api.h, CUDA >= 11),
+# a flag OR-ed into the handle's math mode; CuPy 14's binding does not name it
+_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
 
 # Note [cuBLAS for half matrices]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -237,7 +240,7 @@ class CupyBackend:
             # Note [cuBLAS for half matrices]: float32 sums, rounded once
             t = getattr(self.runtime, half)
             mode = cublas.getMathMode(handle)
-            exact = mode | cublas.CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
+            exact = mode | _DISALLOW_REDUCED_PRECISION_REDUCTION
             if exact != mode:
                 cublas.setMathMode(handle, exact)
             try:
