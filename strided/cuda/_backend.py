@@ -63,6 +63,33 @@ def backend_for(device):
     return b
 
 
+def adopt(array, device):
+    """A strided tensor on ``device`` for the CuPy array ``array``, a result CuPy computed for
+    strided (cuFFT's transform, CuPy's sort): it takes over the array's memory, no copy, when
+    the array is row-major, and is a row-major copy of it otherwise. See Note [Taking over
+    CuPy's results]."""
+    from strided import _core
+    from strided._ops.creation import _from_cuda_array_interface
+
+    if array.flags.c_contiguous:
+        return _from_cuda_array_interface(array)
+    out = _core._empty(tuple(array.shape), array.dtype.name, device)
+    backend_for(device).cupy.asarray(out)[...] = array
+    return out
+
+
+# Note [Taking over CuPy's results]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Where strided hands a computation to CuPy (an FFT, a sort), CuPy allocates its result from
+# the same memory pool strided's own storages come from (``allocate`` below). Copying that
+# result into a fresh strided tensor would read and write every byte once more: for an FFT of
+# 2**24 complex64 numbers 256 MB, 65 us of an H200's 340 us. Instead the result's memory
+# becomes the tensor's: ``_from_cuda_array_interface`` wraps the address in a Storage whose
+# owner is the CuPy array, so the memory goes back to the pool when the last tensor viewing it
+# is gone, on the stream both libraries use (CuPy's current one). Only a row-major result is
+# taken over, so the tensor has the layout a fresh result would have.
+
+
 # The launches being recorded by strided.cuda.trace_launches() (None: not recording). Both
 # backends append (function, grid, block, shared bytes) to it; a teaching and debugging aid.
 tracing = None

@@ -9,10 +9,8 @@ strided writes no FFT (Note [FFT backend] in strided/fft.py), on a device either
   any strides, no copy; CuPy makes the contiguous copy cuFFT needs itself when it needs one).
   The caller has already cast the input to float32/float64/complex64/complex128, so cuFFT's
   single and double precision transforms give strided's result dtypes (float32 in, complex64
-  out). CuPy's answer is copied into a fresh strided tensor on the same device, as
-  strided/cuda/_sort.py does with CuPy's sorts: one device-to-device copy, and memory that
-  strided's own Storage owns. (Wrapping CuPy's array with ``from_dlpack`` would save that
-  copy; it waits for a GPU session to test it.)
+  out). CuPy's answer becomes the result tensor without a copy (Note [Taking over CuPy's
+  results] in _backend.py), as CuPy's sorts do in strided/cuda/_sort.py.
 - **On the emulator ("cuda-emulated")**, which has no cuFFT: the input is copied to the host,
   transformed by the CPU kernel (NumPy's pocketfft, ``strided/fft.py``) and the result copied
   back to the same emulated device. It is the CPU's transform, bit for bit, so tests on the
@@ -22,9 +20,7 @@ strided writes no FFT (Note [FFT backend] in strided/fft.py), on a device either
 
 from __future__ import annotations
 
-from strided import _core
-from strided._dtype import as_dtype
-from strided.cuda._backend import backend_for
+from strided.cuda._backend import adopt, backend_for
 
 __all__ = ["transform"]
 
@@ -45,6 +41,4 @@ def transform(kind, x, s, axes, norm, forward, cpu_kernel):
             r = cupy.fft.rfftn(cx, s=s, axes=axes, norm=norm)
         else:
             r = cupy.fft.irfftn(cx, s=s, axes=axes, norm=norm)
-        out = _core._empty(tuple(r.shape), as_dtype(r.dtype.name), x.device)
-        cupy.asarray(out)[...] = r
-    return out
+        return adopt(r, x.device)

@@ -13,8 +13,9 @@ sort is not worth it):
   reverse order); it is the reverse of the ascending sort of the *reversed* line, with each
   position p mapped back to ``L - 1 - p``: reversing twice puts ties back in their original
   order, and NaNs, last in the ascending sort, come first, as on the CPU. (The Array API shim
-  of CuPy does the same.) The result is copied into strided's row-major outputs (one copy of
-  the answer; CuPy allocates its own result arrays from the same memory pool). That CuPy's
+  of CuPy does the same.) CuPy's result arrays, allocated from the pool strided's storages come
+  from, become the result tensors without a copy (Note [Taking over CuPy's results] in
+  _backend.py). That CuPy's
   NaN order is NumPy's is what test_cuda_scan_sort.py checks on a GPU (bit for bit against
   the CPU). Its *complex* order is not: on an H200 (CuPy 14.2) ``cupy.sort`` put ``nan+3j``
   before ``0+nanj``, where NumPy's order (Note [Complex order]) puts a NaN imaginary part
@@ -53,7 +54,7 @@ import numpy as np
 from strided import _core, _views
 from strided._dtype import as_dtype
 from strided.cuda import _half, _launch
-from strided.cuda._backend import backend_for
+from strided.cuda._backend import adopt, backend_for
 
 __all__ = ["sort", "topk", "unique", "all_modules"]
 
@@ -120,40 +121,42 @@ def sort(x, axis, descending, want_values, want_indices):
     if _half.is_half(x):  # Note [CUDA half precision through float32]: widening keeps order
         values, indices = sort(_half.widen(x), axis, descending, want_values, want_indices)
         return (None if values is None else _half.narrow(values, x.dtype)), indices
+    backend = backend_for(x.device)
+    if x.numel() and (want_values or want_indices):
+        if not backend.emulated and USE_CUPY and not x.dtype.is_complex:
+            return _sort_cupy(x, axis, descending, want_values, want_indices)
     values = _core._empty(x.shape, x.dtype, x.device) if want_values else None
     indices = _core._empty(x.shape, _INT64, x.device) if want_indices else None
     if x.numel() == 0 or not (want_values or want_indices):
         return values, indices
-    backend = backend_for(x.device)
-    if not backend.emulated and USE_CUPY and not x.dtype.is_complex:
-        _sort_cupy(x, axis, descending, values, indices)
-    else:
-        _sort_kernels(backend, x, axis, descending, values, indices)
+    _sort_kernels(backend, x, axis, descending, values, indices)
     return values, indices
 
 
-def _sort_cupy(x, axis, descending, values, indices):
-    """CuPy's stable sort on a zero-copy view (Note [CUDA sorting])."""
+def _sort_cupy(x, axis, descending, want_values, want_indices):
+    """CuPy's stable sort on a zero-copy view (Note [CUDA sorting]): (values, indices), CuPy's
+    results taken over as strided tensors (Note [Taking over CuPy's results])."""
     import cupy
 
     cx = cupy.asarray(x)
     L = x.shape[axis]
     if descending:
         cx = cupy.flip(cx, axis)
-    if indices is None:
+    idx = None
+    if not want_indices:
         v = cupy.sort(cx, axis=axis)
+        if descending:
+            v = cupy.flip(v, axis)
     else:
         idx = cupy.argsort(cx, axis=axis)
         if descending:
             idx = cupy.flip(idx, axis)
             idx = (L - 1) - idx
             cx = cupy.flip(cx, axis)  # back to x: idx now holds positions in x
-        cupy.asarray(indices)[...] = idx
-        v = cupy.take_along_axis(cx, idx, axis=axis) if values is not None else None
-    if values is not None:
-        if indices is None and descending:
-            v = cupy.flip(v, axis)
-        cupy.asarray(values)[...] = v
+        v = cupy.take_along_axis(cx, idx, axis=axis) if want_values else None
+    values = adopt(v, x.device) if want_values else None
+    indices = adopt(idx.astype(cupy.int64, copy=False), x.device) if want_indices else None
+    return values, indices
 
 
 def _sort_kernels(backend, x, axis, descending, values, indices):
