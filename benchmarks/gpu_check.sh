@@ -14,7 +14,9 @@
 # comparisons, PyTorch) importable by python3; pytest and pytest-xdist for the tests. Without
 # network access, put the scipy-openblas32 wheel in $WHEELS (default .whl/): it is installed
 # from there. Each step writes its log to OUT_DIR and a short summary to stdout; a failing step
-# does not stop the next one. The exit status is that of the tests (0 when they did not run).
+# does not stop the next one. The logs are eight files at most (the device's name, the install
+# and the build share build.log): a device call brings back no more than eight. The exit status
+# is that of the tests (0 when they did not run).
 set -u -o pipefail
 export PYTHONUNBUFFERED=1
 out=${1:-${OUT:-gpu-results}}
@@ -30,18 +32,18 @@ step() { printf '== %s\n' "$*"; }
 step "device"
 python3 -c "import cupy; p = cupy.cuda.runtime.getDeviceProperties(0); \
 print(p['name'].decode(), 'driver', cupy.cuda.runtime.driverGetVersion(), 'cupy', cupy.__version__)" \
-    2>&1 | tee "$out/device.txt"
+    2>&1 | tee "$out/build.log"
 
 if ls "${WHEELS:-.whl}"/scipy_openblas32-*.whl >/dev/null 2>&1; then
     if [ ! -d /tmp/strided-site ]; then
         python3 -m pip install -q --no-index --no-deps --target /tmp/strided-site \
-            "${WHEELS:-.whl}"/scipy_openblas32-*.whl >"$out/pip.log" 2>&1
+            "${WHEELS:-.whl}"/scipy_openblas32-*.whl >>"$out/build.log" 2>&1
     fi
     export PYTHONPATH=/tmp/strided-site${PYTHONPATH:+:$PYTHONPATH}
 fi
 if want build; then
     step "build (scipy-openblas32 from ${WHEELS:-.whl} if present)"
-    python3 setup.py build_ext --inplace -j "$jobs" >"$out/build.log" 2>&1 ||
+    python3 setup.py build_ext --inplace -j "$jobs" >>"$out/build.log" 2>&1 ||
         { tail -30 "$out/build.log"; exit 1; }
 fi
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
