@@ -52,6 +52,14 @@ class _FakeCusolver(types.ModuleType):
     def setStream(self, handle, stream):
         assert handle == "handle" and stream == 1234
 
+    def createParams(self):
+        self.calls.append(("createParams", 0))
+        return "params"
+
+    def destroyParams(self, params):
+        self.calls.append(("destroyParams", 0))
+        assert params == "params"
+
     def _define(self, t, dtype):
         calls = self.calls
 
@@ -118,6 +126,30 @@ class _FakeCusolver(types.ModuleType):
         record(qr_name + "_bufferSize", lambda h, m, n, k, A, lda, tau: 3)
 
 
+def _fake_x_api(calls):
+    """cusolverDnXpotrf and its workspace query (the C signatures _solver declares through
+    ctypes), computed by SciPy's LAPACK; ``calls`` records (name, (cudaDataType, n, lda))."""
+    types_ = {1: ("d", "float64"), 5: ("z", "complex128")}
+
+    def buffer_size(h, params, uplo, n, dtype, A, lda, compute, dev_bytes, host_bytes):
+        assert (h, params) == ("handle", "params") and dtype == compute
+        calls.append(("Xpotrf_bufferSize", (dtype, n, lda)))
+        dev_bytes._obj.value, host_bytes._obj.value = 24, 8  # through ctypes.byref
+        return 0
+
+    def xpotrf(h, params, uplo, n, dtype, A, lda, compute, work, wbytes, host, hbytes, info):
+        assert (h, params, wbytes, hbytes) == ("handle", "params", 24, 8) and work and host
+        calls.append(("Xpotrf", (dtype, n, lda)))
+        t, name = types_[dtype]
+        a = _matrix(A, n, n, lda, name)
+        c, inf = getattr(sl, t + "potrf")(a.copy(), lower=uplo == 0, clean=0)
+        a[...] = c
+        _ints(info, 1)[0] = inf
+        return 0
+
+    return types.SimpleNamespace(cusolverDnXpotrf_bufferSize=buffer_size, cusolverDnXpotrf=xpotrf)
+
+
 def _fake_cublas():
     """cuBLAS's batched LU (CuPy's signatures) for the d and z prefixes, computed by SciPy's
     LAPACK on the matrices whose addresses the pointer arrays hold; and its constants."""
@@ -163,7 +195,7 @@ class _FakeCupy:
     """The parts of CuPy that _solver.batch uses: a device context, the solver and BLAS
     handles, workspace allocation and the arrays of addresses (host memory here)."""
 
-    uintp = np.uintp
+    uintp, uint8 = np.uintp, np.uint8
 
     def __init__(self):
         self.buffers = []
@@ -197,6 +229,9 @@ def fake(monkeypatch):
         ("cupy_backends.cuda.libs.cublas", cublas),
     ):
         monkeypatch.setitem(sys.modules, name, module)
+    # cholesky's potrf goes through the 64-bit API (Note [cuSOLVER's 64-bit API for Cholesky]),
+    # never the real library's here: the pointers are host memory
+    monkeypatch.setattr(_solver, "_x_lib", [_fake_x_api(cusolver.calls)])
     backend = types.SimpleNamespace(cupy=_FakeCupy(), index=0, _stream=lambda: 1234)
     backend.memset = lambda ptr, value, nbytes: ctypes.memset(ptr, value, nbytes)
     backend.cublas = cublas
@@ -275,6 +310,37 @@ def test_each_routine_matches_the_cpu_lapack_over_a_batch(fake, dtype, batched, 
     else:
         assert names.count(t0 + "getrf") == batch and names.count(t0 + "getrf_bufferSize") == 1
         assert names.count(t0 + "getrs") == 2 * batch and not blas
+    # potrf: the 64-bit API, one query and one parameter object per batch, a call per matrix
+    x = [c for c in cusolver.calls if c[0].startswith("X")]
+    cuda_type = {"float64": 1, "complex128": 5}[dtype]
+    query, call = ("Xpotrf_bufferSize", (cuda_type, n, n)), ("Xpotrf", (cuda_type, n, n))
+    assert x == 2 * ([query] + [call] * batch)  # L and U
+    assert names.count("createParams") == names.count("destroyParams") == 2
+    assert t0 + "potrf" not in names
+
+
+def test_potrf_takes_the_legacy_routine_without_the_64_bit_api(fake, rng, monkeypatch):
+    backend, cusolver = fake
+    monkeypatch.setattr(_solver, "_x_lib", [None])  # no libcusolver with Xpotrf found
+    h = rng.standard_normal((2, 4, 4))
+    h = strided.asarray(h @ np.swapaxes(h, -1, -2) + 4 * np.eye(4))
+    info = strided.zeros((2,), dtype="int32")
+    for uplo in ("L", "U"):
+        _same(*_both(fake, "potrf", [h, None, None, info], 4, 4, 0, 0, uplo), f"potrf {uplo}")
+    names = [name for name, _ in cusolver.calls]
+    assert names.count("dpotrf") == 4 and "createParams" not in names
+
+
+def test_the_64_bit_api_is_found_in_the_library_cupy_loaded():
+    # where CuPy's cuSOLVER binding loads (its nvidia wheels or a CUDA toolkit), the library
+    # it loaded has Xpotrf, and _solver finds it in the process's memory map
+    pytest.importorskip("cupy")
+    try:
+        from cupy_backends.cuda.libs import cusolver  # noqa: F401 - loads libcusolver
+    except ImportError as e:
+        pytest.skip(f"CuPy's cuSOLVER binding does not load here: {e}")
+    lib = _solver._x_api()
+    assert lib is not None and lib.cusolverDnXpotrf.argtypes[3] is ctypes.c_int64
 
 
 def test_a_routine_without_a_cusolver_call_is_refused(fake):
