@@ -148,15 +148,26 @@ class _Launch:
     """The launch of one elementwise op on one pair of dtypes: Note [The host path of an
     elementwise launch]."""
 
-    __slots__ = ("family", "kernel", "module_key", "instantiations", "flags", "functions")
+    __slots__ = (
+        "family",
+        "kernel",
+        "module_key",
+        "instantiations",
+        "flags",
+        "functions",
+        "contiguous_per_block",
+    )
 
-    def __init__(self, family, kernel, module_key, instantiations, flags=False):
+    def __init__(self, family, kernel, module_key, instantiations, widest, flags=False):
         self.family = family
         self.kernel = kernel  # the template arguments before ``index_t, CONTIG``
         self.module_key = module_key
         self.instantiations = instantiations  # () -> every name expression of the module
         self.flags = flags  # needs a flag slot: Note [Flags from the GPU]
         self.functions = {}  # (device, 32-bit index, contiguous) -> (backend, function)
+        # a contiguous loop's elements per block: a thread takes max(UNROLL, vector width)
+        # (Note [Vector loads in the contiguous elementwise loops] in kernels/elementwise.cu)
+        self.contiguous_per_block = _launch.BLOCK * max(_launch.UNROLL, vector_width(widest))
 
     def function(self, device, idx32, contig):
         """(backend, compiled function) for the loop's index width and contiguity on
@@ -171,6 +182,13 @@ class _Launch:
         )
         entry = self.functions[(device, idx32, contig)] = (backend, fn)
         return entry
+
+
+def vector_width(widest):
+    """Elements per vector load of a contiguous kernel whose widest operand is ``widest``
+    bytes: ``vector_width`` of kernels/elementwise.cu (Note [Vector loads in the contiguous
+    elementwise loops])."""
+    return 1 if widest >= 16 else min(16 // widest, 8)
 
 
 _PER_BLOCK = _launch.BLOCK * _launch.UNROLL
@@ -191,7 +209,8 @@ def _run(launch, plan, extra=()):
     if entry is None:
         entry = launch.function(device, idx32, contig)
     backend, fn = entry
-    blocks = (n + _PER_BLOCK - 1) // _PER_BLOCK  # launch_1d's grid
+    per_block = launch.contiguous_per_block if contig else _PER_BLOCK
+    blocks = (n + per_block - 1) // per_block  # launch_1d's grid
     backend.launch(fn, (min(blocks, 2**31 - 1),), _BLOCK, (geometry, count, *extra))
 
 
@@ -223,6 +242,7 @@ def _op_launch(family, name, d, o):
         _kernel(name, d, o),
         _module_key(family, name, d.name),
         lambda: _instantiations(family, name, half),
+        max(d.itemsize, o.itemsize),
         flags=family == "binary" and name in _FLAGGING and d.kind in "iu",
     )
     return launch
@@ -337,7 +357,11 @@ def where(cond, a, b, out=None):
     launch = _LAUNCHES.get(("where", plan.dtype))
     if launch is None:
         launch = _LAUNCHES[("where", plan.dtype)] = _Launch(
-            "where", _launch.C_TYPES[plan.dtype.name], ("where",), _where_instantiations
+            "where",
+            _launch.C_TYPES[plan.dtype.name],
+            ("where",),
+            _where_instantiations,
+            plan.dtype.itemsize,
         )
     _run(launch, plan)
     return plan.finish_device()

@@ -9,9 +9,132 @@
 // that several memory requests are in flight per thread (PyTorch's unrolled elementwise loop).
 #define STRIDED_UNROLL 4
 
+// Note [Vector loads in the contiguous elementwise loops]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// An add of two large arrays does one addition per 6 bytes moved (float16): its speed is the
+// speed of memory, and memory is fast only when enough requests are in flight to cover its
+// latency. A GPU hides the latency of DRAM (some 600 ns) by keeping many loads outstanding at
+// once, and what it can keep outstanding is counted in instructions per thread and threads per
+// multiprocessor, not in bytes. A load of one float16 brings 2 bytes; the same instruction can
+// bring 16 (``ld.global.v4.u32``) when the address is a multiple of 16. So a thread that loads
+// its elements as 16-byte vectors has 8 times the bytes in flight per load instruction for
+// float16 (4 times for float32), issues fewer instructions for the same work, and a warp's 32
+// vectors are 512 contiguous bytes, whole cache lines. With one-element loads, UNROLL = 4
+// elements of float16 are 8 bytes in flight per operand per thread, too few to reach the
+// memory's bandwidth (an H200 added 1e8 float16 in 142 us, PyTorch in 100 us); one vector of 8
+// elements is 16 bytes, what float32's four one-element loads already had.
+//
+// The vector path is taken when the loop is contiguous (the ``CONTIG`` instantiations) and every
+// operand that lives in memory starts at a multiple of its vector's size (a scalar operand,
+// ``g.data[k] == 0``, is filled into a vector from ``g.scalars[k]``). A view that starts one
+// element in (``x[1:]``) fails the test and takes the element loop; the test is the same for
+// every thread of the launch, so no warp diverges on it. The vector width is one per kernel:
+// ``VEC = 16 / (the widest operand's size)``, at most 8 elements (1-byte operands move 8 bytes),
+// and 1, no vector path, for complex128. A thread handles ``max(UNROLL, VEC)`` elements per trip
+// (two vectors of 2 for float64), and the host sizes the grid by the same count
+// (``_Launch.contiguous_per_block`` in strided/cuda/_elementwise.py); the last ``n % VEC``
+// elements, which fill no vector, are one element each for the first threads of the grid. Each
+// element is computed by the same functor as in the element loop, so the results are the same
+// bits; only the loads and stores are wider (PyTorch's ``vectorized`` elementwise policy does the
+// same). A misaligned contiguous view keeps the element loop under that smaller grid: its
+// threads take two trips instead of one, which a loop of that size does not notice.
+template <typename T, int VEC>
+struct alignas(sizeof(T) * VEC) aligned_vector {
+    T val[VEC];
+};
+
+// The vector width, in elements, of a kernel whose widest operand is ``widest`` bytes.
+__host__ __device__ constexpr int vector_width(int widest) {
+    return widest >= 16 ? 1 : (16 / widest > 8 ? 8 : 16 / widest);
+}
+// Vectors per thread per trip: together ``max(UNROLL, VEC)`` elements.
+__host__ __device__ constexpr int vectors_per_thread(int vec) {
+    return vec >= STRIDED_UNROLL ? 1 : STRIDED_UNROLL / vec;
+}
+
+// Whether operand k (of ``size``-byte elements) can be read as VEC-element vectors: a scalar,
+// or an address that is a multiple of the vector's size.
+template <int VEC, int N>
+__device__ __forceinline__ bool vector_aligned(const Geometry<N>& g, int k, int size) {
+    return (uint64_t)g.data[k] % (uint64_t)(VEC * size) == 0;
+}
+
+// Vector ``v`` (elements v * VEC ...) of operand k, or VEC copies of its scalar.
+template <typename T, int VEC, int N, typename index_t>
+__device__ __forceinline__ aligned_vector<T, VEC> load_vector(const Geometry<N>& g, int k,
+                                                              index_t v) {
+    aligned_vector<T, VEC> r;
+    if (g.data[k] == 0) {
+        T s = *reinterpret_cast<const T*>(&g.scalars[k][0]);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) r.val[e] = s;
+    } else {
+        r = reinterpret_cast<const aligned_vector<T, VEC>*>(g.data[k])[v];
+    }
+    return r;
+}
+
+// What one trip loads for one vector index before computing: up to three operands' vectors.
+template <typename A, typename B = char, typename C = char>
+struct loaded_vectors {
+    A a;
+    B b;
+    C c;
+};
+
+// The vector loop over n elements. Thread t of block b starts at vector b * blockDim * VECS + t
+// and takes VECS vectors blockDim apart (so that a warp reads contiguous bytes), then steps by
+// the whole grid's share; per trip it loads all its vectors (``load(v)``) before computing and
+// storing any (``store(v, loaded)``), as the element loop does. The elements past the last
+// whole vector go to ``element(i)``, one per thread from the grid's first thread.
+template <int VEC, typename index_t, typename Load, typename Store, typename Element>
+__device__ __forceinline__ void vector_loop(index_t n, Load load, Store store, Element element) {
+    constexpr int VECS = vectors_per_thread(VEC);
+    const index_t nv = n / VEC;
+    const index_t block_work = (index_t)blockDim.x * VECS;
+    for (index_t base = (index_t)blockIdx.x * block_work + threadIdx.x; base < nv;
+         base += block_work * (index_t)gridDim.x) {
+        decltype(load(base)) loaded[VECS];
+#pragma unroll
+        for (int j = 0; j < VECS; ++j) {
+            const index_t v = base + (index_t)j * blockDim.x;
+            if (v < nv) loaded[j] = load(v);
+        }
+#pragma unroll
+        for (int j = 0; j < VECS; ++j) {
+            const index_t v = base + (index_t)j * blockDim.x;
+            if (v < nv) store(v, loaded[j]);
+        }
+    }
+    const index_t i = nv * VEC + (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) element(i);
+}
+
 template <typename Op, typename In, typename Out, typename index_t, bool CONTIG>
 __global__ void strided_unary(Geometry<2> g, index_t n) {
     Op op;
+    constexpr int VEC = vector_width(sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
+    if constexpr (CONTIG && VEC > 1) {
+        if (vector_aligned<VEC>(g, 0, sizeof(Out)) && vector_aligned<VEC>(g, 1, sizeof(In))) {
+            // Note [Vector loads in the contiguous elementwise loops]
+            typedef aligned_vector<In, VEC> InVec;
+            typedef aligned_vector<Out, VEC> OutVec;
+            OutVec* out = reinterpret_cast<OutVec*>(g.data[0]);
+            vector_loop<VEC>(
+                n, [&](index_t v) { return loaded_vectors<InVec>{load_vector<In, VEC>(g, 1, v)}; },
+                [&](index_t v, const loaded_vectors<InVec>& x) {
+                    OutVec r;
+#pragma unroll
+                    for (int e = 0; e < VEC; ++e) r.val[e] = op_result<Out>(op(x.a.val[e]));
+                    out[v] = r;
+                },
+                [&](index_t i) {
+                    reinterpret_cast<Out*>(g.data[0])[i] =
+                        op_result<Out>(op(reinterpret_cast<const In*>(g.data[1])[i]));
+                });
+            return;
+        }
+    }
     if (CONTIG) {
         const In* a = reinterpret_cast<const In*>(g.data[1]);
         Out* out = reinterpret_cast<Out*>(g.data[0]);
@@ -60,6 +183,37 @@ template <typename Op, typename T, typename Out, typename index_t, bool CONTIG>
 __global__ void strided_binary(Geometry<3> g, index_t n, int* flag) {
     Op op;
     int local_flag = 0;
+    constexpr int VEC = vector_width(sizeof(T) > sizeof(Out) ? sizeof(T) : sizeof(Out));
+    if constexpr (CONTIG && VEC > 1) {
+        if (vector_aligned<VEC>(g, 0, sizeof(Out)) && vector_aligned<VEC>(g, 1, sizeof(T)) &&
+            vector_aligned<VEC>(g, 2, sizeof(T))) {
+            // Note [Vector loads in the contiguous elementwise loops]
+            typedef aligned_vector<T, VEC> TVec;
+            typedef aligned_vector<Out, VEC> OutVec;
+            OutVec* out = reinterpret_cast<OutVec*>(g.data[0]);
+            vector_loop<VEC>(
+                n,
+                [&](index_t v) {
+                    return loaded_vectors<TVec, TVec>{load_vector<T, VEC>(g, 1, v),
+                                                      load_vector<T, VEC>(g, 2, v)};
+                },
+                [&](index_t v, const loaded_vectors<TVec, TVec>& x) {
+                    OutVec r;
+#pragma unroll
+                    for (int e = 0; e < VEC; ++e)
+                        r.val[e] = op_result<Out>(op(x.a.val[e], x.b.val[e], &local_flag));
+                    out[v] = r;
+                },
+                [&](index_t i) {
+                    const index_t off = i * (index_t)sizeof(T);
+                    reinterpret_cast<Out*>(g.data[0])[i] =
+                        op_result<Out>(op(load_operand<T, 3, index_t>(g, 1, off),
+                                          load_operand<T, 3, index_t>(g, 2, off), &local_flag));
+                });
+            if (local_flag && flag) *flag = local_flag;  // as below
+            return;
+        }
+    }
     if (CONTIG) {
         Out* out = reinterpret_cast<Out*>(g.data[0]);
         const index_t block_work = (index_t)blockDim.x * STRIDED_UNROLL;
@@ -113,6 +267,36 @@ __global__ void strided_binary(Geometry<3> g, index_t n, int* flag) {
 // where(cond, a, b): operand 1 is the condition (bool bytes), 2 and 3 the values.
 template <typename T, typename index_t, bool CONTIG>
 __global__ void strided_where(Geometry<4> g, index_t n) {
+    constexpr int VEC = vector_width(sizeof(T));
+    if constexpr (CONTIG && VEC > 1) {
+        if (vector_aligned<VEC>(g, 0, sizeof(T)) && vector_aligned<VEC>(g, 1, 1) &&
+            vector_aligned<VEC>(g, 2, sizeof(T)) && vector_aligned<VEC>(g, 3, sizeof(T))) {
+            // Note [Vector loads in the contiguous elementwise loops]
+            typedef aligned_vector<T, VEC> TVec;
+            typedef aligned_vector<bool_t, VEC> CondVec;
+            TVec* out = reinterpret_cast<TVec*>(g.data[0]);
+            vector_loop<VEC>(
+                n,
+                [&](index_t v) {
+                    return loaded_vectors<CondVec, TVec, TVec>{load_vector<bool_t, VEC>(g, 1, v),
+                                                               load_vector<T, VEC>(g, 2, v),
+                                                               load_vector<T, VEC>(g, 3, v)};
+                },
+                [&](index_t v, const loaded_vectors<CondVec, TVec, TVec>& x) {
+                    TVec r;
+#pragma unroll
+                    for (int e = 0; e < VEC; ++e) r.val[e] = x.a.val[e] ? x.b.val[e] : x.c.val[e];
+                    out[v] = r;
+                },
+                [&](index_t i) {
+                    const index_t off = i * (index_t)sizeof(T);
+                    const bool_t c = load_operand<bool_t, 4, index_t>(g, 1, i);
+                    reinterpret_cast<T*>(g.data[0])[i] = c ? load_operand<T, 4, index_t>(g, 2, off)
+                                                           : load_operand<T, 4, index_t>(g, 3, off);
+                });
+            return;
+        }
+    }
     for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (index_t)blockDim.x * gridDim.x) {
         index_t off[4];

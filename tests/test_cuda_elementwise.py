@@ -1,0 +1,191 @@
+"""The contiguous elementwise kernels' two loops, on every CUDA device this machine can use.
+
+A contiguous unary, binary or where kernel loads and stores whole vectors of up to 16 bytes
+when every operand in memory starts at a multiple of its vector's size, and one element at a
+time otherwise (Note [Vector loads in the contiguous elementwise loops] in
+strided/cuda/kernels/elementwise.cu). Both loops must give the CPU's bits: here every dtype
+runs at lengths around a vector's (0, 1, 7, 8, 9, 4096 + 3) on views that start at element 0
+(the vector loop and its tail) and at element 1 (the element loop), with Python scalars on
+either side and ``out=`` into a view that starts one element in. The CPU is the oracle (its
+own tests compare it with NumPy), and NumPy is checked too where it has the dtype.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from devices import DEVICES, on
+from layouts import make_values
+
+import strided
+from strided import _views
+from strided.cuda import _elementwise
+
+DTYPES = (
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "int8",
+    "uint8",
+    "int32",
+    "int64",
+    "bool",
+    "complex64",
+    "complex128",
+)
+LENGTHS = (0, 1, 7, 8, 9, 4096 + 3)
+OFFSETS = (0, 1)
+UINT_OF = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
+
+
+def _raw(t):
+    """A tensor's elements as unsigned ints (on the CPU, contiguous): comparing them compares
+    bits."""
+    t = t.cpu().contiguous()
+    if t.dtype.name in ("float16", "bfloat16"):
+        return np.asarray(_views.bits_view(t))
+    a = np.asarray(t)
+    return a.view(np.uint8) if a.dtype == bool else a.view(UINT_OF[a.itemsize])
+
+
+def assert_same_bits(got, want):
+    assert got.dtype is want.dtype and got.shape == want.shape, (got, want)
+    np.testing.assert_array_equal(_raw(got), _raw(want))
+
+
+def _view(n, offset, dtype, rng):
+    """A CPU tensor of ``n`` finite values of ``dtype`` starting ``offset`` elements into its
+    storage."""
+    values = make_values((n + offset,), strided.float32, rng, cast_safe=True)
+    if dtype in ("int8", "uint8", "int32", "int64", "bool", "complex64", "complex128"):
+        values = make_values((n + offset,), np.dtype(dtype), rng, cast_safe=True)
+    return strided.asarray(values).astype(dtype)[offset:]
+
+
+def _numpy_agrees(got, dtype, ref):
+    """NumPy's answer, where NumPy has the dtype."""
+    if dtype not in ("float16", "bfloat16"):
+        np.testing.assert_array_equal(np.asarray(got.cpu()), ref)
+
+
+def _negate(x, out=None):
+    if x.dtype.name == "bool":
+        return strided.logical_not(x, out=out)
+    return strided.negative(x, out=out)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_both_contiguous_loops_give_the_cpus_bits(device, dtype, rng):
+    for n in LENGTHS:
+        for off_a in OFFSETS:
+            for off_b in OFFSETS:
+                a, b = _view(n, off_a, dtype, rng), _view(n, off_b, dtype, rng)
+                da, db = on(device, a), on(device, b)
+                where = f"n={n} offsets=({off_a}, {off_b})"
+                got = strided.add(da, db)
+                assert got.device.type == da.device.type, where
+                assert_same_bits(got, strided.add(a, b))
+                _numpy_agrees(got, dtype, np.add(np.asarray(a), np.asarray(b)))
+                assert_same_bits(strided.less(da, db), strided.less(a, b))
+                assert_same_bits(_negate(da), _negate(a))
+                cond = on(device, _view(n, off_b, "bool", rng))
+                got = strided.where(cond, da, db)
+                assert_same_bits(got, strided.where(cond.cpu(), a, b))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scalars_on_either_side_and_out_into_a_misaligned_view(device, dtype, rng):
+    scalar = True if dtype == "bool" else (3 if dtype[0] in "iu" else 2.5)
+    for n in LENGTHS:
+        for off in OFFSETS:
+            a = _view(n, off, dtype, rng)
+            da = on(device, a)
+            assert_same_bits(strided.add(da, scalar), strided.add(a, scalar))
+            assert_same_bits(strided.add(scalar, da), strided.add(scalar, a))
+            assert_same_bits(strided.less(scalar, da), strided.less(scalar, a))
+            cond = _view(n, 1 - off, "bool", rng)
+            assert_same_bits(
+                strided.where(on(device, cond), scalar, da), strided.where(cond, scalar, a)
+            )
+            assert_same_bits(
+                strided.where(on(device, cond), da, scalar), strided.where(cond, a, scalar)
+            )
+            for out_off in OFFSETS:
+                out = on(device, strided.zeros(n + out_off, dtype=dtype))[out_off:]
+                result = strided.add(da, da, out=out)
+                assert result.data_ptr() == out.data_ptr()
+                assert_same_bits(out, strided.add(a, a))
+                neg = on(device, strided.zeros(n + out_off, dtype=dtype))[out_off:]
+                _negate(da, out=neg)
+                assert_same_bits(neg, _negate(a))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ("float16", "float32", "float64", "int8", "complex64"))
+def test_the_vector_loop_steps_through_a_grid_smaller_than_the_work(
+    device, dtype, rng, monkeypatch
+):
+    """A grid of fewer threads than vectors: each thread takes several trips (the loops are
+    grid-stride loops, any grid is correct)."""
+    a, b = _view(4096 * 3 + 5, 0, dtype, rng), _view(4096 * 3 + 5, 0, dtype, rng)
+    da, db = on(device, a), on(device, b)
+    strided.add(da, db)  # makes the launches
+    strided.negative(da)
+    for launch in _elementwise._LAUNCHES.values():
+        monkeypatch.setattr(launch, "contiguous_per_block", 256 * 64)
+    assert_same_bits(strided.add(da, db), strided.add(a, b))
+    assert_same_bits(strided.negative(da), strided.negative(a))
+
+
+def test_vector_widths_match_the_kernels():
+    """The host's grid assumes the kernel's vector width: 16 bytes, at most 8 elements, none
+    for 16-byte elements."""
+    assert [_elementwise.vector_width(s) for s in (1, 2, 4, 8, 16)] == [8, 8, 4, 2, 1]
+
+
+@pytest.mark.skipif(
+    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
+    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
+    reason="NVRTC is not installed (pip install 'strided[cuda]')",
+)
+@pytest.mark.parametrize(
+    "name, vector_load",
+    [
+        ("strided_binary<half_op<op_add>, half_t, half_t, int32_t, true>", "ld.global.v4.u32"),
+        (
+            "strided_binary<half_op<op_add>, bfloat16_t, bfloat16_t, int64_t, true>",
+            "ld.global.v4.u32",
+        ),
+        ("strided_unary<half_op<op_exp>, half_t, half_t, int32_t, true>", "ld.global.v4.u32"),
+        ("strided_binary<op_add, float, float, int32_t, true>", "ld.global.v4.f32"),
+        ("strided_binary<op_less, double, bool_t, int32_t, true>", "ld.global.v2.f64"),
+        ("strided_where<half_t, int32_t, true>", "ld.global.v4.u32"),
+    ],
+)
+def test_the_contiguous_kernels_load_16_byte_vectors_for_sm90(name, vector_load):
+    """NVRTC's PTX for sm_90 has the vector loads, and a float16 op widens and rounds with the
+    hardware's conversions (Note [Hardware half conversions in the arithmetic kernels])."""
+    from cupy.cuda import nvrtc
+
+    from strided.cuda import _launch
+
+    family = name[len("strided_") : name.index("<")]
+    assert any(name in names for key, _, names in _elementwise.all_modules() if key[0] == family), (
+        "not an instantiation the runtime compiles"
+    )
+    prog = nvrtc.createProgram(_launch.source("elementwise.cu"), "elementwise.cu", [], [])
+    try:
+        nvrtc.addNameExpression(prog, name)
+        nvrtc.compileProgram(prog, [*_launch.NVRTC_OPTIONS, "-arch=compute_90"])
+        ptx = nvrtc.getPTX(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert vector_load in ptx
+    if "half_op" in name and "half_t," in name:
+        assert "cvt.f32.f16" in ptx and "cvt.rn.f16.f32" in ptx
