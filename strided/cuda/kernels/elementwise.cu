@@ -106,8 +106,10 @@ __device__ __forceinline__ void vector_loop(index_t n, Load load, Store store, E
             if (v < nv) store(v, loaded[j]);
         }
     }
-    const index_t i = nv * VEC + (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) element(i);
+    // (the thread's number compared with the tail's length first: nv * VEC plus the number
+    // could pass the index type's range where n nearly fills it)
+    const index_t t = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n - nv * VEC) element(nv * VEC + t);
 }
 
 template <typename Op, typename In, typename Out, typename index_t, bool CONTIG>
