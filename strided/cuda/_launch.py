@@ -28,7 +28,9 @@ A CUDA op in strided runs in four steps, the same on a GPU and on the emulator:
    back (``.cpu()``, ``item()``, ``print``) synchronises.
 
 Kernels use grid-stride loops, so any grid size is correct; the grid is ceil(n / (block * 4))
-blocks (4 elements per thread, Note in kernels/elementwise.cu), as PyTorch sizes it. Capping
+blocks (4 elements per thread, Note in kernels/elementwise.cu), as PyTorch sizes it; a
+contiguous elementwise loop gives a thread one 16-byte vector when that is more elements (8
+float16s: Note [Vector loads in the contiguous elementwise loops] there). Capping
 the grid at a few blocks per multiprocessor (each thread then loops) was measured slower on an
 H100 for transposed inputs: the blocks in flight then span many more rows, and the L2 cache
 no longer catches the neighbouring reads of a column.
