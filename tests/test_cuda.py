@@ -680,6 +680,46 @@ def _copied(kind, shape):
     return kind == "reversed" or (kind == "stepped" and min(shape[-2:]) > 1)
 
 
+@pytest.mark.parametrize("s1, s2", GEMM_BATCHES)
+def test_kept_gemm_plans_take_each_call_s_addresses(s1, s2, rng):
+    # Note [Planned cuBLAS calls in eager mode]: the second product of views with the same
+    # dtypes, shapes and strides runs the kept plan, at the new views' addresses (other
+    # storage offsets, another result), and writes out= as the first one did
+    from strided.cuda import _linalg
+
+    big1 = rng.standard_normal((3, *s1)).astype(np.float32)
+    big2 = rng.standard_normal((3, *s2)).astype(np.float32)
+    d1, d2 = (strided.asarray(v, device="cuda-emulated") for v in (big1, big2))
+    _linalg._GEMM_PLANS.clear()
+    for i in range(3):
+        a, b = d1[i].mT.mT, d2[2 - i]
+        key = (a.dtype, b.dtype, a.shape, b.shape, a.stride(), b.stride())
+        assert (key in _linalg._GEMM_PLANS) == (i > 0)
+        with strided.cuda.trace_launches() as launches:
+            got = a @ b
+        want = np.matmul(big1[i], big2[2 - i])
+        np.testing.assert_allclose(got.cpu(), want, rtol=1e-5, atol=1e-5)
+        assert len(launches) == len(_linalg._GEMM_PLANS[key][3])  # the kept calls, all
+        out = strided.empty(want.shape, device="cuda-emulated")
+        assert strided.matmul(a, b, out=out) is out
+        np.testing.assert_allclose(out.cpu(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_gemm_plans_are_kept_only_for_operands_read_in_place(rng):
+    # Note [Planned cuBLAS calls in eager mode]: a copied operand, a cast or a 1-D operand is
+    # planned afresh at every call
+    from strided.cuda import _linalg
+
+    x1 = strided.asarray(rng.standard_normal((3, 8)), device="cuda-emulated", dtype="float32")
+    x2 = strided.asarray(rng.standard_normal((4, 5)), device="cuda-emulated", dtype="float32")
+    for a, b in ((x1[:, ::2], x2), (x1[:, :4], x2.astype("float64")), (x1[:, :4], x2[:, 0])):
+        want = np.matmul(a.cpu(), b.cpu())
+        for _ in range(2):
+            np.testing.assert_allclose((a @ b).cpu(), want, rtol=1e-5, atol=1e-5)
+        key = (a.dtype, b.dtype, a.shape, b.shape, a.stride(), b.stride())
+        assert key not in _linalg._GEMM_PLANS
+
+
 def test_cublas_batches_coalesce_into_one_call():
     from strided.cuda import _linalg
 

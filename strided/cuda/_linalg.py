@@ -132,12 +132,82 @@ def _shapes(x1, x2, name="matmul"):
     return tuple(batch), m, k, n, rshape
 
 
+# Note [Planned cuBLAS calls in eager mode]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# On a GPU the eager matmuls of a small training step cost their host work: the shape checks,
+# promotion, reading each operand as column-major and coalescing the batch dims (gemm_calls)
+# took longer than cuBLAS's own call. Everything they decide depends only on the operands'
+# dtypes, shapes and strides (in elements), never on their addresses or values: the calls'
+# transposes, M, N, K, leading dimensions, batch strides and count, and the byte offsets of
+# each call from the operands' first elements. So the eager path keeps that answer, as a
+# compiled program keeps its matmuls' calls (Note [A compiled matmul's cuBLAS call] in
+# strided/_compile/program.py), under the key (dtype of x1, dtype of x2, shape of x1, shape
+# of x2, strides of x1, strides of x2), and a later call with the same key only adds the
+# three data pointers of this call to the kept offsets. It cannot go stale: the key holds
+# every input of the plan; the storage offset enters through ``data_ptr()``, read per call;
+# the device and the stream are not part of the plan (the result is allocated on x1's device
+# per call, and ``backend.gemm`` takes the current stream when it calls cuBLAS). Only the
+# plain case is kept: both dtypes the product's, a cuBLAS dtype, every dim within cuBLAS's
+# int, k > 0, a non-empty result, and no operand copied (a copy's address is a new tensor's,
+# not an offset from the input's). ``_GEMM_PLANS`` is emptied when it holds _PLAN_LIMIT plans
+# (shapes that change at every call do not grow it without bound).
+
+_GEMM_PLANS: dict = {}
+_PLAN_LIMIT = 1024
+
+
+def _planned(plan, x1, x2, out):
+    """``x1 @ x2`` by a kept plan (Note [Planned cuBLAS calls in eager mode])."""
+    dtype, cshape, rshape, calls = plan
+    device = x1.device
+    if out is not None:
+        _iter.check_out("matmul", out, rshape, dtype, device)
+    c = _core._empty(cshape, dtype, device)
+    p1, p2, pc = x1.data_ptr(), x2.data_ptr(), c.data_ptr()
+    gemm, name = backend_for(device).gemm, dtype.name
+    for ob, oa, n, m, k, b_off, ldb, sb, a_off, lda, sa, c_off, ldc, sc, count in calls:
+        gemm(
+            name, ob, oa, n, m, k,
+            p2 + b_off, ldb, sb, p1 + a_off, lda, sa, pc + c_off, ldc, sc, count,
+        )  # fmt: skip
+    if cshape != rshape:
+        c = c.reshape(rshape)
+    if out is None:
+        return c
+    from strided.cuda._copy import copy_
+
+    return copy_(out, c)
+
+
+def _keep_plan(key, x1, x2, c, dtype, rshape, calls, operands):
+    """Keep the plan of a plain call (Note [Planned cuBLAS calls in eager mode])."""
+    a, b = operands
+    p1, p2, pc = x1.data_ptr(), x2.data_ptr(), c.data_ptr()
+    if a.data_ptr() != p1 or b.data_ptr() != p2:  # an operand was copied
+        return
+    if len(_GEMM_PLANS) >= _PLAN_LIMIT:
+        _GEMM_PLANS.clear()
+    _GEMM_PLANS[key] = (
+        dtype,
+        c.shape,
+        rshape,
+        tuple(
+            (ob, oa, n, m, k, bp - p2, ldb, sb, ap - p1, lda, sa, cp - pc, ldc, sc, count)
+            for ob, oa, n, m, k, bp, ldb, sb, ap, lda, sa, cp, ldc, sc, count in calls
+        ),
+    )
+
+
 def matmul(x1, x2, out=None):
     """The CUDA kernel of ``strided.matmul`` (see Note [CUDA matmul])."""
     if x1.device is not x2.device:
         raise RuntimeError(
             f"matmul: expected both tensors on one device, got {x1.device} and {x2.device}"
         )
+    key = (x1.dtype, x2.dtype, x1.shape, x2.shape, x1.stride(), x2.stride())
+    plan = _GEMM_PLANS.get(key)
+    if plan is not None:
+        return _planned(plan, x1, x2, out)
     batch, m, k, n, rshape = _shapes(x1, x2)
     dtype = promote_types(x1.dtype, x2.dtype)
     if out is not None:  # checked before any work, so that a refused out= costs nothing
@@ -167,6 +237,8 @@ def matmul(x1, x2, out=None):
             calls, operands = gemm_calls(a, b, c, batch, m, k, n)
             for call in calls:  # operands (copies among them) stay alive until the calls
                 backend.gemm(dtype.name, *call)
+            if a is x1 and b is x2:  # no cast, no 1-D operand
+                _keep_plan(key, x1, x2, c, dtype, rshape, calls, operands)
             del operands
         else:  # dims past cuBLAS's int: CuPy splits them (the GPU is the only such device)
             import cupy
