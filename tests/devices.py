@@ -92,6 +92,7 @@ def standin_gpu(cublas, **attributes):
 
     cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(
         Device=lambda index: contextlib.nullcontext(),
+        runtime=types.SimpleNamespace(getDevice=lambda: 0),
         device=types.SimpleNamespace(get_cublas_handle=lambda: 77),
         get_current_stream=lambda: types.SimpleNamespace(ptr=5),
     ))  # fmt: skip

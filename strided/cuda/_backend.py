@@ -23,6 +23,7 @@ needs neither CuPy nor a GPU.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import threading
 
@@ -143,6 +144,19 @@ _DISALLOW_REDUCED_PRECISION_REDUCTION = 16
 # on the tensor cores, as PyTorch's and CuPy's half matmuls do.
 
 
+# Note [Switching to a backend's device]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# CuPy allocates from, and cuBLAS runs on, the *current* device, so a backend of "cuda:1" must
+# make GPU 1 current around its calls. ``with cupy.cuda.Device(i)`` does that, and costs an
+# object, its enter and exit each time: over a microsecond of a 13 us one-element add in an
+# H200's host profile (benchmarks/profile_cuda.py), paid again by each of the 23 allocations
+# and 5 cuBLAS calls of an eager training step.
+# Almost always the device is current already (one GPU, or the one the program works on), so
+# the backend first asks which one is (cudaGetDevice, a thread-local read) and switches only
+# when it must. Nothing is remembered between calls: another library may switch in between.
+_ALREADY_CURRENT = contextlib.nullcontext()
+
+
 class CupyBackend:
     """A real GPU through CuPy. See Note [Two CUDA backends]."""
 
@@ -180,9 +194,16 @@ class CupyBackend:
     def _stream(self):
         return self.cupy.cuda.get_current_stream().ptr
 
+    def _on_device(self):
+        """A context in which this backend's GPU is CuPy's current device (Note [Switching
+        to a backend's device])."""
+        if self.cupy.cuda.runtime.getDevice() == self.index:
+            return _ALREADY_CURRENT
+        return self.cupy.cuda.Device(self.index)
+
     def allocate(self, nbytes):
         """(address, owner): ``nbytes`` of device memory from CuPy's pool, freed with owner."""
-        with self.cupy.cuda.Device(self.index):
+        with self._on_device():
             mem = self.cupy.cuda.alloc(max(nbytes, 1))
         return mem.ptr, mem
 
@@ -253,7 +274,7 @@ class CupyBackend:
         # host memory: alpha and beta are read at the call (float32 for a half product)
         one, zero = _GEMM_SCALARS["float32" if half else dtype]
         ops = {"N": cublas.CUBLAS_OP_N, "T": cublas.CUBLAS_OP_T}
-        with self.cupy.cuda.Device(self.index):
+        with self._on_device():
             handle = self.cupy.cuda.device.get_cublas_handle()
             cublas.setStream(handle, self._stream())
             if cublas.getPointerMode(handle) != cublas.CUBLAS_POINTER_MODE_HOST:
