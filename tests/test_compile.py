@@ -855,8 +855,11 @@ def test_cuda_fused_reductions_equal_eager_on_every_layout(device, layout):
 
 
 # Note [Fused CUDA rows]: rows of a warp (below 32 elements, odd, up to 1024), rows of a block
-# (in registers, 2000; beyond them, 9000), one element, 0 rows, several kept dims
-CUDA_ROW_SHAPES = [(5, 37), (3, 700), (2, 2000), (2, 9000), (4, 1), (1, 6), (2, 3, 33), (0, 8)]
+# (in registers, 2000; of 512 threads, 9000; beyond the registers, 17000), one element, 0 rows,
+# several kept dims
+CUDA_ROW_SHAPES = [
+    (5, 37), (3, 700), (2, 2000), (2, 9000), (1, 17000), (4, 1), (1, 6), (2, 3, 33), (0, 8),
+]  # fmt: skip
 CUDA_ROW_LAYOUTS = {  # a tensor of the shape, from a base of the shape ``base`` gives
     "contiguous": (lambda s: s, lambda b: b),
     "transposed": (lambda s: (*s[:-2], s[-1], s[-2]), lambda b: b.mT),  # rows not contiguous
@@ -903,6 +906,46 @@ def test_cuda_row_kernels_equal_eager(dtype, shape, layout):
         assert kinds.count("row") >= 4, cf.explain()
     elif x.size and x.shape[-1] > 1:
         assert "row" not in kinds, cf.explain()
+
+
+@pytest.mark.parametrize("index", ["int", "long long"])
+def test_cuda_row_kernel_reads_each_element_once(monkeypatch, index):
+    """Note [Fused CUDA rows]: softmax(2x) and layer norm over 8192-wide float32 rows on
+    cuda-emulated are one launch each, a block of 256 threads per row whose kernel has one
+    global load of the input (the row kept in registers, ``x * 2`` computed from them), 32-bit
+    indices where the offsets fit (else 64-bit ones, the same values) and no bound check where
+    the threads divide the row; they equal eager. A row of 9000 takes 512 threads to stay in
+    registers; one of 17000 is read again by each loop, its last element checked."""
+    from strided._compile import cuda
+
+    if index == "long long":
+        monkeypatch.setattr(cuda, "_fits_int32", lambda cshape, cstrides: False)
+    rng = np.random.default_rng(37)
+    dev = "cuda-emulated"
+    x = (_t(rng, (3, 8192), "float32") * 4).to(dev)
+    sm = lambda v: strided.softmax(v * 2, dim=1)  # noqa: E731
+    ln = lambda v: F.layer_norm(v, (v.shape[1],))  # noqa: E731
+    for f in (sm, ln):
+        cf = strided.compile(f)
+        with strided.no_grad():
+            for _ in range(2):
+                _same(cf(x).cpu(), f(x).cpu(), "float32")
+        ((_, src, spec),) = cf.last.forward.cuda.functions
+        assert spec.kind == "row" and spec.block == (256, 1), cf.explain()
+        assert src.count("((float*)p0)[") == 1 and "c0[e] = ((float*)p0)[" in src, src
+        assert ("long long" in src) == (index == "long long"), src
+        assert "if (true) {" in src and "r < 8192" not in src, src
+    for n, block, cached in ((9000, (512, 1), True), (17000, (256, 1), False)):
+        y = (_t(rng, (2, n), "float32") * 4).to(dev)
+        cf = strided.compile(sm)
+        with strided.no_grad():
+            for _ in range(2):
+                _same(cf(y).cpu(), sm(y).cpu(), "float32")
+        ((_, src, spec),) = cf.last.forward.cuda.functions
+        assert spec.block == block, cf.explain()
+        assert ("c0[e]" in src) == cached and src.count("((float*)p0)[") == (1 if cached else 3)
+        K = -(-n // block[0])
+        assert f"e < {K - 1} || r < {n}" in src, src
 
 
 def test_cuda_row_kernels_write_what_the_backward_reads():
@@ -1392,14 +1435,14 @@ def test_fused_cuda_source_compiles_with_nvrtc_for_sm80_and_sm90():
     with strided.no_grad():
         cr(strided.ones((9000, 3), device="cuda-emulated"))
         rows(strided.ones((3, 700), device="cuda-emulated", dtype="float64"))
-        long_rows(strided.ones((2, 9000), device="cuda-emulated"))
+        long_rows(strided.ones((2, 17000), device="cuda-emulated"))
     lowered = (cf.last.forward, cf.last.backward, cr.last.forward)
     modules = [low.cuda for low in (*lowered, rows.last.forward, long_rows.last.forward)]
     assert all(m is not None for m in modules)
     kinds = {spec.kind for _, _, spec in modules[2].functions}
     assert kinds == {"pointwise", "block", "thread", "row"}, kinds
     assert "#pragma unroll" in modules[3].generated and "c0[e]" in modules[3].generated
-    assert "c0[e]" not in modules[4].generated  # 36 elements a thread: read again
+    assert "c0[e]" not in modules[4].generated  # 34 elements a thread of 512: read again
     assert any(spec.combine for _, _, spec in modules[2].functions)
     for module in modules:
         for arch in ("sm_80", "sm_90"):

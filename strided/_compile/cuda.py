@@ -60,23 +60,26 @@ class Launch:
         self.partials, self.combine = partials, combine
 
 
-def _unravel(index, rest, dims, cshape, pad):
+def _unravel(index, rest, dims, cshape, pad, idx="long long"):
     """Lines splitting the linear ``index`` into the indices ``i<d>`` of ``dims`` (outermost
-    first), innermost first, through the running remainder ``rest``."""
-    lines = [f"{pad}long long {rest} = {index};"]
+    first), innermost first, through the running remainder ``rest``, in the C type ``idx``."""
+    ll = "LL" if idx == "long long" else ""
+    lines = [f"{pad}{idx} {rest} = {index};"]
     for d in reversed(dims):
         if d == dims[0]:
-            lines.append(f"{pad}const long long i{d} = {rest};")
+            lines.append(f"{pad}const {idx} i{d} = {rest};")
         else:
             lines.append(
-                f"{pad}const long long i{d} = {rest} % {cshape[d]}LL; {rest} /= {cshape[d]}LL;"
+                f"{pad}const {idx} i{d} = {rest} % {cshape[d]}{ll}; {rest} /= {cshape[d]}{ll};"
             )
     return lines
 
 
-def _offsets(cstrides):
+def _offsets(cstrides, idx="long long"):
+    ll = "LL" if idx == "long long" else ""
+
     def offset(k):
-        terms = [f"i{d}*{s}LL" for d, s in enumerate(cstrides[k]) if s != 0]
+        terms = [f"i{d}*{s}{ll}" for d, s in enumerate(cstrides[k]) if s != 0]
         return " + ".join(terms) or "0"
 
     return offset
@@ -333,36 +336,77 @@ def _generate_reduction(name, group, strides_of):
 # the matrix from memory and some writing an intermediate (``e``) for the next to read back.
 # As eager's softmax kernel chooses (Note [Fused softmax] in strided/cuda/_softmax.py), a row
 # of up to 1024 elements gets a warp (T = 32 threads, eight rows to a block of 256: threadIdx.y
-# picks the row), a longer one the block (T = 256). The T threads take the row's elements
-# ``r = threadIdx.x + e*T``: neighbouring threads read neighbouring addresses. For each
-# reduction of the row every thread folds its elements into an accumulator (the chain before
-# it computed in registers), the threads combine them (``strided_fused_row``: shuffles within
-# the warp, then for a block the warps' values in order), and every thread holds the row's
-# scalar;
-# the scalars of the row (``log(s)``, ``rsqrt(var + eps)``) are computed by every thread; the
-# last loop computes and writes the values over the row. What the matrix costs is one read
-# and one write.
+# picks the row), a longer one a block of T = 256 or 512 threads (below). The T threads take
+# the row's elements ``r = threadIdx.x + e*T``: neighbouring threads read neighbouring
+# addresses. For each reduction of the row every thread folds its elements into an accumulator
+# (the chain before it computed in registers), the threads combine them
+# (``strided_fused_row``: shuffles within the warp, then for a block the warps' values in
+# order), and every thread holds the row's scalar; the scalars of the row (``log(s)``,
+# ``rsqrt(var + eps)``) are computed by every thread; the last loop computes and writes the
+# values over the row. What the matrix costs is one read and one write.
 #
 # The row is kept in registers when it fits: the elements of the row's own tensors (those
 # that step along the row and from row to row; layer norm's weight and bias, the same for
 # every row, are read where they are needed, from L1), K = ceil(L / T) per thread and tensor,
 # are loaded once into arrays the unrolled loops index with constants (so the arrays are
-# registers), up to ROW_REGISTERS values a thread; each later loop reads them there (a
-# 1024-wide float32 row: 32 per thread of its warp). A longer row is read again from memory by
-# each loop, where the previous pass left it in L2 (a 4096x8192 float32 matrix is 128 MiB, but
-# one row is 32 KiB). Softmax's online rescaling (one
-# pass computing max and sum together, ``s * exp(m_old - m_new)``) would save that second
-# read but rounds differently from eager's max-then-sum and is particular to softmax; the
+# registers), up to ROW_REGISTERS values a thread; each later loop reads them there, so the
+# kernel has one load of each element of the input. A row longer than 256 * ROW_REGISTERS
+# elements gets 512 threads, so that 16384 float32 still fit; a longer one is read again from
+# memory by each loop, where the previous pass left it in L2 (such a row is 64 KiB and more of
+# float32, against 50 MB of L2). 1024 threads would keep 32768 in registers, but on an H200 a
+# block of 1024 holding an 8192-wide row ran at 0.58x the 256-thread block's speed (232
+# against 135 us for 8192x8192 float32), slower even than 256 threads reading the row three
+# times from L2 (188 us).
+#
+# What decides the speed is registers, which decide how many rows a multiprocessor has in
+# flight. The loops' indices are ``int`` wherever every offset of the loop nest fits in 32 bits
+# (``_fits_int32``; else ``long long``), and only a thread's last element is checked against
+# the row's end (``e < K - 1 || r < L``: the earlier ones lie inside it, and the check folds
+# away in the unrolled loop; none at all where T divides L). With 64-bit indices and a check
+# on every element the softmax(2x) kernel of an 8192x8192 float32 matrix took 122 registers a
+# thread (two blocks of 256 on a multiprocessor) and ran in 545 us on an H200; with these 55
+# (four blocks) it runs in 135 us, 3.99 TB/s counting the read and the write, where a
+# device-to-device copy of the matrix takes 128.5 us; layer norm 209 -> 134 us. Its results
+# were bit for bit the same (the same statements in the same order).
+#
+# Softmax's online rescaling (one pass computing max and sum together, ``s * exp(m_old -
+# m_new)``) is not needed for one read and rounds differently from eager's max-then-sum; the
 # loops here are the CPU row group's, so the values are the three groups' values in the same
-# order of operations, with the sums in a double (Note [Fused CUDA reductions]).
+# order of operations, with the sums in a double (Note [Fused CUDA reductions]). The double
+# costs nothing measurable here: a float accumulator ran in the same 135 us; nor does
+# computing ``exp(x - m)`` again in the last loop (keeping it in the row's registers instead
+# ran in 134.4 us against 134.7): at the memory's speed the arithmetic is hidden.
 #
 # What has run where: on ``cuda-emulated`` (tests/test_compile.py, against eager: float32 and
 # float64, odd row lengths, rows longer than a block and longer than the registers, one-
-# element rows, non-contiguous inputs) and compiled by NVRTC for sm_80 and sm_90; not yet on a
-# GPU, so the block size and ROW_REGISTERS are reasoned, not measured.
+# element rows, non-contiguous inputs, 64-bit indices) and compiled by NVRTC for sm_80 and
+# sm_90; on an H200 the 8192x8192 kernels (softmax(2x) with T = 256, 512 and 1024, layer norm
+# with 256 and 512) gave the results above, bit for bit those of the 64-bit kernels, and
+# compute-sanitizer's memcheck and racecheck found nothing in softmax's three and layer norm's
+# 512-thread one.
 
 ROW_REGISTERS = 32  # elements of the row a thread keeps in registers, at most
 WARP_MAX_ROW = 1024  # rows up to this long get a warp each, longer ones a block
+ROW_THREADS = (256, 512)  # a long row's block: the fewest that keep it in registers
+
+
+def _row_threads(L, n_own):
+    """Threads per row of ``L`` elements with ``n_own`` tensors of its own to keep in
+    registers (Note [Fused CUDA rows])."""
+    if L <= WARP_MAX_ROW:
+        return 32
+    for T in ROW_THREADS:
+        if -(-L // T) * n_own <= ROW_REGISTERS:
+            return T
+    return BLOCK
+
+
+def _fits_int32(cshape, cstrides):
+    """Whether every index and element offset of a loop nest, and the loop's count twice over
+    (a grid-stride step past the end), fit a 32-bit int."""
+    reach = max((sum((n - 1) * abs(s) for n, s in zip(cshape, st, strict=True))
+                 for st in cstrides), default=0)  # fmt: skip
+    return max(reach, 2 * math.prod(cshape)) < 2**31
 
 
 def _generate_rows(name, row, strides_of):
@@ -373,24 +417,26 @@ def _generate_rows(name, row, strides_of):
     nd = len(cshape)
     kept, reduced = list(range(n_kept)), list(range(n_kept, nd))
     M, L = math.prod(cshape[:n_kept]), math.prod(cshape[n_kept:])
-    T = 32 if L <= WARP_MAX_ROW else BLOCK  # threads per row
-    rows = BLOCK // T  # rows per block, threadIdx.y
-    K = -(-L // T)
-    offset = _offsets(cstrides)
     n_in = len(row.inputs)
     along = [k for k in range(n_in) if any(cstrides[k][d] for d in reduced)]
     own = [k for k in along if any(cstrides[k][d] for d in kept)]  # kept in registers
+    T = _row_threads(L, len(own))  # threads per row
+    rows = max(BLOCK // T, 1)  # rows per block, threadIdx.y
+    K = -(-L // T)
     cached = K * len(own) <= ROW_REGISTERS
+    idx = "int" if _fits_int32(cshape, cstrides) else "long long"
+    ll = "LL" if idx == "long long" else ""
+    offset = _offsets(cstrides, idx)
     ctype = {p: CUDA_TYPES[p.meta["tensor_meta"].dtype.name] for p in row.inputs + row.outputs}
     params = ", ".join(f"char* p{k}" for k in range(n_in + len(row.outputs)))
     lines = [f"__global__ void {name}({params}) {{"]
     lines += [f"  __shared__ double sh[{T // 32}];", "  int flag = 0;"]
     lines.append(
-        f"  for (long long o = blockIdx.x * {rows}LL + threadIdx.y; o < {M}LL;"
-        f" o += (long long)gridDim.x * {rows}) {{"
+        f"  for ({idx} o = blockIdx.x * {rows}{ll} + threadIdx.y; o < {M}{ll};"
+        f" o += ({idx})gridDim.x * {rows}) {{"
     )
     if kept:
-        lines += _unravel("o", "q", kept, cshape, "    ")
+        lines += _unravel("o", "q", kept, cshape, "    ", idx)
 
     def loads(k):
         p = row.inputs[k]
@@ -407,10 +453,11 @@ def _generate_rows(name, row, strides_of):
         head = [f"    for (int e = 0; e < {K}; e++) {{"]
         if unroll:
             head.insert(0, "    #pragma unroll")
-        out = [*head, f"      const long long r = threadIdx.x + e * {T}LL;"]
-        out.append(f"      if (r < {L}LL) {{")
+        out = [*head, f"      const {idx} r = ({idx})threadIdx.x + e * {T}{ll};"]
+        # only a thread's last element can lie past the row's end
+        out.append(f"      if ({'true' if L % T == 0 else f'e < {K - 1} || r < {L}{ll}'}) {{")
         if reduced:
-            out += _unravel("r", "t", reduced, cshape, "        ")
+            out += _unravel("r", "t", reduced, cshape, "        ", idx)
         out += ["        " + s for s in stmts]
         return [*out, "      }", "    }"]
 
