@@ -47,6 +47,7 @@ from functools import cache
 import numpy as np
 
 from strided import _dtype_table, _iter
+from strided.cuda import _params
 
 __all__ = [
     "C_TYPES",
@@ -77,8 +78,26 @@ NATIVE = tuple(row.name for row in _dtype_table.NATIVE_ROWS)
 HALVES = tuple(row.name for row in _dtype_table.ROWS if row.half is not None)
 
 KERNEL_DIR = os.path.join(os.path.dirname(__file__), "kernels")
-# The options CuPy would use, plus C++17 for ``if constexpr``.
-NVRTC_OPTIONS = ("--std=c++17",)
+# The options CuPy would use, plus C++17 for ``if constexpr`` and no contraction of a product
+# and a sum into one fused multiply-add (Note [One rounding per operation on the GPU]).
+NVRTC_OPTIONS = ("--std=c++17", "--fmad=false")
+
+# Note [One rounding per operation on the GPU]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``a * b + c`` is two roundings in C: the product is rounded to float, then the sum. A GPU
+# (and an x86-64-v3 CPU) has an instruction that rounds once, the fused multiply-add, and
+# NVRTC's default, ``--fmad=true``, lets it replace the two operations wherever the source has
+# them side by side: in a complex product (``a.re * b.re - a.im * b.im``), in a compiled
+# kernel where one op's product feeds the next op's sum (``x * 2 + 1``). The answer is then
+# more accurate but different, in the last bit, from the CPU's (setup.py compiles every CPU
+# kernel with ``-ffp-contract=off``), from the emulator's (the same source under g++, for
+# baseline x86-64, which has no FMA) and from the eager ops' on the same GPU (each op's result
+# rounded to memory). strided's rule is that a device gives the CPU's bits where the
+# arithmetic is the same (issue 23: a kernel that differs between the emulator and the GPU is a
+# bug in one of them), so every kernel is compiled with ``--fmad=false``: each ``*`` and ``+``
+# rounds, as written. An FMA the source asks for (``fma(a, b, c)``, CUDA's own exp and log,
+# which are written with them) is kept. The kernels are memory-bound: the extra instruction
+# costs nothing measurable.
 
 _INCLUDE = re.compile(r'^#include "([^"]+)"\s*$', re.M)
 
@@ -113,6 +132,8 @@ def _geometry_dtype(n):
             ("data", "<i8", (n,)),
             ("scalars", "<i8", (n, 2)),
             ("ndim", "<i4"),
+            ("div_magic", "<u4", (MAX_DIMS,)),
+            ("div_shift", "<u4", (MAX_DIMS,)),
         ],
         align=True,
     )
@@ -124,7 +145,9 @@ def geometry_struct(shape, strides, data, scalars=None):
     written in C (tests/test_cuda_emulator.py compares them).
 
     ``shape`` innermost first, ``strides[k]`` operand k's byte strides, ``data[k]`` its address
-    (0 for a scalar operand, whose bytes are ``scalars[k]``).
+    (0 for a scalar operand, whose bytes are ``scalars[k]``); each size's divider for the 32-bit
+    kernels (Note [Division by a loop size as a multiplication] in kernels/common.cuh), zeros
+    where a size is beyond them.
     """
     n = len(data)
     if len(shape) > MAX_DIMS:
@@ -139,6 +162,9 @@ def geometry_struct(shape, strides, data, scalars=None):
         g["sizes"][:nd] = shape
         for k in range(n):
             g["strides"][k, :nd] = strides[k]
+        for d, size in enumerate(shape):
+            if 1 <= size <= 2**31:
+                g["div_magic"][d], g["div_shift"][d] = _params.int_divider(size)
     g["data"][:] = data
     if scalars is not None:
         for k, b in enumerate(scalars):

@@ -1,0 +1,71 @@
+"""Note [One rounding per operation on the GPU] (strided/cuda/_launch.py): every CUDA kernel is
+compiled with ``--fmad=false``, so a product and a sum round separately, as on the CPU and the
+emulator. NVRTC's PTX shows it without a GPU; on a GPU the results are the CPU's bits."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from devices import GPU_ONLY
+
+import strided
+from strided.cuda import _elementwise, _launch, compile_check
+
+NVRTC = pytest.mark.skipif(
+    not compile_check.nvrtc_available() and os.environ.get("STRIDED_REQUIRE_NVRTC") != "1",
+    reason="NVRTC cannot be loaded here",
+)
+
+
+def _ptx(source_name, name, options):
+    from cupy.cuda import nvrtc
+
+    prog = nvrtc.createProgram(_launch.source(source_name), source_name, [], [])
+    try:
+        nvrtc.addNameExpression(prog, name)
+        nvrtc.compileProgram(prog, [*options, "-arch=compute_90"])
+        ptx = nvrtc.getPTX(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+    return ptx.decode() if isinstance(ptx, bytes) else ptx
+
+
+@NVRTC
+@pytest.mark.parametrize("ctype", ["complex64_t", "complex128_t"])
+def test_a_complex_product_is_not_contracted_into_fused_multiply_adds(ctype):
+    name = f"strided_binary<op_multiply, {ctype}, {ctype}, int32_t, true>"
+    assert any(name in names for key, _, names in _elementwise.all_modules() if key[0] == "binary")
+    fma = "fma.rn.f32" if ctype == "complex64_t" else "fma.rn.f64"
+    assert "--fmad=false" in _launch.NVRTC_OPTIONS
+    assert fma not in _ptx("elementwise.cu", name, _launch.NVRTC_OPTIONS)
+    # what the option prevents: NVRTC's default contracts re * re - im * im
+    assert fma in _ptx("elementwise.cu", name, ("--std=c++17",))
+
+
+@GPU_ONLY
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_a_gpu_complex_product_is_the_cpus_bit_for_bit(dtype):
+    rng = np.random.default_rng(8)
+    shape = (3, 1000)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    b = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    x, y = strided.asarray(a), strided.asarray(b)
+    got = (x.to("cuda") * y.to("cuda")).cpu().numpy()
+    want = (x * y).numpy()
+    assert got.tobytes() == want.tobytes()
+
+
+@GPU_ONLY
+def test_a_gpu_compiled_chain_is_eagers_bit_for_bit():
+    rng = np.random.default_rng(9)
+    x = strided.asarray(rng.standard_normal((64, 300)).astype(np.float32)).to("cuda")
+    y = strided.asarray(rng.standard_normal((64, 300)).astype(np.float32)).to("cuda")
+
+    def f(x, y):
+        return x * 3 + y * 0.5 - x * y
+
+    got = strided.compile(f)(x, y).cpu().numpy()
+    assert got.tobytes() == f(x, y).cpu().numpy().tobytes()
+    assert got.tobytes() == f(x.cpu(), y.cpu()).numpy().tobytes()
