@@ -18,10 +18,13 @@ several microseconds per launch, a sizeable part of a small op's time on a GPU.
 """
 
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
-from libc.stdint cimport int32_t, int64_t, uintptr_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy
 
 from strided._iter cimport ElementwisePlan
+
+cdef extern from *:
+    int __builtin_clzll(unsigned long long x) nogil
 
 cdef enum:
     ALIGN = 16  # no kernel parameter needs more (a complex128 or a 16-byte struct member)
@@ -53,6 +56,50 @@ def pack(tuple args):
     return buffer, <uintptr_t>pointers
 
 
+cdef inline bint _divider(int64_t d, uint32_t* magic, uint32_t* shift) noexcept:
+    """The multiplier and shift that divide by ``d`` in 1..2^31 (Note [Division by a loop size
+    as a multiplication] in kernels/common.cuh); false, and zeros, for any other ``d``."""
+    cdef uint32_t s = 0
+    magic[0] = shift[0] = 0
+    if d < 1 or d > 2147483648:
+        return False
+    if d > 1:  # s = ceil(log2(d)): the bit length of d - 1
+        s = 64 - __builtin_clzll(<unsigned long long>(d - 1))
+    # 2^32 * (2^s - d) < 2^32 * d <= 2^63: the product fits 64 bits
+    magic[0] = <uint32_t>((((<uint64_t>1 << s) - <uint64_t>d) << 32) // <uint64_t>d + 1)
+    shift[0] = s
+    return True
+
+
+def int_divider(d):
+    """``(magic, shift)`` with ``n // d == (((n * magic) >> 32) + n) >> shift`` for every
+    ``0 <= n < 2**31``: the numbers a 32-bit kernel divides by loop size ``d`` with, 1 <= d <=
+    2**31 (Note [Division by a loop size as a multiplication] in kernels/common.cuh).
+
+    >>> int_divider(1), int_divider(8), int_divider(7)
+    ((1, 0), (1, 3), (613566757, 3))
+    """
+    cdef uint32_t magic, shift
+    if not _divider(d, &magic, &shift):
+        raise ValueError(f"a divider takes 1 <= d <= 2**31, got {d}")
+    return magic, shift
+
+
+cdef inline void _write_dividers(int64_t* q, int nd, int nop, int max_dims) noexcept:
+    """Fill ``div_magic`` and ``div_shift`` of the Geometry struct at ``q`` from its sizes (the
+    two uint32 arrays that follow ``ndim``)."""
+    cdef uint32_t* magic = <uint32_t*>(<char*>&q[max_dims + nop * max_dims + 3 * nop] + 4)
+    cdef uint32_t* shift = magic + max_dims
+    cdef int d
+    for d in range(nd):
+        _divider(q[d], &magic[d], &shift[d])
+
+
+cdef inline Py_ssize_t _geometry_nbytes(int nop, int max_dims) noexcept:
+    """sizeof(Geometry<nop>): the int64 fields, ndim, the two uint32 arrays, padded to 8."""
+    return 8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8 + 8 * max_dims
+
+
 cdef inline Py_ssize_t _absval(Py_ssize_t x) noexcept:
     return x if x >= 0 else -x
 
@@ -63,17 +110,17 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
 
     ``geometry`` is the bytes of the ``Geometry<N>`` struct of strided/cuda/kernels/common.cuh
     (N operands; per dim innermost first: sizes, then each operand's byte strides, addresses,
-    scalar values, ndim): the loop the iterator reordered and coalesced (Note [The loop plan] in
-    _loop_plan.pyx), written here in C because doing it with NumPy in Python costs more than the
-    launch itself (Note [The CUDA launch] in _launch.py). ``fits_int32``: every element count and
-    byte offset fits 32-bit index math; ``contiguous``: one run at unit steps; ``count``: the
-    kernel's element count parameter, ``numel`` as the bytes of an ``index_t`` (int32 when it
-    fits, else int64), as the launch passes it.
+    scalar values, ndim, the sizes' dividers): the loop the iterator reordered and coalesced
+    (Note [The loop plan] in _loop_plan.pyx), written here in C because doing it with NumPy in
+    Python costs more than the launch itself (Note [The CUDA launch] in _launch.py).
+    ``fits_int32``: every element count and byte offset fits 32-bit index math; ``contiguous``:
+    one run at unit steps; ``count``: the kernel's element count parameter, ``numel`` as the
+    bytes of an ``index_t`` (int32 when it fits, else int64), as the launch passes it.
     """
     cdef int nd = plan.loop.ndim, nop = plan.loop.noperands, d, k
     cdef Py_ssize_t item, extent, numel = plan.loop.numel
     cdef bint fits = numel < 2147483648, contig = nd <= 1
-    cdef Py_ssize_t nbytes = 8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8
+    cdef Py_ssize_t nbytes = _geometry_nbytes(nop, max_dims)
     if nd > max_dims:
         raise NotImplementedError(
             f"{plan.name}: CUDA kernels take at most {max_dims} dims after coalescing; this "
@@ -100,6 +147,7 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
             if nd == 1 and plan.loop.stride_bytes[0][k] != item:
                 contig = False
     (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = nd
+    _write_dividers(q, nd, nop, max_dims)
     cdef int32_t count32 = <int32_t>numel
     cdef int64_t count64 = numel
     count = (<char*>&count32)[:4] if fits else (<char*>&count64)[:8]
@@ -120,7 +168,7 @@ def geometry_bytes(shape, strides, data, scalars, int max_dims):
         raise NotImplementedError(
             f"CUDA kernels take at most {max_dims} dims after coalescing; this loop has "
             f"{nd} (shape {tuple(shape)}); make the tensors contiguous on the CPU first")
-    buf = bytearray(8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8)
+    buf = bytearray(_geometry_nbytes(nop, max_dims))
     cdef char* b = buf
     cdef int64_t* q = <int64_t*>b
     for d in range(nd):
@@ -137,4 +185,5 @@ def geometry_bytes(shape, strides, data, scalars, int max_dims):
             raw = value
             memcpy(&q[max_dims + nop * max_dims + nop + 2 * k], raw, len(value))
     (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = <int32_t>nd
+    _write_dividers(q, nd, nop, max_dims)
     return bytes(buf)

@@ -33,7 +33,10 @@ typedef bool bool_t;
 // sits in ``scalars[k]``. A thread turns its linear index into one byte offset per operand by
 // peeling dims off with / and % (PyTorch's OffsetCalculator does the same), in 32-bit
 // arithmetic when every offset fits (``index_t``: a 64-bit division costs several times a
-// 32-bit one).
+// 32-bit one). The outermost dim needs no division: what is left of the index when the inner
+// dims are peeled off is already its coordinate there. In 32-bit arithmetic the divisions
+// themselves are multiplications by numbers the host computed when it packed the struct
+// (``div_magic``, ``div_shift``: Note [Division by a loop size as a multiplication]).
 #define STRIDED_MAX_DIMS 25
 
 template <int N>
@@ -43,19 +46,72 @@ struct Geometry {
     int64_t data[N];
     int64_t scalars[N][2];  // 16 bytes: room for one element of any dtype
     int32_t ndim;
+    uint32_t div_magic[STRIDED_MAX_DIMS];  // sizes[d]'s multiplier, for 32-bit index math
+    uint32_t div_shift[STRIDED_MAX_DIMS];  // and its shift (0 where sizes[d] >= 2^31)
 };
+
+// Note [Division by a loop size as a multiplication]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A GPU has no integer divide instruction: ``n / d`` on 32-bit integers compiles to some twenty
+// instructions (a float reciprocal, then corrections), and a strided elementwise kernel does one
+// per dim per element, which on an H200 made a broadcast add slower than its memory traffic.
+// But d, a loop size, is the same for every thread and known on the host before the launch, so
+// the host can do the slow part once (as PyTorch's IntDivider and every compiler dividing by a
+// constant do): it picks a shift s and a multiplier m such that, for every 0 <= n < 2^31,
+//
+//     n / d  ==  (umulhi(n, m) + n) >> s        umulhi(n, m) = the high 32 bits of n * m
+//
+// which is one multiply-high, one add and one shift. The choice (``int_divider`` in
+// strided/cuda/_params.pyx):
+//
+//     s = ceil(log2(d))  (the smallest s with 2^s >= d; 0 for d = 1)
+//     m = floor(2^32 * (2^s - d) / d) + 1        (0 < m < 2^32 because 2^(s-1) < d <= 2^s)
+//
+// Why it is exact. Write M = 2^32 + m. Then umulhi(n, m) + n = floor(n * M / 2^32), and
+// shifting that right by s gives floor(n * M / 2^(32+s)): the formula is n times M/2^(32+s),
+// rounded down. By the choice of m, M = floor(2^(32+s) / d) + 1 = (2^(32+s) + e) / d with
+// 0 < e <= d. So
+//
+//     n * M / 2^(32+s)  =  n/d + n * e / (d * 2^(32+s))  =  n/d + err,   0 <= err < 1/d
+//
+// where err < 1/d because n * e <= n * d < 2^32 * 2^s (n < 2^32, d <= 2^s). Write n/d as
+// q + r/d with the remainder r <= d - 1: then q <= n/d + err < q + (r + 1)/d <= q + 1, so the
+// floor is exactly q. A multiplier just above 2^(32+s)/d overshoots n/d, but by less than the
+// gap 1/d between n/d and the next integer.
+//
+// The bound on n, 2^31, comes from the 32-bit addition: umulhi(n, m) < n (as m < 2^32), so the
+// sum is below 2n, which fits 32 bits only for n < 2^31. Every index a 32-bit kernel divides is
+// an element number below the count, and the host takes the 32-bit kernels only for counts
+// below 2^31 (``fits_int32``), whose loop sizes are below 2^31 too. The 64-bit kernels divide
+// as written: their multiply-high would need 128-bit products, rarely worth it at 2^31 elements
+// and more. tests/test_cuda_emulator.py checks ``int_divider`` against Python's // for many
+// divisors and numerators; the emulator's ``__umulhi`` (strided/cuda/_emulator/shim.h) is the
+// GPU's: the high half of the 64-bit product.
+__device__ __forceinline__ uint32_t divide_by_magic(uint32_t n, uint32_t magic, uint32_t shift) {
+    return (__umulhi(n, magic) + n) >> shift;
+}
 
 template <int N, typename index_t>
 __device__ __forceinline__ void operand_offsets(const Geometry<N>& g, index_t i, index_t* off) {
 #pragma unroll
     for (int k = 0; k < N; ++k) off[k] = 0;
-    for (int d = 0; d < g.ndim; ++d) {  // a runtime loop: 1 to 3 trips after coalescing, mostly
+    const int outer = g.ndim - 1;
+    for (int d = 0; d < outer; ++d) {  // a runtime loop: 0 to 2 trips after coalescing, mostly
         index_t size = (index_t)g.sizes[d];
-        index_t q = i / size;
+        index_t q;
+        if constexpr (sizeof(index_t) == 4) {
+            q = (index_t)divide_by_magic((uint32_t)i, g.div_magic[d], g.div_shift[d]);
+        } else {
+            q = i / size;
+        }
         index_t r = i - q * size;
         i = q;
 #pragma unroll
         for (int k = 0; k < N; ++k) off[k] += r * (index_t)g.strides[k][d];
+    }
+    if (outer >= 0) {  // the outermost coordinate is what is left of i (a 0-d loop has none)
+#pragma unroll
+        for (int k = 0; k < N; ++k) off[k] += i * (index_t)g.strides[k][outer];
     }
 }
 
