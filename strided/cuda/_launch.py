@@ -47,6 +47,7 @@ from functools import cache
 import numpy as np
 
 from strided import _dtype_table, _iter
+from strided.cuda import _params
 
 __all__ = [
     "C_TYPES",
@@ -131,6 +132,8 @@ def _geometry_dtype(n):
             ("data", "<i8", (n,)),
             ("scalars", "<i8", (n, 2)),
             ("ndim", "<i4"),
+            ("div_magic", "<u4", (MAX_DIMS,)),
+            ("div_shift", "<u4", (MAX_DIMS,)),
         ],
         align=True,
     )
@@ -142,7 +145,9 @@ def geometry_struct(shape, strides, data, scalars=None):
     written in C (tests/test_cuda_emulator.py compares them).
 
     ``shape`` innermost first, ``strides[k]`` operand k's byte strides, ``data[k]`` its address
-    (0 for a scalar operand, whose bytes are ``scalars[k]``).
+    (0 for a scalar operand, whose bytes are ``scalars[k]``); each size's divider for the 32-bit
+    kernels (Note [Division by a loop size as a multiplication] in kernels/common.cuh), zeros
+    where a size is beyond them.
     """
     n = len(data)
     if len(shape) > MAX_DIMS:
@@ -157,6 +162,9 @@ def geometry_struct(shape, strides, data, scalars=None):
         g["sizes"][:nd] = shape
         for k in range(n):
             g["strides"][k, :nd] = strides[k]
+        for d, size in enumerate(shape):
+            if 1 <= size <= 2**31:
+                g["div_magic"][d], g["div_shift"][d] = _params.int_divider(size)
     g["data"][:] = data
     if scalars is not None:
         for k, b in enumerate(scalars):
