@@ -529,3 +529,27 @@ def test_save_and_load(tmp_path):
     state = strided.load(buf)
     assert state["w"].dtype is strided.bfloat16 and np.array_equal(bits(state["w"]), bits(bf))
     assert state["h"].dtype is strided.float16
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_out_overlapping_an_input_is_computed_aside_then_copied(name):
+    # the iterator computes into a temporary and copies it into out=, the copy of a half
+    # temporary into a half out= once did nothing; NumPy's answer is the copy-first one
+    for shift, fn in [(8, lambda a, out: strided.add(a, 1, out=out)),
+                      (3, lambda a, out: strided.negative(a, out=out)),
+                      (1, lambda a, out: strided.multiply(a, a, out=out))]:  # fmt: skip
+        base = np.arange(20, dtype=np.float32) / 4
+        t = strided.asarray(base).astype(name)
+        f = t.astype("float32").numpy().copy()
+        fn(t[:-shift], t[shift:])
+        want = f.copy()
+        want[shift:] = fn(strided.asarray(f[:-shift]), None).numpy()
+        got = t.astype("float32").numpy()
+        np.testing.assert_array_equal(got, strided.asarray(want).astype(name).astype("float32"))
+    # the other direction and a reversed view
+    t = strided.asarray(np.arange(12, dtype=np.float32)).astype(name)
+    strided.add(t[4:], 0.5, out=t[:-4])
+    assert t.astype("float32").numpy().tolist()[:8] == [v + 0.5 for v in range(4, 12)]
+    t = strided.asarray(np.arange(6, dtype=np.float32)).astype(name)
+    strided.negative(t[::-1], out=t)
+    assert t.astype("float32").numpy().tolist() == [-5.0, -4.0, -3.0, -2.0, -1.0, -0.0]
