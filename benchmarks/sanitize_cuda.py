@@ -81,9 +81,17 @@ def _families(rng):
                 out += [strided.sum(t, axis=d), strided.argmax(t, axis=d) if t.shape[d] else t]
         return out
 
-    def long_reductions(t):  # the split path: partials and a second pass
-        v = strided.concatenate([t.reshape(-1)] * 400)
-        return [strided.sum(v), strided.argmax(v) if v.numel() else v]
+    def long_reductions(t):  # the split path: partials combined by the launch's last block
+        v = strided.concatenate([t.reshape(-1)] * 400)  # (kernels/reduce.cu's last_to_finish)
+        out = [strided.sum(v), strided.argmax(v) if v.numel() else v]  # a tree of partials
+        if v.numel() >= 1024 * 8:
+            half = v[: v.numel() // 2 * 2].reshape(2, -1)
+            out += [
+                strided.sum(half, axis=1),  # block kernel, a chain per output
+                strided.max(v[: 1024 * 8].reshape(1024, 8), axis=0),  # thread kernel, a chain
+                strided.sum(v.reshape(-1, 4)[:3000], axis=0),  # thread kernel, a second launch
+            ]
+        return out
 
     def sorts(t):
         out = [strided.unique(t.reshape(-1))]

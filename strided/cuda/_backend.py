@@ -91,6 +91,10 @@ def adopt(array, device):
 # taken over, so the tensor has the layout a fresh result would have.
 
 
+# How many uint32 counters ``counters()`` gives each stream: the most one launch counts on (a
+# split reduction: a counter per output or per column of blocks, at most 2048; _reduce.py)
+COUNTERS = 2048
+
 # The launches being recorded by strided.cuda.trace_launches() (None: not recording). Both
 # backends append (function, grid, block, shared bytes) to it; a teaching and debugging aid.
 tracing = None
@@ -179,6 +183,7 @@ class CupyBackend:
         self.runtime = cupy.cuda.runtime
         self._launch_kernel = cupy.cuda.driver.launchKernel
         self._cublas = None  # CuPy's binding of cuBLAS, imported by the first gemm
+        self._counters = {}  # stream handle -> (address, owner): see counters()
         with cupy.cuda.Device(index):
             props = self.runtime.getDeviceProperties(index)
         self.properties = {
@@ -193,6 +198,25 @@ class CupyBackend:
 
     def _stream(self):
         return self.cupy.cuda.get_current_stream().ptr
+
+    def counters(self):
+        """The address of ``COUNTERS`` uint32 counters, zero, for kernels on the current stream
+        (Note [The last block combines the partials] in kernels/reduce.cu). Made and zeroed once
+        per stream: launches on one stream run one after another, and each launch leaves the
+        counters it used at 0 again; launches on two streams may run at once, so each stream
+        has its own."""
+        stream = self._stream()
+        c = self._counters.get(stream)
+        if c is None:
+            ptr, owner = self.allocate(4 * COUNTERS)
+            self.memset(ptr, 0, 4 * COUNTERS)  # on the stream, before any launch that counts
+            c = self._counters[stream] = (ptr, owner)
+        return c[0]
+
+    def drop_counters(self):
+        """Forget the counters (a launch that failed may have left a count behind): the next
+        ``counters()`` makes new ones."""
+        self._counters = {}
 
     def _on_device(self):
         """A context in which this backend's GPU is CuPy's current device (Note [Switching
@@ -430,6 +454,20 @@ class EmulatorBackend:
         self.index = index
         self.checks = DeferredChecks(self)
         self.properties = dict(_emulator.DEVICE_PROPERTIES)
+        self._counters = None  # (address, owner): one stream, see counters()
+
+    def counters(self):
+        """As CupyBackend.counters: the emulator has one stream, whose launches run to the
+        end inside the call."""
+        if self._counters is None:
+            ptr, owner = self.allocate(4 * COUNTERS)
+            self.memset(ptr, 0, 4 * COUNTERS)
+            self._counters = (ptr, owner)
+        return self._counters[0]
+
+    def drop_counters(self):
+        """As CupyBackend.drop_counters."""
+        self._counters = None
 
     def allocate(self, nbytes):
         mem = self.emu.malloc(max(nbytes, 1))

@@ -17,9 +17,15 @@ two kernels of kernels/reduce.cu runs:
 
 A reduction with few outputs and many elements (the sum of a whole tensor) would leave most of
 the GPU idle, so its reduced elements are cut into G chunks (``gridDim.y``); each block writes a
-partial accumulator and a second, small kernel combines each output's G partials in chunk order
-(a thread per output when outputs are many; a block per output when they are few and their
-partials many, since one thread walking thousands of partials waits for each load in turn).
+partial accumulator, and each output's G partials are combined in chunk order (a thread per
+output when outputs are many; a block per output when they are few and their partials many,
+since one thread walking thousands of partials waits for each load in turn). The last block to
+finish combines them, in the same launch (Note [The last block combines the partials] in
+kernels/reduce.cu): every split reduction of the block kernel (a whole sum, a row sum of few
+long rows), and those of the thread kernel whose partials a thread per output combines. A
+thread-kernel reduction with few outputs and many partials each (a column sum of a tall, narrow
+matrix) keeps a second launch of a block per output: one last block would take its outputs'
+block-wide combinations one after another, where the second launch spreads them over the GPU.
 Within a block, each thread keeps 8 running accumulators (8 loads in flight), and the block
 combines its threads with warp shuffles and one exchange through shared memory
 (``block_combine`` in kernels/reduce.cu).
@@ -29,8 +35,9 @@ densely in that order, as the CPU's reduction lays out its result (``plan_dense_
 the same strides on both devices, and the thread-per-output kernel reads a channels-last input
 along its channels (``_kept_layout``).
 G, the chunk size and the block size depend on the shape alone, never on the GPU or on timing,
-and nothing uses atomics: a float sum gives the same bits on every run (issue 7's "deterministic
-for a given shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the
+and the one atomic (the counter that picks the last block) decides who combines, never in what
+order: a float sum gives the same bits on every run (issue 7's "deterministic for a given
+shape"). Accumulators are the dtype the op computes in (the CPU's ``_run`` casts the
 input first), as PyTorch accumulates float32 sums in float32 on a GPU; a float16 or bfloat16
 input is not cast: its kernels read the halves and accumulate in float32 (Note [Half reductions
 in one pass] in kernels/reduce.cu), into a result of the half type or of float32.
@@ -46,7 +53,7 @@ import numpy as np
 from strided import _core, _iter
 from strided._dtype import as_dtype
 from strided.cuda import _launch
-from strided.cuda._backend import backend_for
+from strided.cuda._backend import COUNTERS, backend_for
 
 __all__ = ["reduce", "all_modules"]
 
@@ -83,6 +90,11 @@ _GEOMETRY = np.dtype(
 )
 _ACC_BYTES = {"argmax": 16, "argmin": 16}
 _FEW_OUTPUTS = 4096  # below this many outputs, a split reduction's 2nd pass is block-wide
+# the kernels' ``finish`` (STRIDED_FINISH_* in kernels/reduce.cu): who combines the partials
+_FINISH_NONE, _FINISH_CHAIN, _FINISH_TREE = 0, 1, 2
+# False: every split reduction combines its partials in a second launch, as before Note [The
+# last block combines the partials] (the tests compare the two; clear _PLANS after changing it)
+LAST_BLOCK_FINISHES = True
 
 
 def _out_c(name, dtype_name):
@@ -134,11 +146,12 @@ def all_modules():
 _PLANS: dict = {}
 _PLANS_LIMIT = 1024  # distinct keys kept; beyond that the cache starts again (a sweep of shapes)
 _XY = _GEOMETRY.fields["x"][1]  # byte offset of the x, y addresses in the struct (adjacent)
+_NULL = np.uint64(0)
 
 
 class _ReducePlan:
     __slots__ = ("out_shape", "out_strides", "out_dtype", "M", "geometry", "fn", "grid",
-                 "partial_bytes", "fn2", "grid2", "M_G")  # fmt: skip
+                 "partial_bytes", "fn2", "grid2", "M_G", "finish")  # fmt: skip
 
 
 def _kept_layout(x, dims, keepdims):
@@ -235,11 +248,19 @@ def _plan(name, x, dims, keepdims, acc):
     plan.grid = (blocks, G)
     plan.partial_bytes = plan.fn2 = plan.grid2 = None
     plan.M_G = (np.int64(M), np.int64(G))
+    plan.finish = np.int32(_FINISH_NONE)
     if G > 1:
         acc_bytes = 4 if half else out_dtype.itemsize  # a half's accumulator is a float32
         plan.partial_bytes = M * G * _ACC_BYTES.get(name, acc_bytes)
         # few outputs with many partials each: a block per output (Note [CUDA reductions])
         by_block = M < _FEW_OUTPUTS and G >= 16
+        # the last block combines them (Note [The last block combines the partials]) where
+        # the counters (one per output, or per column of blocks) fit the backend's array, and
+        # not for the thread kernel's block-wide combinations (Note [CUDA reductions])
+        groups = blocks if per_thread else M
+        if LAST_BLOCK_FINISHES and groups <= COUNTERS and not (per_thread and by_block):
+            plan.finish = np.int32(_FINISH_TREE if by_block else _FINISH_CHAIN)
+            return plan
         plan.fn2 = _launch.get_function(
             backend, module, "reduce.cu", every, names[-1] if by_block else names[-2]
         )
@@ -272,7 +293,16 @@ def reduce(name, x, dims, keepdims, acc):
     if plan.partial_bytes is not None:
         partials = _core.Storage._new(plan.partial_bytes, x.device)
     pptr = np.uint64(partials.data_ptr() if partials is not None else 0)
-    backend.launch(plan.fn, plan.grid, (BLOCK,), (bytes(g), pptr))
-    if partials is not None:
-        backend.launch(plan.fn2, plan.grid2, (BLOCK,), (pptr, np.uint64(y.data_ptr()), *plan.M_G))
+    if not plan.finish:
+        backend.launch(plan.fn, plan.grid, (BLOCK,), (bytes(g), pptr, _NULL, plan.finish))
+        if partials is not None:
+            args = (pptr, np.uint64(y.data_ptr()), *plan.M_G)
+            backend.launch(plan.fn2, plan.grid2, (BLOCK,), args)
+        return y
+    args = (bytes(g), pptr, np.uint64(backend.counters()), plan.finish)
+    try:
+        backend.launch(plan.fn, plan.grid, (BLOCK,), args)
+    except BaseException:
+        backend.drop_counters()  # a launch cut short may have left a count behind
+        raise
     return y

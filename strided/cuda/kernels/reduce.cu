@@ -2,7 +2,9 @@
 // The host (strided/cuda/_reduce.py) splits the input's dims into kept dims (one output element
 // each) and reduced dims, coalesces each group, and picks one of two kernels; see
 // Note [CUDA reductions] there. Results are deterministic: every combination happens in an
-// order fixed by the shape alone (no atomics), so a float sum is the same on every run.
+// order fixed by the shape alone, so a float sum is the same on every run (the one atomic, a
+// counter, picks which block combines a split reduction's partials, never the order: Note
+// [The last block combines the partials]).
 #include "common.cuh"
 #include "../../_cpu/scalar_math.h"
 
@@ -223,10 +225,107 @@ __device__ __forceinline__ typename Op::acc_t block_combine(typename Op::acc_t v
     return v;
 }
 
+// ---- combining a split reduction's partials -------------------------------------------------
+// A split reduction (Note [CUDA reductions] in _reduce.py) leaves G partial accumulators per
+// output, stored chunk-major: partials[c * M + o]. Two orders combine them, both fixed by the
+// shape alone; whoever runs them (the last block of the launch, or a second launch) gives the
+// same bits.
+//
+// ``chain_partials``: one thread walks output o's G partials in chunk order, loading eight
+// before it combines them (eight loads in flight), for outputs with few partials each.
+template <typename Op>
+__device__ __forceinline__ typename Op::acc_t chain_partials(const typename Op::acc_t* partials,
+                                                             int64_t M, int64_t G, int64_t o) {
+    typedef typename Op::acc_t A;
+    A acc = partials[o];
+    int64_t c = 1;
+    for (; c + 7 < G; c += 8) {
+        A p[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) p[j] = partials[(c + j) * M + o];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc = Op::combine(acc, p[j]);
+    }
+    for (; c < G; ++c) acc = Op::combine(acc, partials[c * M + o]);
+    return acc;
+}
+
+// ``tree_partials``: the whole block combines output o's G partials, for an output with many
+// (the sum of a whole tensor: 2048): thread t combines partials t, t + blockDim.x, ... in order,
+// then the block combines its threads (block_combine's fixed tree). Valid in thread 0; every
+// thread must call it (it has barriers), and __syncthreads() before ``sh`` is used again.
+template <typename Op>
+__device__ __forceinline__ typename Op::acc_t tree_partials(const typename Op::acc_t* partials,
+                                                            int64_t M, int64_t G, int64_t o,
+                                                            typename Op::acc_t* sh) {
+    typename Op::acc_t acc = Op::identity();
+    for (int64_t c = threadIdx.x; c < G; c += blockDim.x) acc = Op::combine(acc, partials[c * M + o]);
+    return block_combine<Op>(acc, sh);
+}
+
+// How a split launch finishes (the kernels' ``finish`` parameter, chosen by the host):
+#define STRIDED_FINISH_NONE 0   // write the partials only: a second launch combines them
+#define STRIDED_FINISH_CHAIN 1  // the last block combines them, a thread per output (chain)
+#define STRIDED_FINISH_TREE 2   // the last block combines them, the block per output (tree)
+
+// Note [The last block combines the partials]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A split reduction's G blocks of one output each write a partial, and someone must combine
+// the G partials once all are written. A second kernel launch is the simple way (a launch
+// starts after the previous one has finished and its writes are visible), but it costs a
+// launch: on an H200 the sum of 1e8 float32 was 102.4 us for its 2048 blocks, then 6.0 us for
+// the one block combining their partials, plus the host's second launch. Instead, the block
+// that finishes *last* combines them, in the same launch:
+//
+//   1. each block writes its partial, then ``__threadfence()``, then one of its threads adds 1
+//      to a counter in global memory with ``atomicAdd``, which returns the count before;
+//   2. the block that gets G - 1 knows that every other block has already counted; it fences
+//      again, reads the G partials, writes the result, and sets the counter back to 0.
+//
+// Why the fences. A GPU does not promise that other SMs see one thread's writes in the order
+// it made them: the partial may still sit in a write buffer or reach L2 after the counter's
+// new value. ``__threadfence()`` between the two (release) makes every write the thread made
+// before it visible to the whole device before any write it makes after it, so a block that
+// sees the count also sees the partial; the last block's own fence after the count (acquire)
+// keeps its reads from being served before it. The barrier before the count lets every thread
+// of the block write and fence (in the thread-per-output kernel each thread writes partials)
+// before thread 0 counts; the barrier after it shares thread 0's answer with the block.
+// Without the first fence the last block could read a partial that is not there yet: memory
+// the pool handed out holding an older tensor's bytes, a wrong answer now and then.
+//
+// Why it is deterministic. Which block finishes last changes from run to run, but the last
+// block never combines partials "as they arrive": it reads all G of them from memory, in chunk
+// order, by the same chain or tree the second launch used (``chain_partials``,
+// ``tree_partials``). Timing decides who combines, never in what order, so a float sum has the
+// same bits on every run, and the bits the two launches gave.
+//
+// The counter. One per group of blocks that share partials: per output for the block kernel
+// (blocks (o, 0..G-1)), per column of blocks for the thread kernel (blocks (b, 0..G-1) write
+// the partials of the same outputs). The last block of a group resets its counter: no block of
+// this launch touches it again (all G have counted), and the next launch on the stream starts
+// after this one ends, so it finds 0. The backend keeps one zeroed array of counters per stream
+// (``counters`` in _backend.py): two streams may run reductions at once, and must not share.
+// On the emulator blocks run one after another, so the last block is the last one run (chunk
+// G - 1, or chunk 0 under the reverse order): a schedule a GPU may choose too.
+__device__ __forceinline__ bool last_to_finish(unsigned int* counter, unsigned int n) {
+    __shared__ bool last;
+    __threadfence();  // this thread's partials, before the count
+    __syncthreads();  // every thread's, before thread 0 counts
+    if (threadIdx.x == 0) {
+        last = atomicAdd(counter, 1u) == n - 1u;
+        if (last) *counter = 0u;  // every block has counted: ready for the next launch
+    }
+    __syncthreads();
+    const bool mine = last;
+    if (mine) __threadfence();  // the count, before this thread's reads of the partials
+    return mine;
+}
+
 // One block per output element (threads stride over the reduced elements, then the block
 // combines its threads): for long reductions along the input's fastest dim. blockIdx.y picks a
 // chunk of the reduced elements when one output's work is split over several blocks; those
-// blocks write partial accumulators that a second pass combines.
+// blocks write partial accumulators that the last of them to finish combines (Note [The last
+// block combines the partials]).
 //
 // Memory bandwidth needs many bytes in flight: each thread keeps UNROLL running accumulators
 // and issues UNROLL independent loads before it adds any (eight 4-byte loads per thread, 2048
@@ -289,7 +388,8 @@ __device__ __forceinline__ void accumulate_run(const T* p, index_t r0, index_t r
 }
 
 template <typename Op, typename T, typename Out, typename index_t>
-__global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* partials) {
+__global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* partials,
+                                     unsigned int* counters, int finish) {
     typedef typename Op::acc_t A;
     const int U = STRIDED_REDUCE_UNROLL;
     __shared__ A sh[32];
@@ -327,11 +427,20 @@ __global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* parti
             for (int j = 0; j + w < U; j += 2 * w) acc[j] = Op::combine(acc[j], acc[j + w]);
         }
         A total = block_combine<Op>(acc[0], sh);
-        if (threadIdx.x == 0) {
-            if (gridDim.y == 1)
-                reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(total);
-            else
-                partials[(int64_t)blockIdx.y * g.M + o] = total;
+        if (gridDim.y == 1) {
+            if (threadIdx.x == 0) reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(total);
+        } else {
+            if (threadIdx.x == 0) partials[(int64_t)blockIdx.y * g.M + o] = total;
+            // Note [The last block combines the partials]: a counter per output
+            if (finish != STRIDED_FINISH_NONE && last_to_finish(counters + o, gridDim.y)) {
+                if (finish == STRIDED_FINISH_TREE) {
+                    A all = tree_partials<Op>(partials, g.M, gridDim.y, o, sh);
+                    if (threadIdx.x == 0) reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(all);
+                } else if (threadIdx.x == 0) {
+                    A all = chain_partials<Op>(partials, g.M, gridDim.y, o);
+                    reinterpret_cast<Out*>(g.y)[o] = finisher<Out, A>::run(all);
+                }
+            }
         }
         __syncthreads();  // sh is written again by the next output's block_combine
     }
@@ -339,16 +448,20 @@ __global__ void strided_reduce_block(ReduceGeometry g, typename Op::acc_t* parti
 
 // One thread per output element (each walks its reduced elements in order): for reductions
 // across the input's fastest dim (a column sum), where neighbouring threads then read
-// neighbouring addresses, and for short reductions.
+// neighbouring addresses, and for short reductions. A split launch finishes with
+// STRIDED_FINISH_NONE or STRIDED_FINISH_CHAIN (the host combines by a tree in a second launch:
+// one last block would take the outputs' trees one after another).
 template <typename Op, typename T, typename Out, typename index_t>
-__global__ void strided_reduce_thread(ReduceGeometry g, typename Op::acc_t* partials) {
+__global__ void strided_reduce_thread(ReduceGeometry g, typename Op::acc_t* partials,
+                                      unsigned int* counters, int finish) {
     typedef typename Op::acc_t A;
     const char* x = reinterpret_cast<const char*>(g.x);
     index_t r0 = (index_t)blockIdx.y * (index_t)g.chunk;
     index_t r1 = r0 + (index_t)g.chunk;
     if (r1 > (index_t)g.R) r1 = (index_t)g.R;
-    for (index_t o = (index_t)blockIdx.x * blockDim.x + threadIdx.x; o < (index_t)g.M;
-         o += (index_t)blockDim.x * gridDim.x) {
+    const index_t first = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const index_t stride = (index_t)blockDim.x * gridDim.x;
+    for (index_t o = first; o < (index_t)g.M; o += stride) {
         index_t base = dims_offset<index_t>(g.osizes, g.ostrides, g.nout, o);
         A acc4[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
         index_t r = r0;
@@ -371,48 +484,40 @@ __global__ void strided_reduce_thread(ReduceGeometry g, typename Op::acc_t* part
         else
             partials[(int64_t)blockIdx.y * g.M + o] = acc;
     }
+    // Note [The last block combines the partials]: a counter per column of blocks, whose
+    // thread t combines the partials of the outputs thread t wrote
+    if (gridDim.y > 1 && finish == STRIDED_FINISH_CHAIN &&
+        last_to_finish(counters + blockIdx.x, gridDim.y)) {
+        for (index_t o = first; o < (index_t)g.M; o += stride)
+            reinterpret_cast<Out*>(g.y)[o] =
+                finisher<Out, A>::run(chain_partials<Op>(partials, g.M, gridDim.y, o));
+    }
 }
 
-// The second pass of a split reduction: output o combines its G partials, in chunk order.
-// The partials are stored chunk-major, partials[c * M + o], so that neighbouring threads of
-// the first pass write, and of this pass read, neighbouring addresses.
+// The second launch of a split reduction (STRIDED_FINISH_NONE): output o combines its G
+// partials, in chunk order. The partials are stored chunk-major, partials[c * M + o], so that
+// neighbouring threads of the first pass write, and of this pass read, neighbouring addresses.
 //
-// A thread per output, for many outputs with few partials each: each thread loads eight
-// partials before combining them (eight loads in flight), in chunk order all the same.
+// A thread per output, for many outputs with few partials each (``chain_partials``).
 template <typename Op, typename T, typename Out>
 __global__ void strided_reduce_partials(const typename Op::acc_t* partials, Out* y, int64_t M,
                                         int64_t G) {
     typedef typename Op::acc_t A;
     for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < M;
-         o += (int64_t)blockDim.x * gridDim.x) {
-        A acc = partials[o];
-        int64_t c = 1;
-        for (; c + 7 < G; c += 8) {
-            A p[8];
-#pragma unroll
-            for (int j = 0; j < 8; ++j) p[j] = partials[(c + j) * M + o];
-#pragma unroll
-            for (int j = 0; j < 8; ++j) acc = Op::combine(acc, p[j]);
-        }
-        for (; c < G; ++c) acc = Op::combine(acc, partials[c * M + o]);
-        y[o] = finisher<Out, A>::run(acc);
-    }
+         o += (int64_t)blockDim.x * gridDim.x)
+        y[o] = finisher<Out, A>::run(chain_partials<Op>(partials, M, G, o));
 }
 
-// The same pass with a block per output, for few outputs with many partials (the sum of a whole
-// tensor: one output, 2048 partials). One thread walking them would wait for each load in
-// turn, as long as the first pass took; here thread t combines partials t, t + 256, ... in
-// order, and the block combines its threads (a fixed order again).
+// The same pass with a block per output, for few outputs with many partials
+// (``tree_partials``): one thread walking thousands of partials would wait for each load in
+// turn, as long as the first pass took.
 template <typename Op, typename T, typename Out>
 __global__ void strided_reduce_partials_block(const typename Op::acc_t* partials, Out* y,
                                               int64_t M, int64_t G) {
     typedef typename Op::acc_t A;
     __shared__ A sh[32];
     for (int64_t o = blockIdx.x; o < M; o += gridDim.x) {
-        A acc = Op::identity();
-        for (int64_t c = threadIdx.x; c < G; c += blockDim.x)
-            acc = Op::combine(acc, partials[c * M + o]);
-        A total = block_combine<Op>(acc, sh);
+        A total = tree_partials<Op>(partials, M, G, o, sh);
         if (threadIdx.x == 0) y[o] = finisher<Out, A>::run(total);
         __syncthreads();
     }
