@@ -25,7 +25,7 @@ import contextlib
 
 from strided import _core, _iter
 from strided.cuda import _backend
-from strided.cuda._backend import CudaUnavailableError, backend_for, cupy_usable
+from strided.cuda._backend import CudaUnavailableError, _by_device, backend_for, cupy_usable
 
 __all__ = [
     "CudaUnavailableError",
@@ -131,7 +131,7 @@ def get_device_name(device=None):
 
 def _allocate(device, nbytes, zero):
     """The allocator of CUDA storages (see Note [Device kinds] in _device.pyx)."""
-    backend = backend_for(device)
+    backend = _by_device.get(id(device)) or backend_for(device)  # backend_for's first step
     ptr, owner = backend.allocate(nbytes)
     if zero:
         backend.memset(ptr, 0, nbytes)

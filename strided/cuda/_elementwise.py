@@ -30,6 +30,8 @@ power leaves ``out`` untouched, as on the CPU.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from strided import _core, _dtype_table, _errstate
@@ -141,7 +143,11 @@ def all_modules():
 # the loop geometry and the element count as the kernel's bytes (compiled,
 # ``elementwise_geometry`` in _params.pyx), one dictionary lookup, the grid (``launch_1d``'s,
 # inlined) and ``backend.launch``: the same steps on the emulator and on a GPU (Note [Two CUDA
-# backends] in _backend.py), so the tests on the emulator test the path a GPU takes.
+# backends] in _backend.py), so the tests on the emulator test the path a GPU takes. Those
+# steps are one compiled function, ``launch_elementwise`` in _params.pyx, and the functions
+# are kept under the device's id, not the Device (whose hash is its name's: a string made at
+# every lookup); Devices are canonical, one object per name. In Python they were nearly half
+# of the stubbed one-element add's host time (bench_cuda_host.py).
 
 
 class _Launch:
@@ -164,7 +170,8 @@ class _Launch:
         self.module_key = module_key
         self.instantiations = instantiations  # () -> every name expression of the module
         self.flags = flags  # needs a flag slot: Note [Flags from the GPU]
-        self.functions = {}  # (device, 32-bit index, contiguous) -> (backend, function)
+        # (id of the device, 32-bit index, contiguous) -> (backend, function)
+        self.functions = {}
         # a contiguous loop's elements per block: a thread takes max(UNROLL, vector width)
         # (Note [Vector loads in the contiguous elementwise loops] in kernels/elementwise.cu)
         self.contiguous_per_block = _launch.BLOCK * max(_launch.UNROLL, vector_width(widest))
@@ -180,7 +187,7 @@ class _Launch:
         fn = _launch.get_function(
             backend, self.module_key, "elementwise.cu", self.instantiations, fname
         )
-        entry = self.functions[(device, idx32, contig)] = (backend, fn)
+        entry = self.functions[(id(device), idx32, contig)] = (backend, fn)
         return entry
 
 
@@ -195,23 +202,12 @@ _PER_BLOCK = _launch.BLOCK * _launch.UNROLL
 _BLOCK = (_launch.BLOCK,)
 
 
-def _run(launch, plan, extra=()):
-    """Launch ``plan``'s loop (Note [The CUDA launch], step 4); ``extra``: the kernel's
-    parameters after the geometry and the count (a binary kernel's flag slot, Note [Flags
-    from the GPU])."""
-    # the Geometry struct and the count go as their bytes (Note [Kernel parameters] in
-    # _params.pyx)
-    geometry, count, n, idx32, contig = _params.elementwise_geometry(plan, _launch.MAX_DIMS)
-    if n == 0:
-        return
-    device = plan.out.device
-    entry = launch.functions.get((device, idx32, contig))
-    if entry is None:
-        entry = launch.function(device, idx32, contig)
-    backend, fn = entry
-    per_block = launch.contiguous_per_block if contig else _PER_BLOCK
-    blocks = (n + per_block - 1) // per_block  # launch_1d's grid
-    backend.launch(fn, (min(blocks, 2**31 - 1),), _BLOCK, (geometry, count, *extra))
+# Launch ``plan``'s loop (Note [The CUDA launch], step 4): ``_run(launch, plan, extra=())``,
+# ``extra`` the kernel's parameters after the geometry and the count (a binary kernel's flag
+# slot, Note [Flags from the GPU]). The Geometry struct and the count go as their bytes (Note
+# [Kernel parameters] in _params.pyx); the steps are those of the Note above, written in C,
+# and a partial calls them without a Python frame.
+_run = functools.partial(_params.launch_elementwise, _launch.MAX_DIMS, _PER_BLOCK, _BLOCK)
 
 
 def _kernel(name, d, o):
