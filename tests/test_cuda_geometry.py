@@ -126,16 +126,32 @@ def test_the_emulated_device_divides_as_the_host_formula():
 
 @pytest.mark.parametrize("nop", [2, 3, 4])
 def test_the_packed_geometry_carries_each_sizes_divider(nop):
-    shape = (10000, 7, 65537, 1, 2**31, 2**31 + 5)
+    """Each size's divider but the outermost's (never divided) and those beyond 2^31."""
+    shape = (10000, 7, 65537, 1, 2**31, 2**31 + 5, 3)
     strides = [tuple(range(len(shape)))] * nop
     raw = _params.geometry_bytes(shape, strides, list(range(nop)), None, _launch.MAX_DIMS)
     g = np.frombuffer(raw, dtype=_launch._geometry_dtype(nop))[0]
     assert g["ndim"] == len(shape)
-    for d, size in enumerate(shape[:-1]):
+    for d, size in enumerate(shape[:5]):
         assert (g["div_magic"][d], g["div_shift"][d]) == _params.int_divider(size)
-    assert g["div_magic"][len(shape) - 1] == g["div_shift"][len(shape) - 1] == 0  # beyond 2^31
-    assert not g["div_magic"][len(shape) :].any() and not g["div_shift"][len(shape) :].any()
+    assert not g["div_magic"][5:].any() and not g["div_shift"][5:].any()
     assert raw == _launch.geometry_struct(shape, strides, list(range(nop))).tobytes()
+
+
+def test_an_elementwise_plan_packs_its_loop_sizes_dividers():
+    """_params.elementwise_geometry (the eager ops' packing) writes the same dividers."""
+    from strided._cpu import binary as _binary
+
+    a = strided.asarray(np.ones((3, 1, 5, 7), np.float32), device="cuda-emulated")
+    b = strided.asarray(np.ones((11, 1, 7), np.float32), device="cuda-emulated")
+    plan = _binary.binary_plan("add", a[:, :, ::2], b[:, :, ::-1])
+    raw, count, n, idx32, contig = _params.elementwise_geometry(plan, _launch.MAX_DIMS)
+    g = np.frombuffer(raw, dtype=_launch._geometry_dtype(3))[0]
+    nd = g["ndim"]
+    assert nd >= 3 and n == 3 * 11 * 3 * 7 and idx32 and not contig
+    sizes = g["sizes"][:nd].tolist()
+    want = [_params.int_divider(size) for size in sizes[:-1]] + [(0, 0)] * (26 - nd)
+    assert list(zip(g["div_magic"].tolist(), g["div_shift"].tolist(), strict=True)) == want
 
 
 # ---- the kernels, on every layout ---------------------------------------------------------------

@@ -147,7 +147,7 @@ def geometry_struct(shape, strides, data, scalars=None):
     ``shape`` innermost first, ``strides[k]`` operand k's byte strides, ``data[k]`` its address
     (0 for a scalar operand, whose bytes are ``scalars[k]``); each size's divider for the 32-bit
     kernels (Note [Division by a loop size as a multiplication] in kernels/common.cuh), zeros
-    where a size is beyond them.
+    for the outermost dim (never divided) and where a size is beyond them.
     """
     n = len(data)
     if len(shape) > MAX_DIMS:
@@ -162,7 +162,7 @@ def geometry_struct(shape, strides, data, scalars=None):
         g["sizes"][:nd] = shape
         for k in range(n):
             g["strides"][k, :nd] = strides[k]
-        for d, size in enumerate(shape):
+        for d, size in enumerate(shape[:-1]):  # the outermost dim is never divided
             if 1 <= size <= 2**31:
                 g["div_magic"][d], g["div_shift"][d] = _params.int_divider(size)
     g["data"][:] = data

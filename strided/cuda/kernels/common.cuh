@@ -47,7 +47,7 @@ struct Geometry {
     int64_t scalars[N][2];  // 16 bytes: room for one element of any dtype
     int32_t ndim;
     uint32_t div_magic[STRIDED_MAX_DIMS];  // sizes[d]'s multiplier, for 32-bit index math
-    uint32_t div_shift[STRIDED_MAX_DIMS];  // and its shift (0 where sizes[d] >= 2^31)
+    uint32_t div_shift[STRIDED_MAX_DIMS];  // and its shift (0: outermost dim, sizes >= 2^31)
 };
 
 // Note [Division by a loop size as a multiplication]
