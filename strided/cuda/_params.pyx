@@ -188,3 +188,28 @@ def geometry_bytes(shape, strides, data, scalars, int max_dims):
     (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = <int32_t>nd
     _write_dividers(q, nd, nop, max_dims)
     return bytes(buf)
+
+
+def launch_elementwise(int max_dims, Py_ssize_t per_block, tuple block, launch,
+                       ElementwisePlan plan, tuple extra=()):
+    """Launch ``plan``'s loop with the function ``launch`` (an ``_elementwise._Launch``) keeps
+    for it (Note [The host path of an elementwise launch] in _elementwise.py, whose ``_run``
+    binds the first three arguments). ``per_block``: the elements a block of a strided loop
+    takes (a contiguous one takes ``launch.contiguous_per_block``); ``extra``: the kernel's
+    parameters after the geometry and the count."""
+    geometry, count, n, idx32, contig = elementwise_geometry(plan, max_dims)
+    cdef Py_ssize_t numel = n, pb, blocks
+    if numel == 0:
+        return
+    device = plan.out.device
+    # Device objects are canonical (one per name, never freed): the address names one, and
+    # hashes faster than the Device, whose hash is its name's
+    entry = launch.functions.get((<Py_ssize_t><void*>device, idx32, contig))
+    if entry is None:
+        entry = launch.function(device, idx32, contig)
+    backend, fn = entry
+    pb = launch.contiguous_per_block if contig else per_block
+    blocks = (numel + pb - 1) // pb  # launch_1d's grid
+    if blocks > 2147483647:
+        blocks = 2147483647
+    backend.launch(fn, (blocks,), block, (geometry, count) + extra)
