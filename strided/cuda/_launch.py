@@ -239,7 +239,10 @@ def use_int32(shape, strides, itemsizes):
     if numel >= 2**31:
         return False
     for st, item in zip(strides, itemsizes, strict=True):
-        extent = item + sum((s - 1) * abs(b) for s, b in zip(shape, st, strict=True) if s > 0)
+        extent = item
+        for s, b in zip(shape, st, strict=True):  # a loop, not sum() of a generator: this
+            if s > 0:  # runs at every launch of the copies, fills and index moves
+                extent += (s - 1) * abs(b)
         if extent >= 2**31:
             return False
     return True
