@@ -22,7 +22,10 @@ kernels read and the backward's eager reductions went, intermediates got the pla
 buffers and the launches took pointer bytes (Notes in strided/_compile/program.py); then its
 SGD update one kernel per parameter (Note [A fused SGD step on CUDA] in strided/cuda/_optim.py;
 25 -> 21 launches, process time 94 -> 87 us, median of 5 alternated batches); the eager step
-296-320 us. PyTorch's whole step on an H200 was 426 us.
+296-320 us. PyTorch's whole step on an H200 was 426 us. A split sum of 1e5 float32, its partials
+combined by the launch's last block instead of a second launch: 4.59 -> 4.35 us, 2 -> 1
+launches (1 thread, medians of 11 alternated rounds; on a GPU the launch left out is CuPy's
+driver call too).
 
 The eager path's host work, before -> after it was cut (process time per call, 1 thread, the
 median of 5 alternated processes, each the median of 9 batches; 2-core AMD EPYC, loaded):
@@ -146,6 +149,50 @@ def fused_step(model, opt, x, onehot):
     return loss
 
 
+def split_sum_launches(launches, rounds=11, n=5000):
+    """A split sum's host time with its partials combined by the launch's last block, and by a
+    second launch as before (Note [The last block combines the partials] in kernels/reduce.cu):
+    alternated rounds, each after its plans are made again (the choice is made with the plan),
+    median and spread in microseconds, and the launches per call."""
+    import statistics
+
+    from strided.cuda import _reduce
+
+    rng = np.random.default_rng(4)
+    x = strided.asarray(rng.standard_normal(100_000, dtype=np.float32), device=DEVICE)
+    m = strided.asarray(rng.standard_normal((1500, 7), dtype=np.float32), device=DEVICE)
+    cases = [
+        ("sum of 1e5 (49 chunks, a tree)", lambda: strided.sum(x)),
+        ("sum over dim 0 of 1500x7 (12 chunks, a chain)", lambda: strided.sum(m, axis=0)),
+    ]
+    print("\n| split sum | partials combined by | host time per call | spread | launches |")
+    print("|---|---|---|---|---|")
+    try:
+        for name, fn in cases:
+            times, count = {True: [], False: []}, {}
+            for r in range(rounds):
+                for last in (True, False) if r % 2 else (False, True):
+                    _reduce.LAST_BLOCK_FINISHES = last
+                    _reduce._PLANS.clear()
+                    fn()
+                    launches[0] = 0
+                    fn()
+                    count[last] = launches[0]
+                    t0 = time.perf_counter()
+                    for _ in range(n):
+                        fn()
+                    times[last].append((time.perf_counter() - t0) / n * 1e6)
+            for last, how in ((False, "a second launch"), (True, "the last block")):
+                v = times[last]
+                print(
+                    f"| {name} | {how} | {statistics.median(v):.2f} us | "
+                    f"{min(v):.2f}-{max(v):.2f} | {count[last]} |"
+                )
+    finally:
+        _reduce.LAST_BLOCK_FINISHES = True
+        _reduce._PLANS.clear()
+
+
 def main():
     launches = _stub_the_device()
     rng = np.random.default_rng(3)
@@ -176,6 +223,7 @@ def main():
         launches[0] = 0
         fn()
         print(f"| {name} | {t * 1e6:.1f} us | {launches[0]} |")
+    split_sum_launches(launches)
 
 
 if __name__ == "__main__":
