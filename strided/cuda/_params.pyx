@@ -19,7 +19,8 @@ several microseconds per launch, a sizeable part of a small op's time on a GPU.
 
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, uintptr_t
-from libc.string cimport memcpy
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from libc.string cimport memcpy, memset
 
 from strided._iter cimport ElementwisePlan
 
@@ -96,6 +97,17 @@ cdef inline void _write_dividers(int64_t* q, int nd, int nop, int max_dims) noex
         _divider(q[d], &magic[d], &shift[d])
 
 
+cdef inline bytes _zero_bytes(Py_ssize_t n):
+    """A new bytes object of ``n`` zeros, for the caller to fill in place before anyone else
+    sees it (the C API's way to build a bytes object in one allocation). The geometries were a
+    bytearray copied into bytes: two allocations and a copy, and once the dividers made a
+    Geometry<3> larger than the 1032 bytes that glibc keeps per-thread caches of, the two cost
+    35 ns more a launch than the one."""
+    buf = PyBytes_FromStringAndSize(NULL, n)
+    memset(PyBytes_AS_STRING(buf), 0, n)
+    return buf
+
+
 cdef inline Py_ssize_t _geometry_nbytes(int nop, int max_dims) noexcept:
     """sizeof(Geometry<nop>): the int64 fields, ndim, the two uint32 arrays, padded to 8."""
     return 8 * (max_dims + nop * max_dims + nop + 2 * nop) + 8 + 8 * max_dims
@@ -126,8 +138,8 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
         raise NotImplementedError(
             f"{plan.name}: CUDA kernels take at most {max_dims} dims after coalescing; this "
             f"loop has {nd}; make the tensors contiguous first")
-    buf = bytearray(nbytes)
-    cdef char* b = buf
+    buf = _zero_bytes(nbytes)
+    cdef char* b = PyBytes_AS_STRING(buf)
     cdef int64_t* q = <int64_t*>b
     for d in range(nd):
         q[d] = plan.loop.shape[d]
@@ -152,7 +164,7 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
     cdef int32_t count32 = <int32_t>numel
     cdef int64_t count64 = numel
     count = (<char*>&count32)[:4] if fits else (<char*>&count64)[:8]
-    return bytes(buf), count, numel, fits, contig
+    return buf, count, numel, fits, contig
 
 
 def geometry_bytes(shape, strides, data, scalars, int max_dims):
@@ -169,8 +181,8 @@ def geometry_bytes(shape, strides, data, scalars, int max_dims):
         raise NotImplementedError(
             f"CUDA kernels take at most {max_dims} dims after coalescing; this loop has "
             f"{nd} (shape {tuple(shape)}); make the tensors contiguous on the CPU first")
-    buf = bytearray(_geometry_nbytes(nop, max_dims))
-    cdef char* b = buf
+    buf = _zero_bytes(_geometry_nbytes(nop, max_dims))
+    cdef char* b = PyBytes_AS_STRING(buf)
     cdef int64_t* q = <int64_t*>b
     for d in range(nd):
         q[d] = shape[d]
@@ -187,7 +199,7 @@ def geometry_bytes(shape, strides, data, scalars, int max_dims):
             memcpy(&q[max_dims + nop * max_dims + nop + 2 * k], raw, len(value))
     (<int32_t*>&q[max_dims + nop * max_dims + 3 * nop])[0] = <int32_t>nd
     _write_dividers(q, nd, nop, max_dims)
-    return bytes(buf)
+    return buf
 
 
 def launch_elementwise(int max_dims, Py_ssize_t per_block, tuple block, launch,
