@@ -106,7 +106,10 @@ def _families(rng):
         if t.ndim < 2 or t.shape[0] == 0:
             return [t + 0]
         i = idx % t.shape[0]
-        return [t[i], strided.index_select(t, 0, i), strided.take(t, i)]
+        wide = strided.concatenate([t, t], axis=1)  # rows of 16-byte vectors for float32
+        # whole rows (Note [Gathering whole rows]): negative indices, a 2-D index
+        rows = [t[-1 - i], wide[i], wide[i[:8].reshape(2, 4)]]
+        return [t[i], strided.index_select(t, 0, i), strided.take(t, i), *rows]
 
     def scatters(t):
         if t.ndim < 2 or t.shape[0] == 0:

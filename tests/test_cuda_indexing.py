@@ -449,3 +449,102 @@ def test_atomic_accumulation_on_the_emulated_device_depends_on_the_thread_order(
         np.testing.assert_allclose(got.cpu(), want, rtol=1e-4, atol=1e-2)
     finally:
         emu.set_thread_order("forward")
+
+
+# Note [Gathering whole rows]: tables whose picked rows are contiguous, in every layout that keeps
+# them so, rows of 16-, 8-, 4-, 2- and 1-byte vectors, and index tensors that are one loop
+ROW_TABLES = [(9, 64), (9, 6, 5), (9, 3), (9, 1), (9,)]
+
+
+def _row_tables(x):
+    """(name, view, whether its rows are one contiguous run) for the table ``x``."""
+    yield "contiguous", x, True
+    yield "stepped rows", x[::2], True
+    yield "reversed rows", x[::-1], True
+    yield "expanded rows", x[:1].expand(x.shape), True
+    if x.ndim > 1:
+        yield "a row's tail", x[:, 1:], True  # contiguous, but its address is one element off
+        single = all(n == 1 for n in x.shape[1:])  # a row of one element is a run anyway
+        yield "a row's step", x[:, ::2], single
+        yield "transposed", x.swapaxes(0, -1).copy().swapaxes(0, -1), single
+
+
+def _row_indices(rng, size):
+    i = strided.asarray(rng.integers(-size, size, 12))
+    yield "1-D", i, True
+    yield "reversed", i[::-1], True
+    yield "stepped", i[::3], True
+    yield "0-d", strided.asarray(np.int64(-1)), True
+    yield "2-D", i.reshape(3, 4), True
+    yield "expanded", i[:4].reshape(1, 4).expand(3, 4), False
+    yield "empty", i[:0], False
+
+
+def _bits(t):
+    """The bytes of ``t``'s elements in row-major order: a gather moves them unchanged."""
+    return np.ascontiguousarray(np.asarray(t)).reshape(-1).view(np.uint8)
+
+
+def _row_gathers(ndim):
+    """take along dim 0, x[i] (a 0-d index is a basic one: a view) and index_select (1-D)."""
+    yield lambda x, i: strided.take(x, i, axis=0)
+    if ndim:
+        yield lambda x, i: x[i]
+    if ndim == 1:
+        yield lambda x, i: strided.index_select(x, 0, i)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [*ALL_DTYPES, strided.float16, strided.bfloat16])
+def test_gathers_of_whole_rows_take_one_launch_and_match_the_cpu(device, dtype, rng, monkeypatch):
+    from strided.cuda import _index
+
+    limit32 = _index._ROWS_INT32_LIMIT
+    for shape in ROW_TABLES:
+        for tname, x, rows in _row_tables(strided.asarray(make_values(shape, dtype, rng))):
+            for iname, i, one_loop in _row_indices(rng, x.shape[0]):
+                for width in (32, 64):
+                    # the 64-bit kernel where a test says no vector count fits 32 bits
+                    limit = limit32 if width == 32 else 0
+                    monkeypatch.setattr(_index, "_ROWS_INT32_LIMIT", limit)
+                    w = f"{dtype.name} {shape} {tname} table, {iname} index, {width}-bit"
+                    dx, di = on(device, x), on(device, i)
+                    for fn in _row_gathers(i.ndim):
+                        with strided.cuda.trace_launches() as launches:
+                            got = fn(dx, di)
+                        names = [str(n) for n, *_ in launches]
+                        want = fn(twin(x), i)
+                        assert got.device.is_cuda, w
+                        assert got.shape == want.shape and got.dtype is want.dtype, w
+                        np.testing.assert_array_equal(_bits(got.cpu()), _bits(want), err_msg=w)
+                        if rows and one_loop and got.numel():  # an empty result: offsets
+                            assert len(names) == 1, (w, names)
+                            assert names[0].startswith("strided_index_rows<"), (w, names)
+                            assert names[0].endswith(f"int{width}_t>"), (w, names)
+                            if shape == (9, 64) and tname == "contiguous":  # 16-byte vectors
+                                assert "<complex128_t," in names[0], (w, names)
+                        else:
+                            assert not any("index_rows" in n for n in names), (w, names)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("blocking", [False, True])
+def test_gathers_of_whole_rows_report_bad_indices_as_the_offsets_do(device, blocking, monkeypatch):
+    if blocking:  # Note [Errors found on the device are reported at the next synchronisation]
+        monkeypatch.setenv("STRIDED_CUDA_LAUNCH_BLOCKING", "1")
+    x = strided.arange(9.0 * 64, device=device).reshape(9, 64)
+    index, take = (lambda x, i: x[i]), (lambda x, i: strided.take(x, i, axis=0))
+    cases = [
+        (index, [[1, 9], [-10, 2]], "index 9 is out of bounds for dim 0 with size 9"),  # first
+        (index, [[1, 2], [-10, 9]], "index -10 is out of bounds for dim 0 with size 9"),
+        (take, -10, "index -10 is out of bounds for dim 0 with size 9"),  # x[0-d] is basic
+    ]
+    for fn, value, msg in cases:
+        i = strided.asarray(value, device=device)
+        with strided.cuda.trace_launches() as launches, pytest.raises(IndexError, match=msg):
+            fn(x, i).cpu()
+        assert [str(n).split("<")[0] for n, *_ in launches] == ["strided_index_rows"], value
+    empty = strided.zeros((0, 4), device=device)  # no row to read, and none is read
+    with pytest.raises(IndexError, match="index 0 is out of bounds for dim 0 with size 0"):
+        strided.take(empty, strided.asarray([0, 0], device=device), axis=0).cpu()
+    np.testing.assert_array_equal(x[strided.asarray([-9, 8], device=device)].cpu(), x.cpu()[[0, 8]])

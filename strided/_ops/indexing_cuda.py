@@ -51,8 +51,9 @@ def _coords(mask):
     return _ix._nonzero_cpu(m, False)
 
 
-def _plan(x, index):
-    """``indexing._plan`` for a CUDA tensor: (v, offsets, dim_map, pos, result shape)."""
+def _parsed(x, index):
+    """NumPy's rules applied to ``x[index]`` on a CUDA tensor: (v, indexed dims, index tensors
+    broadcast and on v's device, their names, (dim_map, pos, result shape))."""
     v, adv, lone_mask = _ix._parse(x, index)
     if lone_mask is not None:  # a lone mask is its nonzero(): k index tensors side by side
         vdim, mask = lone_mask
@@ -64,14 +65,27 @@ def _plan(x, index):
     index_shape, tensors = _ix._broadcast_indices([_on(a[2], v) for a in adv])
     vdims = tuple(a[1] for a in adv)
     names = tuple(a[3] for a in adv)
+    return v, vdims, tensors, names, _ix._layout(v, vdims, index_shape, adjacent)
+
+
+def _plan(x, index):
+    """``indexing._plan`` for a CUDA tensor: (v, offsets, dim_map, pos, result shape)."""
+    v, vdims, tensors, names, layout = _parsed(x, index)
     offsets = _cuda().index_offsets(v, vdims, tensors, names, "an advanced index")
-    return (v, offsets, *_ix._layout(v, vdims, index_shape, adjacent))
+    return (v, offsets, *layout)
 
 
 def _index_cuda(x, index):
-    v, offsets, dim_map, pos, shape = _plan(x, index)
+    v, vdims, tensors, names, (dim_map, pos, shape) = _parsed(x, index)
     out = _core._empty(shape, x.dtype, x.device)
-    return _cuda().index_get(v, offsets, dim_map, pos, out)
+    k = _cuda()
+    # one index picking whole rows: one launch (Note [Gathering whole rows])
+    if len(tensors) == 1:
+        what = "an advanced index"
+        if k.index_rows(v, vdims[0], tensors[0], dim_map, pos, out, names[0], what):
+            return out
+    offsets = k.index_offsets(v, vdims, tensors, names, "an advanced index")
+    return k.index_get(v, offsets, dim_map, pos, out)
 
 
 def _index_put_cuda(x, index, value, accumulate=False):
@@ -83,10 +97,14 @@ def _index_put_cuda(x, index, value, accumulate=False):
 
 def _take_cuda(x, indices, axis):
     k = _cuda()
-    off = k.index_offsets(x, (axis,), (_on(indices, x),), (axis,), "take")
+    indices = _on(indices, x)
     dim_map = (*range(axis), *([-1] * indices.ndim), *range(axis + 1, x.ndim))
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1 :]
-    return k.index_get(x, off, dim_map, axis, _core._empty(shape, x.dtype, x.device))
+    out = _core._empty(shape, x.dtype, x.device)
+    if k.index_rows(x, axis, indices, dim_map, axis, out, axis, "take"):
+        return out
+    off = k.index_offsets(x, (axis,), (indices,), (axis,), "take")
+    return k.index_get(x, off, dim_map, axis, out)
 
 
 def _along(x, dim, index, what):

@@ -14,7 +14,9 @@ Then ``index_get`` / ``index_put`` run one loop over the result's shape: loop di
 ``dim_map[s]`` of ``t`` (if not -1) and dim ``s - pos`` of the offsets (if in range), so
 element i of the loop is at ``t + walked offset + offsets[...]``. The loop keeps the result's
 row-major order (dims are coalesced, never reordered): the thread's linear index is the
-element's row-major position, which the error report and the last-write rule below use.
+element's row-major position, which the error report and the last-write rule below use. One
+gather, of whole contiguous rows by one index tensor, skips the offsets and moves 16-byte vectors
+in one launch (Note [Gathering whole rows] below).
 
 Gathers and plain scatters only move bytes: one instantiation per element *size* (1, 2, 4, 8,
 16 bytes) serves every dtype of that size.
@@ -22,10 +24,11 @@ Gathers and plain scatters only move bytes: one instantiation per element *size*
 Note [Checking indices on the device]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 An index outside [-size, size) must raise IndexError naming the dim and its size, as on the
-CPU. The indices live on the device, so the offsets kernel checks them as it goes: a bad one
-adds nothing (its element points at t's first element, never outside the storage) and the
-smallest row-major position holding one goes to a slot in device memory (``atomicMin``: the
-same answer in any thread order). The host does **not** wait to read it: that would make every
+CPU. The indices live on the device, so the offsets kernel (or the whole rows' gather,
+``index_rows``) checks them as it goes: a bad one adds nothing (its element points at t's
+first element, never outside the storage; the rows' gather writes zeros) and the smallest
+row-major position holding one goes to a slot in device memory (``atomicMin``: the same answer
+in any thread order). The host does **not** wait to read it: that would make every
 advanced index, take, gather and scatter synchronise. The slot is reported at the host's next
 synchronisation with the device instead (Note [Errors found on the device are reported at the
 next synchronisation] in _deferred.py), which reads the value back from the index tensor for
@@ -85,6 +88,7 @@ __all__ = [
     "index_get",
     "index_offsets",
     "index_put",
+    "index_rows",
     "nonzero",
     "searchsorted",
 ]
@@ -107,6 +111,7 @@ def _move_instantiations():
         for i in _INDEX_TYPES
         for m in range(5)
     ]
+    names += [f"strided_index_rows<{c}, {i}>" for c in _CARRIERS.values() for i in _INDEX_TYPES]
     return names
 
 
@@ -254,6 +259,31 @@ def _bounds_report(t, dims, indices, names, what):
 
 # -- gathers and scatters ---------------------------------------------------------------------
 
+# Note [Gathering whole rows]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``table[idx]`` (and ``index_select``/``take`` along dim 0) on a table whose rows are
+# contiguous is the commonest gather (an embedding lookup), and the two steps of Note [CUDA
+# indexing is a gather over byte offsets] serve it badly: a memset and a launch build an int64
+# offset per index (reading the index, then reading and writing the offsets: 3 x 8 bytes an
+# index), and the gather then moves one element a thread, each thread unravelling its position
+# into three operands' offsets. ``index_rows`` does it in one launch instead: a thread per
+# 16-byte vector of an output row (Note [Vector loads in the contiguous elementwise loops] in
+# kernels/elementwise.cu is the same idea), the row's index read and checked by the thread
+# itself (the threads of a row read the same 8 bytes: one broadcast load for the warp). The
+# check and its report are the offsets kernel's, unchanged (Note [Checking indices on the
+# device]): the same slot reserved, the same smallest bad row-major position recorded by
+# atomicMin, the same IndexError at the next synchronisation. A bad index's row is written
+# with zeros (the error is raised before anyone can read it) and nothing is read for it, so a
+# table with no rows is never read at all. The bytes moved for good indices are the same, so
+# the result is the same bits.
+#
+# Taken when: one index tensor (after broadcasting) whose positions are one loop (contiguous,
+# stepped, reversed, 0-d; an expanded 2-D index is not), placed first in the result (``pos ==
+# 0``), and the result's other dims walk a block of the table that is one contiguous run of
+# bytes (the row: the table's trailing dims in row-major order). Everything else, a transposed
+# table included, takes the general path. The vector is the widest of 16, 8, 4, 2, 1 bytes
+# that divides the row's length, the table's address and row step and the output's address.
+
 
 def _loop_strides(t, offsets, dim_map, pos):
     """Byte strides over the loop's dims of ``t`` (walked dims) and of the offsets."""
@@ -262,6 +292,74 @@ def _loop_strides(t, offsets, dim_map, pos):
         ts.append(t.stride(d) * t.itemsize if d >= 0 else 0)
         os_.append(offsets.stride(s - pos) * 8 if pos <= s < pos + offsets.ndim else 0)
     return ts, os_
+
+
+# index_rows' 32-bit kernels count vectors below this (tests lower it to run the 64-bit one): a
+# grid-stride step past the last vector (i + the grid's size, at most about 2n) stays in int32
+_ROWS_INT32_LIMIT = 2**30
+
+
+def _row_bytes(t, walked, sizes):
+    """The bytes of one row if the ``walked`` dims of ``t`` (of loop ``sizes``) are one
+    contiguous run in row-major order, else None."""
+    expected = t.itemsize
+    for d, n in zip(reversed(walked), reversed(sizes), strict=True):
+        if n != 1 and t.stride(d) * t.itemsize != expected:
+            return None
+        expected *= n
+    return expected
+
+
+def index_rows(t, dim, idx, dim_map, pos, out, name=None, what="an advanced index"):
+    """``out = t[..., idx, ...]`` picking whole contiguous rows of ``t`` along ``dim`` with the
+    int64 ``idx``, in one launch (Note [Gathering whole rows]): True if done, False if this
+    gather is not one of rows (then nothing was launched or reserved)."""
+    nb = idx.ndim
+    if pos != 0 or idx.dtype is not int64 or out.numel() == 0 or not out.is_contiguous():
+        return False
+    if any(d != -1 for d in dim_map[:nb]):
+        return False
+    row = _row_bytes(t, dim_map[nb:], out.shape[nb:])
+    if row is None:
+        return False
+    loop_shape, loop_strides = _row_major_loop(idx.shape, [_byte_strides(idx)])
+    if len(loop_shape) > 1:
+        return False
+    _same_device(idx, t, "an index tensor")
+    _same_device(out, t, "out")
+    step = loop_strides[0][0] // 8 if loop_shape else 0
+    stride = t.stride(dim) * t.itemsize
+    vec = 16
+    while (row | t.data_ptr() | stride | out.data_ptr()) % vec:
+        vec //= 2
+    per_row = row // vec
+    n = out.nbytes // vec
+    # the kernel's byte offsets are 64-bit (pointer arithmetic, v * stride): only the vector
+    # count, divided by per_row, must fit 32-bit math
+    idx32 = n < _ROWS_INT32_LIMIT
+    backend = backend_for(t.device)
+    report = _bounds_report(t, (dim,), (idx,), (dim if name is None else name,), what)
+    bad = backend.checks.reserve(1, report, retains=idx.untyped_storage().nbytes)
+    index = "int32_t" if idx32 else "int64_t"
+    fn = _function(backend, ("index", "move"), f"strided_index_rows<{_CARRIERS[vec]}, {index}>")
+    magic, shift = _params.int_divider(per_row) if idx32 else (0, 0)
+    itype = np.int32 if idx32 else np.int64
+    args = (
+        np.uint64(out.data_ptr()),
+        np.uint64(t.data_ptr()),
+        np.uint64(idx.data_ptr()),
+        np.int64(step),
+        itype(n),
+        itype(per_row),
+        np.uint32(magic),
+        np.uint32(shift),
+        np.int64(t.shape[dim]),
+        np.int64(stride),
+        np.uint64(bad),
+    )
+    _launch.launch_1d(backend, fn, n, args, 1)
+    backend.checks.issued()  # STRIDED_CUDA_LAUNCH_BLOCKING: report now
+    return True
 
 
 def index_get(t, offsets, dim_map, pos, out):

@@ -85,6 +85,41 @@ __global__ void strided_index(Geometry<3> g, index_t n, long long* winner, int64
     }
 }
 
+// ---- the gather of whole rows: one launch, 16-byte vectors ------------------------------------
+// ``out[r, :] = t[wrap(idx[r]), :]`` where every picked row is ``row`` contiguous bytes (Note
+// [Gathering whole rows] in strided/cuda/_index.py). V is an unsigned type (or the 16-byte
+// complex128_t) of the widest size that divides the row, t's address and row step and out's
+// address, so every access is aligned; ``per_row`` = row / sizeof(V). Thread i moves vector
+// ``j = i % per_row`` of output row ``r = i / per_row`` (the division by the host's multiplier
+// in 32-bit kernels: Note [Division by a loop size as a multiplication] in common.cuh); the
+// threads of one row read the same index, one broadcast load for the warp. The check is the
+// offsets kernel's: for an index outside [-size, size) the first thread of its row records the
+// row's position with atomicMin (the row's position in the index tensor is r, as the index is
+// one loop of ``idx_step`` elements) and the row is written with zeros.
+template <typename V, typename index_t>
+__global__ void strided_index_rows(V* out, const char* t, const int64_t* idx, int64_t idx_step,
+                                   index_t n, index_t per_row, uint32_t magic, uint32_t shift,
+                                   int64_t size, int64_t stride, long long* bad) {
+    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (index_t)blockDim.x * gridDim.x) {
+        index_t r;
+        if constexpr (sizeof(index_t) == 4) {
+            r = (index_t)divide_by_magic((uint32_t)i, magic, shift);
+        } else {
+            r = i / per_row;
+        }
+        index_t j = i - r * per_row;
+        int64_t v = idx[(int64_t)r * idx_step];
+        if (v < -size || v >= size) {
+            if (j == 0) atomicMin(bad, (long long)r);
+            out[i] = V{};  // read nothing: a table of 0 rows has no row 0
+            continue;
+        }
+        if (v < 0) v += size;
+        out[i] = reinterpret_cast<const V*>(t + v * stride)[j];
+    }
+}
+
 // ---- accumulation: *p += v as one atomic step, for every dtype --------------------------------
 // CUDA has atomicAdd for 32- and 64-bit integers (wrapping: two's complement addition is the
 // same for signed and unsigned), float and double (sm_60+). Complex adds its two parts apart
