@@ -115,10 +115,22 @@ __device__ __forceinline__ void operand_offsets(const Geometry<N>& g, index_t i,
     }
 }
 
+// Operand k's scalar, the bytes the host put in ``g.scalars[k]``, as a T. ``scalars`` is only
+// 8-byte aligned in the struct (it starts 8 bytes past a multiple of 16), while a complex128 is
+// a 16-byte-aligned type: reading it through a ``const T*`` would tell the compiler it may load
+// the 16 bytes at once, which needs an address 16 bytes aligned (the emulator's UBSan build
+// reports it). Copying the bytes into a T asks for no alignment the struct does not have.
+template <typename T, int N>
+__device__ __forceinline__ T scalar_operand(const Geometry<N>& g, int k) {
+    T v;
+    memcpy(&v, &g.scalars[k][0], sizeof(T));
+    return v;
+}
+
 // Operand k at byte offset ``off``: an element of memory, or the scalar the host passed.
 template <typename T, int N, typename index_t>
 __device__ __forceinline__ T load_operand(const Geometry<N>& g, int k, index_t off) {
-    if (g.data[k] == 0) return *reinterpret_cast<const T*>(&g.scalars[k][0]);
+    if (g.data[k] == 0) return scalar_operand<T>(g, k);
     return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(g.data[k]) + off);
 }
 

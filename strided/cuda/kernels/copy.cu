@@ -19,7 +19,7 @@ __global__ void strided_copy(Geometry<2> g, index_t n) {
 // dst[i] = the scalar in g.scalars[1] (operand 1 is that scalar).
 template <typename T, typename index_t, bool CONTIG>
 __global__ void strided_fill(Geometry<2> g, index_t n) {
-    T value = *reinterpret_cast<const T*>(&g.scalars[1][0]);
+    T value = scalar_operand<T>(g, 1);
     for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (index_t)blockDim.x * gridDim.x) {
         if (CONTIG) {

@@ -65,7 +65,7 @@ __device__ __forceinline__ aligned_vector<T, VEC> load_vector(const Geometry<N>&
                                                               index_t v) {
     aligned_vector<T, VEC> r;
     if (g.data[k] == 0) {
-        T s = *reinterpret_cast<const T*>(&g.scalars[k][0]);
+        T s = scalar_operand<T>(g, k);
 #pragma unroll
         for (int e = 0; e < VEC; ++e) r.val[e] = s;
     } else {
