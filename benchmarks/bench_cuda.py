@@ -12,6 +12,7 @@ op's launch overhead reported next to CuPy's and PyTorch's.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 
@@ -92,8 +93,9 @@ def _mlp_step(cp, torch, timeit, rows, dev):
 
 def _compiled_mlp_step(torch, timeit, rows, dev):
     """bench_compile.py's MLP step compiled (compiled_mlp_step in bench_cuda_host.py) against
-    the same step in PyTorch CUDA, eager and under torch.compile (when it runs here); the
-    CuPy column is empty. Its losses are checked against eager strided's first."""
+    the same step in PyTorch CUDA, eager and under torch.compile (when it runs here and
+    BENCH_TORCH_COMPILE is not 0); the CuPy column is empty. Its losses are checked against
+    eager strided's first."""
     from bench_autograd import BATCH, LR, _init
 
     s_step = compiled_mlp_step(dev)
@@ -113,7 +115,10 @@ def _compiled_mlp_step(torch, timeit, rows, dev):
             return -(logp * onehot).sum() / BATCH
 
         opt = torch.optim.SGD(ps, lr=LR, fused=True)
-        for label, fn in (("eager", loss_fn), ("torch.compile", torch.compile(loss_fn))):
+        pairs = [("eager", loss_fn)]
+        if os.environ.get("BENCH_TORCH_COMPILE", "1") != "0":  # its compile takes ~20 s
+            pairs.append(("torch.compile", torch.compile(loss_fn)))
+        for label, fn in pairs:
 
             def t_step(fn=fn):
                 fn(x, onehot).backward()
