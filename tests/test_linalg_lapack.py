@@ -589,6 +589,45 @@ def test_singular_and_indefinite_matrices_on_a_device(device):
     assert np.asarray(L.det(t).cpu()).tolist() == [1.0, 0.0, 1.0]
 
 
+def test_solve_and_inv_wait_for_the_device_once_after_all_their_work(monkeypatch):
+    # Note [One wait for a solve]: the check of getrf's infos is queued before getrs and read
+    # after it, so the host reads the device once, last, and a singular matrix still raises
+    from strided._cpu import lapack
+    from strided.cuda._backend import backend_for
+
+    dev = "cuda-emulated"
+    events = []
+    real_batch = lapack.run_batch
+    backend = backend_for(strided.device(dev))
+    real_read = backend.copy_to_host
+
+    def batch(routine, *args):
+        events.append(routine)
+        return real_batch(routine, *args)
+
+    def read(*args):
+        events.append("read")
+        return real_read(*args)
+
+    monkeypatch.setattr(lapack, "run_batch", batch)
+    monkeypatch.setattr(backend, "copy_to_host", read)
+    a = np.stack([np.eye(3) * 2, np.eye(3) + 1])
+    t = strided.asarray(a, device=dev)
+    b = strided.asarray(np.ones((2, 3, 2)), device=dev)
+    for fn, want in ((lambda: L.solve(t, b), np.linalg.solve(a, np.ones((2, 3, 2)))),
+                     (lambda: L.inv(t), np.linalg.inv(a))):  # fmt: skip
+        events.clear()
+        got = fn()
+        assert events == ["getrf", "getrs", "read"]
+        _close(got.cpu(), want, "one wait", np.dtype("float64"))
+    singular = strided.asarray(np.stack([np.eye(3), np.ones((3, 3))]), device=dev)
+    for fn in (lambda: L.solve(singular, b), lambda: L.inv(singular)):
+        events.clear()
+        with pytest.raises(L.LinAlgError, match=r"matrix \(1,\) of the batch is singular"):
+            fn()
+        assert events[:3] == ["getrf", "getrs", "read"]
+
+
 @GPU_ONLY
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
 def test_factorisations_on_a_gpu_through_cusolver(dtype, rng):

@@ -224,13 +224,39 @@ def _batch(x):
     return tuple(x.shape[:-2])
 
 
-def _first_failed(info):
-    """The flat batch index of the first matrix whose LAPACK info is positive, or None."""
-    flat = info.reshape(-1)
-    bad = _ew.greater(flat, 0)
-    if not bool(_red.any(bad)):
+# Note [One wait for a solve]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A singular matrix must raise LinAlgError naming it, and only the host can raise: the check
+# reads getrf's infos back, which waits for the device to finish everything queued before it.
+# Read between getrf and getrs, as LAPACK's order suggests, that wait comes in the middle of
+# the op: on a GPU the host sits idle until the factorisation is done, then queues the copy of
+# the right-hand sides and getrs, which the device waits for in turn (two gaps of a few tens of
+# microseconds for a batch of small systems). So ``solve`` and ``inv`` *queue* the check first
+# (``_failures``: which matrices failed, and whether any did, as device tensors computed from
+# getrf's infos), then getrs, and read the check last (``_first_of``): one wait, at the end,
+# after all the work is queued. A singular matrix's getrs divides by its zero pivot and fills
+# its solution with inf or nan, which is thrown away with the error; the others are unharmed.
+
+
+def _failures(info):
+    """(which matrices' LAPACK info is positive, whether any is) as tensors on info's device,
+    queued and not read (Note [One wait for a solve])."""
+    bad = _ew.greater(info.reshape(-1), 0)
+    return bad, _red.any(bad)
+
+
+def _first_of(failures):
+    """The flat batch index of the first matrix ``_failures`` found failed, or None: reading
+    it waits for the device."""
+    bad, any_bad = failures
+    if not bool(any_bad):
         return None
     return int(_red.argmax(bad))
+
+
+def _first_failed(info):
+    """The flat batch index of the first matrix whose LAPACK info is positive, or None."""
+    return _first_of(_failures(info))
 
 
 def _where(index, batch):
@@ -336,8 +362,9 @@ def _errstate_quiet():
     return errstate(divide="ignore", invalid="ignore") if errstate else contextlib.nullcontext()
 
 
-def _raise_singular(name, info, batch):
-    failed = _first_failed(info)
+def _raise_singular(name, failures, batch):
+    """Raise LinAlgError naming the first singular matrix ``_failures`` found, if any."""
+    failed = _first_of(failures)
     if failed is not None:
         raise LinAlgError(
             f"{name}: {_where(failed, batch)} is singular (its LU factorisation has an exact "
@@ -364,7 +391,7 @@ def _inv_kernel(x):
     x, dtype = _matrices("inv", x)
     n = x.shape[-1]
     lu, ipiv, info = _lu("inv", x, dtype)
-    _raise_singular("inv", info, _batch(x))
+    failures = _failures(info)  # queued now, read after getrs: Note [One wait for a solve]
     from strided._ops import creation as _creation
 
     y = contiguous_copy(
@@ -374,6 +401,7 @@ def _inv_kernel(x):
     # A^T Y = I: Y = inv(A)^T column-major, which is inv(A) row-major (Note [Row-major
     # matrices are LAPACK's transposes])
     _run_batch("getrs", lu, y, ipiv, info, n, n, 0, n, "N")
+    _raise_singular("inv", failures, _batch(x))
     return y
 
 
@@ -426,12 +454,13 @@ def _solve_kernel(x1, x2):
         k = x2.shape[-1]
     a = _vops.broadcast_to(x1, batch + (n, n))
     lu, ipiv, info = _lu("solve", a, dtype)
-    _raise_singular("solve", info, batch)
+    failures = _failures(info)  # queued now, read after getrs: Note [One wait for a solve]
     if vector:
         b = contiguous_copy(_vops.broadcast_to(x2, batch + (n,)), dtype).reshape(batch + (1, n))
     else:
         b = contiguous_copy(_vops.matrix_transpose(_vops.broadcast_to(x2, batch + (n, k))), dtype)
     _run_batch("getrs", lu, b, ipiv, info, n, n, 0, k, "T")
+    _raise_singular("solve", failures, batch)
     return b.reshape(batch + (n,)) if vector else _vops.matrix_transpose(b)
 
 
