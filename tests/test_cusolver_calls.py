@@ -199,6 +199,7 @@ class _FakeCupy:
 
     def __init__(self):
         self.buffers = []
+        self.aranges = 0  # the arrays of addresses made (Note [A batched LU's arrays of ...])
         device = types.SimpleNamespace(
             get_cusolver_handle=lambda: "handle", get_cublas_handle=lambda: "blas handle"
         )
@@ -212,6 +213,7 @@ class _FakeCupy:
         return self._kept(np.zeros(size, dtype))
 
     def arange(self, start, stop, step, dtype):
+        self.aranges += 1
         return self._kept(np.arange(start, stop, step, dtype=dtype))
 
 
@@ -232,7 +234,10 @@ def fake(monkeypatch):
     # cholesky's potrf goes through the 64-bit API (Note [cuSOLVER's 64-bit API for Cholesky]),
     # never the real library's here: the pointers are host memory
     monkeypatch.setattr(_solver, "_x_lib", [_fake_x_api(cusolver.calls)])
+    # the kept arrays of addresses name this test's host buffers: a table of its own
+    monkeypatch.setattr(_solver, "_addresses_made", {})
     backend = types.SimpleNamespace(cupy=_FakeCupy(), index=0, _stream=lambda: 1234)
+    backend._on_device = contextlib.nullcontext
     backend.memset = lambda ptr, value, nbytes: ctypes.memset(ptr, value, nbytes)
     backend.cublas = cublas
     return backend, cusolver
@@ -368,3 +373,30 @@ def test_empty_matrices_take_lapacks_quick_return(fake):
         _solver.batch(backend, routine, a, None, None, info, m, n, k, nrhs)
         assert np.asarray(info).tolist() == [0, 0], routine
     assert cusolver.calls == []
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_batched_getrs_keeps_getrfs_infos_and_the_arrays_of_addresses(fake, dtype, rng):
+    # Note [One wait for a solve]: solve and inv queue their check of getrf's infos before
+    # getrs, so getrsBatched (whose info is one host int) leaves the device infos as they are;
+    # and Note [A batched LU's arrays of addresses]: getrs finds getrf's array of the factors,
+    # a second solve at the same addresses finds all of them
+    backend, _ = fake
+    n, batch = 4, 3
+    a = rng.standard_normal((batch, n, n)) + 3 * np.eye(n)
+    a[2] = 0.0  # singular: getrf's info > 0
+    lu = strided.asarray(a.astype(dtype))
+    ipiv = strided.zeros((batch, n), dtype="int32")
+    info = strided.zeros((batch,), dtype="int32")
+    _solver.batch(backend, "getrf", lu, None, ipiv, info, n, n)
+    after_getrf = np.asarray(info).tolist()
+    assert after_getrf[2] > 0 and after_getrf[:2] == [0, 0]
+    b = strided.asarray(rng.standard_normal((batch, 2, n)).astype(dtype))
+    expected = b.clone()
+    lapack.run_batch("getrs", lu.clone(), expected, ipiv.clone(), info.clone(), n, n, 0, 2, "T")
+    _solver.batch(backend, "getrs", lu, b, ipiv, info, n, n, 0, 2, "T")
+    assert np.asarray(info).tolist() == after_getrf
+    np.testing.assert_allclose(np.asarray(b)[:2], np.asarray(expected)[:2], rtol=1e-12)
+    assert backend.cupy.aranges == 2  # the factors' (getrf's, found again by getrs), b's
+    _solver.batch(backend, "getrs", lu, b, ipiv, info, n, n, 0, 2, "T")
+    assert backend.cupy.aranges == 2

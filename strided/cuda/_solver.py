@@ -38,11 +38,13 @@ one square matrix of at most ``BATCHED_N`` rows goes to cuBLAS's ``<t>getrfBatch
 ``<t>getrsBatched``: one call for the whole batch, with LAPACK's arguments again (1-based
 pivots in n ints per matrix, one device ``info`` per matrix for getrf, > 0 for a singular
 factor), plus what a batched routine needs: a device array of the matrices' addresses
-(``_addresses``: start, start + step, ..., made by one small kernel, as CuPy makes them),
-and for getrs a *host* ``info`` that reports only an invalid argument (each matrix's info is
-then LAPACK's 0). Past ``BATCHED_N`` rows a matrix's O(n^3) work dominates and cuSOLVER's
-blocked getrf is the faster one. Cholesky and the eigensolver have batched routines too
-(cuSOLVER's potrfBatched and syevjBatched: the next step, after measurements on a GPU).
+(``_addresses``: start, start + step, ..., made by one small kernel, as CuPy makes them, and
+kept: Note [A batched LU's arrays of addresses]), and for getrs a *host* ``info`` that reports
+only an invalid argument (each matrix's info is left as getrf wrote it, where LAPACK's getrs
+would write 0: nobody reads it). Past ``BATCHED_N`` rows a matrix's O(n^3) work dominates
+and cuSOLVER's blocked getrf is the faster one. Cholesky and the eigensolver have batched
+routines too (cuSOLVER's potrfBatched and syevjBatched: the next step, after measurements on
+a GPU).
 
 The SVD and the nonsymmetric eigenproblem (``?gesdd``, ``?geev``) are not here: they run on
 the CPU through host memory on every CUDA device (``on_host`` in linalg_solve.py).
@@ -56,10 +58,32 @@ _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 BATCHED_N = 256  # LU of a batch of matrices up to this size: cuBLAS's batched routines
 
 
-def _addresses(cupy, start, step, count):
+# Note [A batched LU's arrays of addresses]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# cuBLAS's batched routines read the matrices' addresses from a device array, and a solve
+# needs three of them (the factors for getrf and again for getrs, the right-hand sides for
+# getrs): each one a small kernel (a launch, ~5-10 us of host time on an H200) before the cuBLAS
+# call. The array of ``start + i * step`` depends on (start, step, count) alone, never on what
+# lies at those addresses, so it is kept under that key and made once: getrs finds getrf's,
+# and a loop of solves, whose tensors CuPy's memory pool hands back at the same addresses, finds
+# all of them. The kept arrays are a few bytes a matrix; past ``_ADDRESSES_KEPT`` keys the
+# table starts again.
+_ADDRESSES_KEPT = 64
+_addresses_made = {}  # (device index, start, step, count) -> the device array
+
+
+def _addresses(backend, start, step, count):
     """A device array of the ``count`` addresses ``start + i * step``: the array of matrices a
-    batched cuBLAS routine reads (the caller keeps it alive until the call is queued)."""
-    return cupy.arange(start, start + step * count, step, dtype=cupy.uintp)
+    batched cuBLAS routine reads (Note [A batched LU's arrays of addresses])."""
+    key = (backend.index, start, step, count)
+    made = _addresses_made.get(key)
+    if made is None:
+        if len(_addresses_made) >= _ADDRESSES_KEPT:
+            _addresses_made.clear()
+        cupy = backend.cupy
+        made = cupy.arange(start, start + step * count, step, dtype=cupy.uintp)
+        _addresses_made[key] = made
+    return made
 
 
 def _lu_batched(backend, routine, t, pa, a_step, pb, b_step, pp, pi, info, n, nrhs, op):
@@ -68,21 +92,22 @@ def _lu_batched(backend, routine, t, pa, a_step, pb, b_step, pp, pi, info, n, nr
     import numpy as np
     from cupy_backends.cuda.libs import cublas
 
-    cupy = backend.cupy
     nbatch = info.numel()
-    handle = cupy.cuda.device.get_cublas_handle()
+    handle = backend.cupy.cuda.device.get_cublas_handle()
     cublas.setStream(handle, backend._stream())
-    matrices = _addresses(cupy, pa, a_step, nbatch)
+    matrices = _addresses(backend, pa, a_step, nbatch)
     if routine == "getrf":
         getattr(cublas, t + "getrfBatched")(handle, n, matrices.data.ptr, n, pp, pi, nbatch)
         return
-    rhs = _addresses(cupy, pb, b_step, nbatch)
+    rhs = _addresses(backend, pb, b_step, nbatch)
     status = np.zeros(1, np.int32)  # host memory: written before the call returns
     getattr(cublas, t + "getrsBatched")(handle, op, n, nrhs, matrices.data.ptr, n, pp,
                                         rhs.data.ptr, n, status.ctypes.data, nbatch)  # fmt: skip
     if status[0] < 0:
         raise RuntimeError(f"cublas{t.upper()}getrsBatched: argument {-status[0]} is invalid")
-    backend.memset(pi, 0, info.nbytes)  # LAPACK's getrs: info 0 for every matrix
+    # no per-matrix info to write: getrs's is LAPACK's 0 for valid arguments, and the callers
+    # have queued their check of getrf's info before getrs (Note [One wait for a solve] in
+    # linalg_solve.py), so ``info`` keeps what getrf wrote rather than pay a memset for a 0
 
 
 # Note [cuSOLVER's 64-bit API for Cholesky]
@@ -182,7 +207,7 @@ def batch(backend, routine, a, b, ipiv, info, m, n, k=0, nrhs=0, c1="N", c2="N")
     pi = info.data_ptr()
     if routine in ("getrf", "getrs") and m == n <= BATCHED_N and nbatch > 1:
         op = {"N": cublas.CUBLAS_OP_N, "T": cublas.CUBLAS_OP_T, "C": cublas.CUBLAS_OP_C}[c1]
-        with cupy.cuda.Device(backend.index):
+        with backend._on_device():
             _lu_batched(backend, routine, t, pa, a_step, pb, b_step, pp, pi, info, n, nrhs, op)
         return
     fill = {"L": cublas.CUBLAS_FILL_MODE_LOWER, "U": cublas.CUBLAS_FILL_MODE_UPPER}
