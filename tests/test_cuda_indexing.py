@@ -548,3 +548,16 @@ def test_gathers_of_whole_rows_report_bad_indices_as_the_offsets_do(device, bloc
     with pytest.raises(IndexError, match="index 0 is out of bounds for dim 0 with size 0"):
         strided.take(empty, strided.asarray([0, 0], device=device), axis=0).cpu()
     np.testing.assert_array_equal(x[strided.asarray([-9, 8], device=device)].cpu(), x.cpu()[[0, 8]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gathers_of_whole_rows_over_many_blocks(device, rng, thread_order):
+    """Many blocks of 4 vectors a thread, a partial last tile, and bad indices in several
+    blocks: the smallest position is reported, whatever the blocks' order."""
+    table = rng.standard_normal((300, 64)).astype(np.float32)
+    x = strided.asarray(table, device=device)
+    idx = rng.integers(-300, 300, 1001)
+    np.testing.assert_array_equal(x[strided.asarray(idx, device=device)].cpu(), table[idx])
+    idx[[700, 333, 999]] = [300, -301, 1000]
+    with pytest.raises(IndexError, match="index -301 is out of bounds for dim 0 with size 300"):
+        x[strided.asarray(idx, device=device)].cpu()

@@ -266,10 +266,11 @@ def _bounds_report(t, dims, indices, names, what):
 # indexing is a gather over byte offsets] serve it badly: a memset and a launch build an int64
 # offset per index (reading the index, then reading and writing the offsets: 3 x 8 bytes an
 # index), and the gather then moves one element a thread, each thread unravelling its position
-# into three operands' offsets. ``index_rows`` does it in one launch instead: a thread per
-# 16-byte vector of an output row (Note [Vector loads in the contiguous elementwise loops] in
-# kernels/elementwise.cu is the same idea), the row's index read and checked by the thread
-# itself (the threads of a row read the same 8 bytes: one broadcast load for the warp). The
+# into three operands' offsets. ``index_rows`` does it in one launch instead, moving 16-byte
+# vectors of the output rows (Note [Vector loads in the contiguous elementwise loops] in
+# kernels/elementwise.cu is the same idea), four a thread with all four loads issued before a
+# store, each vector's row index read and checked by the thread itself (the threads of a row
+# read the same 8 bytes: one broadcast load for the warp). The
 # check and its report are the offsets kernel's, unchanged (Note [Checking indices on the
 # device]): the same slot reserved, the same smallest bad row-major position recorded by
 # atomicMin, the same IndexError at the next synchronisation. A bad index's row is written
@@ -297,6 +298,7 @@ def _loop_strides(t, offsets, dim_map, pos):
 # index_rows' 32-bit kernels count vectors below this (tests lower it to run the 64-bit one): a
 # grid-stride step past the last vector (i + the grid's size, at most about 2n) stays in int32
 _ROWS_INT32_LIMIT = 2**30
+_ROWS_UNROLL = 4  # vectors a thread per trip: STRIDED_INDEX_ROWS_UNROLL in kernels/index.cu
 
 
 def _row_bytes(t, walked, sizes):
@@ -357,7 +359,7 @@ def index_rows(t, dim, idx, dim_map, pos, out, name=None, what="an advanced inde
         np.int64(stride),
         np.uint64(bad),
     )
-    _launch.launch_1d(backend, fn, n, args, 1)
+    _launch.launch_1d(backend, fn, n, args, _ROWS_UNROLL)
     backend.checks.issued()  # STRIDED_CUDA_LAUNCH_BLOCKING: report now
     return True
 

@@ -89,34 +89,56 @@ __global__ void strided_index(Geometry<3> g, index_t n, long long* winner, int64
 // ``out[r, :] = t[wrap(idx[r]), :]`` where every picked row is ``row`` contiguous bytes (Note
 // [Gathering whole rows] in strided/cuda/_index.py). V is an unsigned type (or the 16-byte
 // complex128_t) of the widest size that divides the row, t's address and row step and out's
-// address, so every access is aligned; ``per_row`` = row / sizeof(V). Thread i moves vector
-// ``j = i % per_row`` of output row ``r = i / per_row`` (the division by the host's multiplier
-// in 32-bit kernels: Note [Division by a loop size as a multiplication] in common.cuh); the
-// threads of one row read the same index, one broadcast load for the warp. The check is the
+// address, so every access is aligned; ``per_row`` = row / sizeof(V). Vector i of the output
+// is vector ``j = i % per_row`` of output row ``r = i / per_row`` (the division by the host's
+// multiplier in 32-bit kernels: Note [Division by a loop size as a multiplication] in
+// common.cuh); the threads of one row read the same index, one broadcast load for the warp, and
+// a thread moves STRIDED_INDEX_ROWS_UNROLL vectors a trip, loading all before storing any, so
+// that several (index, row) chains of dependent loads are in flight at once. The check is the
 // offsets kernel's: for an index outside [-size, size) the first thread of its row records the
 // row's position with atomicMin (the row's position in the index tensor is r, as the index is
 // one loop of ``idx_step`` elements) and the row is written with zeros.
+#define STRIDED_INDEX_ROWS_UNROLL 4  // _ROWS_UNROLL in strided/cuda/_index.py
+
 template <typename V, typename index_t>
 __global__ void strided_index_rows(V* out, const char* t, const int64_t* idx, int64_t idx_step,
                                    index_t n, index_t per_row, uint32_t magic, uint32_t shift,
                                    int64_t size, int64_t stride, long long* bad) {
-    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (index_t)blockDim.x * gridDim.x) {
-        index_t r;
-        if constexpr (sizeof(index_t) == 4) {
-            r = (index_t)divide_by_magic((uint32_t)i, magic, shift);
-        } else {
-            r = i / per_row;
+    // A block takes UNROLL * blockDim.x consecutive vectors per trip, thread k of it vectors
+    // k, k + blockDim.x, ...: a warp's vectors stay neighbours in the output. The trip is three
+    // passes so that nothing stands between independent loads: every index, then every row's
+    // vector (a bad index's load is skipped, not branched around), then the reports and stores.
+    const index_t tile = (index_t)blockDim.x * STRIDED_INDEX_ROWS_UNROLL;
+    for (index_t first = (index_t)blockIdx.x * tile + threadIdx.x; first < n;
+         first += tile * gridDim.x) {
+        index_t row[STRIDED_INDEX_ROWS_UNROLL], col[STRIDED_INDEX_ROWS_UNROLL];
+        int64_t at[STRIDED_INDEX_ROWS_UNROLL];
+        V got[STRIDED_INDEX_ROWS_UNROLL];
+#pragma unroll
+        for (int u = 0; u < STRIDED_INDEX_ROWS_UNROLL; ++u) {
+            index_t i = first + (index_t)u * blockDim.x;
+            if constexpr (sizeof(index_t) == 4) {
+                row[u] = (index_t)divide_by_magic((uint32_t)i, magic, shift);
+            } else {
+                row[u] = i / per_row;
+            }
+            col[u] = i - row[u] * per_row;
+            at[u] = i < n ? idx[(int64_t)row[u] * idx_step] : 0;
         }
-        index_t j = i - r * per_row;
-        int64_t v = idx[(int64_t)r * idx_step];
-        if (v < -size || v >= size) {
-            if (j == 0) atomicMin(bad, (long long)r);
-            out[i] = V{};  // read nothing: a table of 0 rows has no row 0
-            continue;
+#pragma unroll
+        for (int u = 0; u < STRIDED_INDEX_ROWS_UNROLL; ++u) {
+            index_t i = first + (index_t)u * blockDim.x;
+            int64_t v = at[u] < 0 ? at[u] + size : at[u];
+            bool ok = i < n && at[u] >= -size && at[u] < size;
+            got[u] = ok ? reinterpret_cast<const V*>(t + v * stride)[col[u]] : V{};
         }
-        if (v < 0) v += size;
-        out[i] = reinterpret_cast<const V*>(t + v * stride)[j];
+#pragma unroll
+        for (int u = 0; u < STRIDED_INDEX_ROWS_UNROLL; ++u) {
+            index_t i = first + (index_t)u * blockDim.x;
+            if (i >= n) break;
+            if (col[u] == 0 && (at[u] < -size || at[u] >= size)) atomicMin(bad, (long long)row[u]);
+            out[i] = got[u];  // a bad index's row: zeros, read nothing (a table may have no rows)
+        }
     }
 }
 
