@@ -575,12 +575,23 @@ def test_factorisations_run_on_the_emulated_device_itself(dtype, rng, monkeypatc
 
 
 @pytest.mark.parametrize("device", ["cuda-emulated", pytest.param("cuda", marks=GPU_ONLY)])
-def test_singular_and_indefinite_matrices_on_a_device(device):
+def test_singular_and_indefinite_matrices_on_a_device(device, monkeypatch):
     a = np.stack([np.eye(3), np.ones((3, 3)), np.eye(3)])  # matrix 1 of the batch is singular
     t = strided.asarray(a, device=device)
-    for fn in (L.inv, lambda x: L.solve(x, strided.ones((3, 3, 2), device=device))):
+    regular = {"inv": np.eye(3), "solve": np.ones((3, 2))}  # of the eyes, matrices 0 and 2
+    ones = strided.ones((3, 3, 2), device=device)
+    for name, fn in (("inv", L.inv), ("solve", lambda x: L.solve(x, ones))):
+        # Note [One wait for a solve]: found on the device, raised when the host next waits
+        got = fn(t)
         with pytest.raises(L.LinAlgError, match=r"matrix \(1,\) of the batch is singular"):
-            fn(t)
+            got.cpu()
+        with monkeypatch.context() as m:  # ... or by the op itself, with launch blocking
+            m.setenv("STRIDED_CUDA_LAUNCH_BLOCKING", "1")
+            with pytest.raises(L.LinAlgError, match=r"matrix \(1,\) .* singular.*found on"):
+                fn(t)
+        # the other matrices' results are unharmed
+        for i in (0, 2):
+            np.testing.assert_allclose(np.asarray(got[i].cpu()), regular[name])
     with pytest.raises(L.LinAlgError, match=r"matrix \(1,\) of the batch is not positive"):
         L.cholesky(t)
     sign, logabs = L.slogdet(t)
@@ -589,9 +600,10 @@ def test_singular_and_indefinite_matrices_on_a_device(device):
     assert np.asarray(L.det(t).cpu()).tolist() == [1.0, 0.0, 1.0]
 
 
-def test_solve_and_inv_wait_for_the_device_once_after_all_their_work(monkeypatch):
-    # Note [One wait for a solve]: the check of getrf's infos is queued before getrs and read
-    # after it, so the host reads the device once, last, and a singular matrix still raises
+def test_solve_and_inv_do_not_wait_for_the_device(monkeypatch):
+    # Note [One wait for a solve]: the check of getrf's infos is queued before getrs, and on a
+    # CUDA device its result goes to the device's check slots: the op never reads the device,
+    # and a singular matrix raises when the host next does
     from strided._cpu import lapack
     from strided.cuda._backend import backend_for
 
@@ -618,14 +630,19 @@ def test_solve_and_inv_wait_for_the_device_once_after_all_their_work(monkeypatch
                      (lambda: L.inv(t), np.linalg.inv(a))):  # fmt: skip
         events.clear()
         got = fn()
+        assert events == ["getrf", "getrs"]
+        _close(got.cpu(), want, "no wait", np.dtype("float64"))
         assert events == ["getrf", "getrs", "read"]
-        _close(got.cpu(), want, "one wait", np.dtype("float64"))
     singular = strided.asarray(np.stack([np.eye(3), np.ones((3, 3))]), device=dev)
-    for fn in (lambda: L.solve(singular, b), lambda: L.inv(singular)):
+    for fn, first in ((lambda: L.solve(singular, b), np.ones((3, 2))),
+                      (lambda: L.inv(singular), np.eye(3))):  # fmt: skip
         events.clear()
+        got = fn()
+        assert events == ["getrf", "getrs"]
         with pytest.raises(L.LinAlgError, match=r"matrix \(1,\) of the batch is singular"):
-            fn()
-        assert events[:3] == ["getrf", "getrs", "read"]
+            strided.cuda.synchronize(dev)
+        assert events == ["getrf", "getrs"]  # the check slots are read without copy_to_host
+        _close(got[0].cpu(), first, "the regular matrix", np.dtype("float64"))
 
 
 @GPU_ONLY

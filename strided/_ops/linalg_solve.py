@@ -233,9 +233,22 @@ def _batch(x):
 # the right-hand sides and getrs, which the device waits for in turn (two gaps of a few tens of
 # microseconds for a batch of small systems). So ``solve`` and ``inv`` *queue* the check first
 # (``_failures``: which matrices failed, and whether any did, as device tensors computed from
-# getrf's infos), then getrs, and read the check last (``_first_of``): one wait, at the end,
-# after all the work is queued. A singular matrix's getrs divides by its zero pivot and fills
-# its solution with inf or nan, which is thrown away with the error; the others are unharmed.
+# getrf's infos), then getrs, and read the check last (``_check_singular``): on the CPU at once,
+# after all the work is done. A singular matrix's getrs divides by its zero pivot and fills its
+# solution with inf or nan, which is thrown away with the error; the others are unharmed.
+#
+# On a CUDA device even one wait per solve is one too many: it drains the queue, so the host's
+# Python for the next op (its checks, copies and launches, tens of microseconds) no longer
+# overlaps the device's work, and a loop of solves runs at the host's pace plus the device's
+# instead of the slower of the two (DESIGN.md: no host sync inside ops). A singular matrix is
+# an error in the *data*, found on the device, like an index out of range: it is reported the
+# same way (Note [Errors found on the device are reported at the next synchronisation] in
+# strided/cuda/_deferred.py). The check's two results (whether any matrix failed, the first
+# that did) are copied into two of the device's check slots, and the LinAlgError, with the
+# same words, is raised when the host next waits for that device (``.cpu()``, ``.item()``,
+# printing, ``strided.cuda.synchronize()``); ``STRIDED_CUDA_LAUNCH_BLOCKING=1`` raises it in the
+# op itself. The result of a solve with a singular matrix is then there to be read, with inf
+# or nan in that matrix's solution, as PyTorch's ``linalg.solve_ex`` leaves it.
 
 
 def _failures(info):
@@ -362,15 +375,45 @@ def _errstate_quiet():
     return errstate(divide="ignore", invalid="ignore") if errstate else contextlib.nullcontext()
 
 
-def _raise_singular(name, failures, batch):
-    """Raise LinAlgError naming the first singular matrix ``_failures`` found, if any."""
-    failed = _first_of(failures)
-    if failed is not None:
-        raise LinAlgError(
-            f"{name}: {_where(failed, batch)} is singular (its LU factorisation has an exact "
-            "zero pivot): it has no inverse; strided.linalg.lstsq or pinv solve such systems "
-            "in the least-squares sense"
+def _singular(name, failed, batch, found=""):
+    """The LinAlgError for matrix ``failed`` (flat) of the batch, found singular."""
+    return LinAlgError(
+        f"{name}: {_where(failed, batch)} is singular (its LU factorisation has an exact "
+        "zero pivot): it has no inverse; strided.linalg.lstsq or pinv solve such systems in "
+        f"the least-squares sense{found}"
+    )
+
+
+def _check_singular(name, failures, batch):
+    """Raise LinAlgError naming the first singular matrix ``_failures`` found: at once on the
+    CPU; on a CUDA device when the host next waits for it (Note [One wait for a solve])."""
+    bad, any_bad = failures
+    if bad.device.is_cpu:
+        failed = _first_of(failures)
+        if failed is not None:
+            raise _singular(name, failed, batch)
+        return
+    if bad.numel() == 0:
+        return
+    from strided.cuda._backend import backend_for
+
+    backend = backend_for(bad.device)
+    first = _red.argmax(bad)
+    device = bad.device
+
+    def report(values):  # [whether any matrix failed, the first that did]
+        if values[0] == 0:
+            return None
+        found = (
+            f" (found on {device}; CUDA ops report such errors when the host next waits for "
+            "the device: set STRIDED_CUDA_LAUNCH_BLOCKING=1 to have it raised by the op itself)"
         )
+        return _singular(name, values[1], batch, found)
+
+    slots = backend.checks.reserve(2, report, fill=0)
+    backend.copy_device(slots, any_bad.data_ptr(), any_bad.itemsize)  # a bool: the low byte
+    backend.copy_device(slots + 8, first.data_ptr(), first.itemsize)
+    backend.checks.issued()
 
 
 def inv(x, /):
@@ -401,7 +444,7 @@ def _inv_kernel(x):
     # A^T Y = I: Y = inv(A)^T column-major, which is inv(A) row-major (Note [Row-major
     # matrices are LAPACK's transposes])
     _run_batch("getrs", lu, y, ipiv, info, n, n, 0, n, "N")
-    _raise_singular("inv", failures, _batch(x))
+    _check_singular("inv", failures, _batch(x))
     return y
 
 
@@ -460,7 +503,7 @@ def _solve_kernel(x1, x2):
     else:
         b = contiguous_copy(_vops.matrix_transpose(_vops.broadcast_to(x2, batch + (n, k))), dtype)
     _run_batch("getrs", lu, b, ipiv, info, n, n, 0, k, "T")
-    _raise_singular("solve", failures, batch)
+    _check_singular("solve", failures, batch)
     return b.reshape(batch + (n,)) if vector else _vops.matrix_transpose(b)
 
 
