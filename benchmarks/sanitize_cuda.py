@@ -125,7 +125,16 @@ def _families(rng):
         x = t.detach().requires_grad_()
         y = strided.log_softmax(x, dim=1)
         y.sum().backward()
-        return [y.detach(), x.grad, strided.softmax(t, dim=0)]
+        out = [y.detach(), x.grad, strided.softmax(t, dim=0)]
+        if t.numel():  # lines of a block: kept in registers (2400 a line, also along dim 0) or
+            # read again (9600 a line), Note [A softmax line read once]
+            long = strided.concatenate([t.reshape(-1)] * 200).reshape(8, -1)
+            out += [
+                strided.softmax(long, dim=1),
+                strided.log_softmax(long.T, dim=0),
+                strided.softmax(long.reshape(2, -1), dim=1),
+            ]
+        return out
 
     def halves(t):  # float16 and bfloat16 kernels, compared as float32 (a half sum may round once
         out = []  # more or less on the GPU than the CPU's widened sum: the family's tolerance)

@@ -961,6 +961,71 @@ def test_softmax_in_one_launch_matches_the_cpu(device, layout, dtype, log, rng, 
             assert len(names) == 1 and names[0].startswith("strided_softmax<"), (where, names)
 
 
+# (shape, dim, dtype, K): lines of a warp and of a block, along the last dim and another one,
+# in registers (K > 0) or read again (K = 0: float32 beyond 8192, float64 beyond 16 a thread)
+SOFTMAX_KEPT = [
+    ((64, 10), 1, "float32", 1), ((64, 10), 0, "float32", 2), ((5, 700), 1, "float32", 32),
+    ((5, 700), 1, "float64", 0), ((3, 2000), 1, "float64", 8), ((2, 1500, 3), 1, "float32", 8),
+    ((2, 8192), 1, "float32", 32), ((2, 4096), 1, "float64", 16), ((2, 8200), 1, "float32", 0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("index", ["int32_t", "int64_t"])
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_keeps_a_line_that_fits_in_registers(monkeypatch, index, log, rng):
+    """Note [A softmax line read once] (kernels/softmax.cu): a line whose thread's share fits in
+    registers is read once, by the instantiation of its K, and gives the bits of the kernel that
+    reads it again for each pass, on every layout (a transposed or reversed line steps through
+    memory); 64-bit indices keep 8 float64 a thread."""
+    from strided.cuda import _launch, _softmax
+
+    if index == "int64_t":
+        monkeypatch.setattr(_launch, "line_fits_int32", lambda *a: False)
+    f = strided.log_softmax if log else strided.softmax
+    kept = _softmax.kept_per_thread
+    for shape, dim, dtype, K in SOFTMAX_KEPT:
+        if index == "int64_t" and dtype == "float64" and K == 16:
+            K = 0
+        for layout in ("contiguous", "transposed", "stepped", "negative-stride", "expanded"):
+            pair = make_layout(layout, _softmax_inputs(shape, dtype, rng), rng)
+            if pair is None:
+                continue
+            d = on("cuda-emulated", pair[0])
+            monkeypatch.setattr(_softmax, "kept_per_thread", kept)
+            with strided.cuda.trace_launches() as launches:
+                got = f(d, dim=dim).cpu()
+            monkeypatch.setattr(_softmax, "kept_per_thread", lambda *a: 0)
+            again = f(d, dim=dim).cpu()
+            where = f"{f.__name__} of {layout} {shape} along {dim} ({dtype}, {index})"
+            ctype = _launch.C_TYPES[dtype]
+            assert [n for n, *_ in launches] == [
+                f"strided_softmax<{ctype}, {str(log).lower()}, {index}, {K}>"
+            ], where
+            assert np.array_equal(
+                np.asarray(got).view(np.uint8), np.asarray(again).view(np.uint8)
+            ), where
+
+
+@pytest.mark.skipif(
+    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
+    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
+    reason="NVRTC is not installed (pip install 'strided[cuda]')",
+)
+def test_softmax_kernels_compile_for_sm90_without_spills_loading_a_kept_line_once():
+    """Note [A softmax line read once]: the softmax module compiles for sm_90 without spills,
+    and the kept kernels of 8192- and 4096-wide float32 lines (K = 32, 16) have one load of the
+    input per slot (the kernel that reads again has unrolled loops, with more)."""
+    from strided.cuda import _softmax, compile_check
+
+    for key, source_name, names in _softmax.all_modules():
+        _, spills, _ = compile_check.compile_module(source_name, names, "sm_90")
+        assert not spills, (key, spills)
+    for K in (32, 16):
+        name = f"strided_softmax<float, false, int32_t, {K}>"
+        ptx = compile_check.ptx("softmax.cu", name)
+        assert ptx.count("ld.global.f32") == K, (name, ptx.count("ld.global.f32"))
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
 def test_softmax_backward_in_one_launch_matches_the_cpu(device, log, rng, thread_order):

@@ -174,22 +174,13 @@ def test_vector_widths_match_the_kernels():
 def test_the_contiguous_kernels_load_16_byte_vectors_for_sm90(name, vector_load):
     """NVRTC's PTX for sm_90 has the vector loads, and a float16 op widens and rounds with the
     hardware's conversions (Note [Hardware half conversions in the arithmetic kernels])."""
-    from cupy.cuda import nvrtc
-
-    from strided.cuda import _launch
+    from strided.cuda import compile_check
 
     family = name[len("strided_") : name.index("<")]
     assert any(name in names for key, _, names in _elementwise.all_modules() if key[0] == family), (
         "not an instantiation the runtime compiles"
     )
-    prog = nvrtc.createProgram(_launch.source("elementwise.cu"), "elementwise.cu", [], [])
-    try:
-        nvrtc.addNameExpression(prog, name)
-        nvrtc.compileProgram(prog, [*_launch.NVRTC_OPTIONS, "-arch=compute_90"])
-        ptx = nvrtc.getPTX(prog)
-    finally:
-        nvrtc.destroyProgram(prog)
-    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    ptx = compile_check.ptx("elementwise.cu", name)
     assert vector_load in ptx
     if "half_op" in name and "half_t," in name:
         assert "cvt.f32.f16" in ptx and "cvt.rn.f16.f32" in ptx

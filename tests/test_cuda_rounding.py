@@ -20,16 +20,7 @@ NVRTC = pytest.mark.skipif(
 
 
 def _ptx(source_name, name, options):
-    from cupy.cuda import nvrtc
-
-    prog = nvrtc.createProgram(_launch.source(source_name), source_name, [], [])
-    try:
-        nvrtc.addNameExpression(prog, name)
-        nvrtc.compileProgram(prog, [*options, "-arch=compute_90"])
-        ptx = nvrtc.getPTX(prog)
-    finally:
-        nvrtc.destroyProgram(prog)
-    return ptx.decode() if isinstance(ptx, bytes) else ptx
+    return compile_check.ptx(source_name, name, options)
 
 
 @NVRTC

@@ -12,6 +12,10 @@ its sum of exponentials with shuffles (Note in the kernel), and writes the line.
 
 - The group is a warp (32 threads, 8 lines per block of 256) for lines of up to 1024 elements,
   a class's logits or a sequence's scores, and the whole block for longer lines.
+- The forward reads a line from memory once where its thread's share fits in registers (32
+  float32 or 16 float64 elements a thread, 8 float64 with 64-bit indices: float32 lines up to
+  8192 long, float64 ones up to 512 and from 1025 to 4096), else once for each of its three
+  passes (Note [A softmax line read once] in the kernel).
 - The formulas are the composite's and the derivative table's, term for term. The results
   therefore agree with the CPU's within rounding, not bit for bit: the sums add in another
   order. They are deterministic for a given shape.
@@ -42,14 +46,42 @@ WARP_MAX_LINE = 1024  # lines up to this long get a warp each, longer ones a blo
 _DTYPES = ("float32", "float64")
 
 
+# A thread keeps up to this many elements of its line in registers (Note [A softmax line read
+# once] in kernels/softmax.cu), by dtype and index type: float64 with 64-bit indices would spill
+# at 16 under the kernel's 64 registers
+KEPT_MAX = {
+    ("float32", "int32_t"): 32,
+    ("float32", "int64_t"): 32,
+    ("float64", "int32_t"): 16,
+    ("float64", "int64_t"): 8,
+}
+
+
+def _kept(dtype_name, index):
+    """The K of the forward kernel's instantiations: 0 (read again) and the powers of two."""
+    return [0] + [1 << j for j in range(KEPT_MAX[dtype_name, index].bit_length())]
+
+
 def _names(dtype_name):
     t = _launch.C_TYPES[dtype_name]
-    return [
-        f"strided_softmax{kind}<{t}, {log}, {index}>"
-        for kind in ("", "_backward")
-        for log in ("false", "true")
-        for index in ("int32_t", "int64_t")
+    logs, indices = ("false", "true"), ("int32_t", "int64_t")
+    forward = [
+        f"strided_softmax<{t}, {log}, {index}, {k}>"
+        for log in logs
+        for index in indices
+        for k in _kept(dtype_name, index)
     ]
+    backward = [
+        f"strided_softmax_backward<{t}, {log}, {index}>" for log in logs for index in indices
+    ]
+    return forward + backward
+
+
+def kept_per_thread(dtype_name, index, L, W):
+    """The K the forward kernel takes for lines of ``L`` elements, ``W`` threads each."""
+    need = -(-L // W)
+    k = 1 << (need - 1).bit_length()
+    return k if k <= KEPT_MAX[dtype_name, index] else 0
 
 
 def all_modules():
@@ -64,16 +96,16 @@ def fusable(x, dims):
 
 def _lines(kind, x, axis, log, extra=()):
     """Launch ``strided_softmax<kind>`` over the lines of ``x`` along ``axis``; the fresh
-    row-major result."""
+    row-major result. The forward's name ends in the line's K (Note [A softmax line read
+    once])."""
     y = _core._empty(x.shape, x.dtype, x.device)
     L = x.shape[axis]
     g, kdims, M = _launch.line_geometry(x, axis, y, L)
     index = "int32_t" if _launch.line_fits_int32(x, axis, y, kdims, M) else "int64_t"
     W = 32 if L <= WARP_MAX_LINE else BLOCK
     dname = x.dtype.name
-    fname = (
-        f"strided_softmax{kind}<{_launch.C_TYPES[dname]}, {'true' if log else 'false'}, {index}>"
-    )
+    last = f", {kept_per_thread(dname, index, L, W)}>" if kind == "" else ">"
+    fname = f"strided_softmax{kind}<{_launch.C_TYPES[dname]}, {str(log).lower()}, {index}{last}"
     backend = backend_for(x.device)
     fn = _launch.get_function(
         backend, ("softmax", dname), "softmax.cu", lambda: _names(dname), fname

@@ -22,7 +22,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["ARCHS", "all_modules", "compile_module", "nvrtc_available", "main"]
+__all__ = ["ARCHS", "all_modules", "compile_module", "nvrtc_available", "main", "ptx"]
 
 ARCHS = ("sm_80", "sm_90")
 _SPILL = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
@@ -100,6 +100,24 @@ def compile_module(source_name, names, arch):
         if m and (int(m.group(1)) or int(m.group(2))):
             spills.append((entry, line.strip()))
     return len(names), spills, time.perf_counter() - t
+
+
+def ptx(source_name, name, options=None, arch="compute_90"):
+    """NVRTC's PTX of the one instantiation ``name`` of ``source_name``, with the runtime's
+    options unless ``options`` are given: what tests read for the instructions a kernel has."""
+    from cupy.cuda import nvrtc
+
+    from strided.cuda import _launch
+
+    options = _launch.NVRTC_OPTIONS if options is None else options
+    prog = nvrtc.createProgram(_launch.source(source_name), source_name, [], [])
+    try:
+        nvrtc.addNameExpression(prog, name)
+        nvrtc.compileProgram(prog, [*options, f"-arch={arch}"])
+        text = nvrtc.getPTX(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+    return text.decode() if isinstance(text, bytes) else text
 
 
 def _job(args):
