@@ -26,9 +26,11 @@ cuSOLVER's dense routines take LAPACK's arguments (column-major, leading dimensi
 pivots, ``info`` > 0 for a singular or indefinite matrix or an eigensolver that did not
 converge), so the pivots' sign and the error messages need nothing new. The differences: the
 workspace is device memory sized by a ``_bufferSize`` query (one per batch: every matrix has
-the same shape), ``info`` is written to device memory (the code above reads it with a strided
-reduction, which waits for the device), and the calls are queued on CuPy's current stream,
-strided's stream for every other kernel, so they run in order with the copies around them.
+the same shape), ``info`` is written to device memory (linalg_solve.py checks it with strided
+reductions: solve and inv put the result into the device's check slots, reported when the
+host next waits, Note [One wait for a solve]; the others read it back, which waits), and the
+calls are queued on CuPy's current stream, strided's stream for every other kernel, so they
+run in order with the copies around them.
 
 One call per matrix is what CuPy does for most of these too. For a batch of many small
 matrices the calls cost more than the work: on an H200, solve of 64 systems of 128 x 128
