@@ -600,11 +600,13 @@ def test_singular_and_indefinite_matrices_on_a_device(device, monkeypatch):
     assert np.asarray(L.det(t).cpu()).tolist() == [1.0, 0.0, 1.0]
 
 
-def test_solve_and_inv_do_not_wait_for_the_device(monkeypatch):
+@pytest.mark.parametrize("slots", [256, 0], ids=["infos in the slots", "a check's results"])
+def test_solve_and_inv_do_not_wait_for_the_device(monkeypatch, slots):
     # Note [One wait for a solve]: the check of getrf's infos is queued before getrs, and on a
-    # CUDA device its result goes to the device's check slots: the op never reads the device,
-    # and a singular matrix raises when the host next does
+    # CUDA device the infos (a small batch's) or the check's results go to the device's check
+    # slots: the op never reads the device, and a singular matrix raises when the host next does
     from strided._cpu import lapack
+    from strided._ops import linalg_solve
     from strided.cuda._backend import backend_for
 
     dev = "cuda-emulated"
@@ -623,6 +625,7 @@ def test_solve_and_inv_do_not_wait_for_the_device(monkeypatch):
 
     monkeypatch.setattr(lapack, "run_batch", batch)
     monkeypatch.setattr(backend, "copy_to_host", read)
+    monkeypatch.setattr(linalg_solve, "_INFOS_IN_SLOTS", slots)
     a = np.stack([np.eye(3) * 2, np.eye(3) + 1])
     t = strided.asarray(a, device=dev)
     b = strided.asarray(np.ones((2, 3, 2)), device=dev)
@@ -643,6 +646,17 @@ def test_solve_and_inv_do_not_wait_for_the_device(monkeypatch):
             strided.cuda.synchronize(dev)
         assert events == ["getrf", "getrs"]  # the check slots are read without copy_to_host
         _close(got[0].cpu(), first, "the regular matrix", np.dtype("float64"))
+    # odd batches, the singular matrix anywhere in its slot, and a single matrix (a 0-d info)
+    for count, which, where in ((5, 4, r"matrix \(4,\) of the batch"),
+                                (5, 3, r"matrix \(3,\) of the batch"),
+                                (1, None, "the matrix")):  # fmt: skip
+        mats = np.stack([np.eye(3)] * count)
+        mats[which if which is not None else 0] = 1.0
+        x = strided.asarray(mats if which is not None else mats[0], device=dev)
+        L.inv(x)
+        with pytest.raises(L.LinAlgError, match=where + " is singular"):
+            strided.cuda.synchronize(dev)
+        strided.cuda.synchronize(dev)  # reported once
 
 
 @GPU_ONLY

@@ -232,10 +232,10 @@ def _batch(x):
 # the op: on a GPU the host sits idle until the factorisation is done, then queues the copy of
 # the right-hand sides and getrs, which the device waits for in turn (two gaps of a few tens of
 # microseconds for a batch of small systems). So ``solve`` and ``inv`` *queue* the check first
-# (``_failures``: which matrices failed, and whether any did, as device tensors computed from
-# getrf's infos), then getrs, and read the check last (``_check_singular``): on the CPU at once,
-# after all the work is done. A singular matrix's getrs divides by its zero pivot and fills its
-# solution with inf or nan, which is thrown away with the error; the others are unharmed.
+# (``_singular_check``: which matrices failed, and whether any did, computed from getrf's
+# infos), then getrs, and finish the check last: on the CPU at once, after all the work is
+# done. A singular matrix's getrs divides by its zero pivot and fills its solution with inf or
+# nan, which is thrown away with the error; the others are unharmed.
 #
 # On a CUDA device even one wait per solve is one too many: it drains the queue, so the host's
 # Python for the next op (its checks, copies and launches, tens of microseconds) no longer
@@ -243,11 +243,13 @@ def _batch(x):
 # instead of the slower of the two (DESIGN.md: no host sync inside ops). A singular matrix is
 # an error in the *data*, found on the device, like an index out of range: it is reported the
 # same way (Note [Errors found on the device are reported at the next synchronisation] in
-# strided/cuda/_deferred.py). The check's two results (whether any matrix failed, the first
-# that did) are copied into two of the device's check slots, and the LinAlgError, with the
-# same words, is raised when the host next waits for that device (``.cpu()``, ``.item()``,
-# printing, ``strided.cuda.synchronize()``); ``STRIDED_CUDA_LAUNCH_BLOCKING=1`` raises it in the
-# op itself. The result of a solve with a singular matrix is then there to be read, with inf
+# strided/cuda/_deferred.py). A batch of up to ``_INFOS_IN_SLOTS`` matrices has its infos
+# copied into the device's check slots, as they are (one copy, no kernel: the host finds the
+# first positive one); a larger batch, the two results of a check on the device (whether any
+# matrix failed, the first that did). The LinAlgError, with the same words, is raised when the
+# host next waits for that device (``.cpu()``, ``.item()``, printing,
+# ``strided.cuda.synchronize()``); ``STRIDED_CUDA_LAUNCH_BLOCKING=1`` raises it in the op
+# itself. The result of a solve with a singular matrix is then there to be read, with inf
 # or nan in that matrix's solution, as PyTorch's ``linalg.solve_ex`` leaves it.
 
 
@@ -384,36 +386,57 @@ def _singular(name, failed, batch, found=""):
     )
 
 
-def _check_singular(name, failures, batch):
-    """Raise LinAlgError naming the first singular matrix ``_failures`` found: at once on the
-    CPU; on a CUDA device when the host next waits for it (Note [One wait for a solve])."""
-    bad, any_bad = failures
-    if bad.device.is_cpu:
-        failed = _first_of(failures)
-        if failed is not None:
-            raise _singular(name, failed, batch)
-        return
-    if bad.numel() == 0:
-        return
+_INFOS_IN_SLOTS = 256  # a batch of up to this many: its infos copied whole into check slots
+
+
+def _singular_check(name, info, batch):
+    """Start the check of getrf's ``info`` for a singular matrix, before getrs (which may
+    overwrite it); return the function that finishes it, after getrs, and raises LinAlgError
+    naming the first singular matrix: at once on the CPU, on a CUDA device when the host next
+    waits for it (Note [One wait for a solve])."""
+    nbatch = info.numel()
+    if info.device.is_cpu or nbatch == 0:
+        failures = _failures(info)
+
+        def finish():
+            failed = _first_of(failures)
+            if failed is not None:
+                raise _singular(name, failed, batch)
+
+        return finish
     from strided.cuda._backend import backend_for
 
-    backend = backend_for(bad.device)
+    backend = backend_for(info.device)
+    found = (
+        f" (found on {info.device}; CUDA ops report such errors when the host next waits for "
+        "the device: set STRIDED_CUDA_LAUNCH_BLOCKING=1 to have it raised by the op itself)"
+    )
+    if nbatch <= _INFOS_IN_SLOTS:
+        # a small batch's infos themselves, two int32 to a slot: one copy, no kernel
+
+        def report_infos(values):
+            import numpy as np
+
+            infos = np.asarray(values, dtype=np.int64).view(np.int32)[:nbatch]
+            failed = np.flatnonzero(infos > 0)
+            return _singular(name, int(failed[0]), batch, found) if failed.size else None
+
+        slots = backend.checks.reserve((nbatch + 1) // 2, report_infos, fill=0)
+        backend.copy_device(slots, info.data_ptr(), info.nbytes)  # info: C-contiguous int32
+        return backend.checks.issued
+    bad, any_bad = _failures(info)
     first = _red.argmax(bad)
-    device = bad.device
 
     def report(values):  # [whether any matrix failed, the first that did]
-        if values[0] == 0:
-            return None
-        found = (
-            f" (found on {device}; CUDA ops report such errors when the host next waits for "
-            "the device: set STRIDED_CUDA_LAUNCH_BLOCKING=1 to have it raised by the op itself)"
-        )
-        return _singular(name, values[1], batch, found)
+        return _singular(name, values[1], batch, found) if values[0] else None
 
-    slots = backend.checks.reserve(2, report, fill=0)
-    backend.copy_device(slots, any_bad.data_ptr(), any_bad.itemsize)  # a bool: the low byte
-    backend.copy_device(slots + 8, first.data_ptr(), first.itemsize)
-    backend.checks.issued()
+    def finish():
+        slots = backend.checks.reserve(2, report, fill=0)
+        backend.copy_device(slots, any_bad.data_ptr(), any_bad.itemsize)  # a bool: low byte
+        backend.copy_device(slots + 8, first.data_ptr(), first.itemsize)
+        backend.checks.issued()
+
+    return finish
 
 
 def inv(x, /):
@@ -434,7 +457,7 @@ def _inv_kernel(x):
     x, dtype = _matrices("inv", x)
     n = x.shape[-1]
     lu, ipiv, info = _lu("inv", x, dtype)
-    failures = _failures(info)  # queued now, read after getrs: Note [One wait for a solve]
+    finish_check = _singular_check("inv", info, _batch(x))  # Note [One wait for a solve]
     from strided._ops import creation as _creation
 
     y = contiguous_copy(
@@ -444,7 +467,7 @@ def _inv_kernel(x):
     # A^T Y = I: Y = inv(A)^T column-major, which is inv(A) row-major (Note [Row-major
     # matrices are LAPACK's transposes])
     _run_batch("getrs", lu, y, ipiv, info, n, n, 0, n, "N")
-    _check_singular("inv", failures, _batch(x))
+    finish_check()
     return y
 
 
@@ -497,13 +520,13 @@ def _solve_kernel(x1, x2):
         k = x2.shape[-1]
     a = _vops.broadcast_to(x1, batch + (n, n))
     lu, ipiv, info = _lu("solve", a, dtype)
-    failures = _failures(info)  # queued now, read after getrs: Note [One wait for a solve]
+    finish_check = _singular_check("solve", info, batch)  # Note [One wait for a solve]
     if vector:
         b = contiguous_copy(_vops.broadcast_to(x2, batch + (n,)), dtype).reshape(batch + (1, n))
     else:
         b = contiguous_copy(_vops.matrix_transpose(_vops.broadcast_to(x2, batch + (n, k))), dtype)
     _run_batch("getrs", lu, b, ipiv, info, n, n, 0, k, "T")
-    _check_singular("solve", failures, batch)
+    finish_check()
     return b.reshape(batch + (n,)) if vector else _vops.matrix_transpose(b)
 
 
