@@ -37,14 +37,15 @@ median of 5 alternated processes, each the median of 9 batches; 2-core AMD EPYC,
 | MLP 784-256-10 training step (eager) | 333 us | 278 us |
 
 A solve of 64 systems of 16 x 16 (float32, 4 right-hand sides; bench_cuda.py's is 128 x 128),
-its host path through strided/cuda/_solver.py with the cuBLAS calls counted: 72-73 us with 10
+its host path through strided/cuda/_solver.py with the cuBLAS calls counted: 71-72 us with 10
 launches, cuBLAS calls and copies and 1 wait for the device (the check of getrf's infos,
-between getrf and getrs) before; 75-77 us with 11 and no wait after (Note [One wait for a
-solve] in strided/_ops/linalg_solve.py: the check goes to the device's check slots, one more
-reduction and two 8-byte copies; the arrays of addresses kept; no memset of the infos). On a
-GPU the wait is what costs: the host's Python for the rest of the op, and for the next one,
-no longer overlaps the device's work (process time, 1 thread, medians of 5 batches of 1000 in
-3 alternated processes of each; 2-core AMD EPYC, loaded).
+between getrf and getrs) before; 54-56 us with 5 (the two copies, getrf, getrs, and one copy
+of the infos into the device's check slots) and no wait after (Note [One wait for a solve] in
+strided/_ops/linalg_solve.py; Note [A batched LU's arrays of addresses] in
+strided/cuda/_solver.py; no memset of the infos). On a GPU the wait costs more than the
+host's time: the host's Python for the rest of the op, and for the next one, no longer
+overlaps the device's work (process time, 1 thread, medians of 5 batches of 1000 in 3
+alternated processes of each; 2-core AMD EPYC, loaded).
 
 The matmul keeps its cuBLAS calls per (dtypes, shapes, strides) of its operands (Note [Planned
 cuBLAS calls in eager mode] in strided/cuda/_linalg.py); an elementwise launch's host steps are
