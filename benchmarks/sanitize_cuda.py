@@ -6,12 +6,12 @@ of cases then need far more than a GPU session's minutes: on an H200 the memchec
 tests covered a fifth of itself in two minutes, and pytest-xdist's workers under the sanitizer
 did not even start in 85 seconds. This program is what the sanitizers run instead: one process,
 each kernel file of strided/cuda/kernels/ (elementwise, copy, reduce, scan, sort, index, random,
-softmax, matmul through cuBLAS, the half-precision kernels, the compiler's fused kernels,
-cuSOLVER's and cuFFT's calls) launched on every layout (contiguous, transposed, stepped,
-negative-stride, expanded, 0-d, empty) with float32 and the dtypes whose kernels differ (int64,
-bool, complex128), each result compared with the CPU's, so that a kernel that reads or writes
-out of bounds, or races in shared memory, is caught by the sanitizer and a wrong answer by the
-comparison.
+softmax, matmul through cuBLAS, the half-precision kernels, the compiler's fused kernels, the
+optimizers' fused steps, cuSOLVER's and cuFFT's calls) launched on every layout (contiguous,
+transposed, stepped, negative-stride, expanded, 0-d, empty) with float32 and the dtypes whose
+kernels differ (int64, bool, complex128), each result compared with the CPU's, so that a kernel
+that reads or writes out of bounds, or races in shared memory, is caught by the sanitizer and
+a wrong answer by the comparison.
 
 Run: ``compute-sanitizer --tool memcheck python benchmarks/sanitize_cuda.py`` (or ``--device
 cuda-emulated`` without a GPU, where the emulator's own guards watch the memory). It prints one
@@ -160,6 +160,24 @@ def _families(rng):
     def compiled(t):  # the compiler's generated kernels: a chain and its reduction
         return [fused(t), fused_rows(t)] if t.ndim else [t + 0]
 
+    def optimizers(t):  # the fused steps (kernels/optim.cu): a launch per parameter, two steps
+        out = []
+        for cls, kw in [
+            (strided.optim.SGD, dict(momentum=0.9, nesterov=True, weight_decay=0.01)),
+            (strided.optim.Adam, dict(amsgrad=True, weight_decay=0.01)),
+            (strided.optim.AdamW, dict(maximize=True)),
+        ]:
+            p = (t + 0).requires_grad_()  # a contiguous parameter of t's values
+            opt = cls([p], lr=0.1, fused=True, **kw)
+            for _ in range(2):
+                p.grad = (p.detach() * 3).cos()
+                opt.step()
+            out += [
+                p.detach(),
+                *(v for v in opt.state[p].values() if isinstance(v, strided.Tensor)),
+            ]
+        return out
+
     def linalg(t):  # cuSOLVER (getrf/getrs, potrf, syevd, geqrf/orgqr), cuBLAS's batched LU
         if t.ndim != 2:
             return [t + 0]
@@ -210,6 +228,7 @@ def _families(rng):
         "matmul": ("f", lambda t: [t @ t.T] if t.ndim == 2 else [t * 2]),
         "float16 and bfloat16": ("f", halves, 2e-2),
         "compiled (fused kernels)": ("f", compiled),
+        "fused optimizer steps": ("f", optimizers),
         "linalg (cuSOLVER)": ("f", linalg, 1e-3),
         "fft (cuFFT)": ("fc", ffts),
     }

@@ -20,9 +20,9 @@ scalars (``lr / (1 - b1^t)``, ``sqrt(1 - b2^t)``) are per parameter, as its step
 The writes bump each tensor's version counter, as eager's in-place ops do.
 
 Taken: CPU tensors of float32 or float64 whose parameter, gradient and state are contiguous.
-CUDA tensors take one kernel each (Note [A fused SGD step on CUDA] in strided/cuda/_optim.py;
-SGD only). Any other parameter of the group (a strided view, another dtype, a CUDA tensor of
-Adam) takes the eager per-parameter update, as does every CPU parameter when no C compiler is
+CUDA tensors take one kernel each (Notes [A fused SGD step on CUDA] and [A fused Adam step on
+CUDA] in strided/cuda/_optim.py). Any other parameter of the group (a strided view, another
+dtype) takes the eager per-parameter update, as does every CPU parameter when no C compiler is
 found.
 
 Measured (the digits MLP's four parameters, 784x256 + 256 + 256x10 + 10 float32, plain SGD,
@@ -34,10 +34,11 @@ small (bench_compile.py --profile-mlp: the five matmuls are ~0.74 ms of ~1.3 ms)
 from __future__ import annotations
 
 import ctypes
+import math
 
 from strided._compile import cc
 
-__all__ = ["fused_sgd", "fused_adam", "fusable"]
+__all__ = ["adam_scalars", "adam_step_scalars", "fused_sgd", "fused_adam", "fusable"]
 
 GRAIN = 32768  # elements below which a parameter's loop runs on one thread (codegen.GRAIN)
 
@@ -180,18 +181,13 @@ def fused_adam(params, grads, ms, vs, vmaxs, steps, lr, betas, eps, weight_decay
     """One Adam (AdamW when ``decoupled``) step of ``params`` in one C call; ``steps[k]``
     parameter k's step count after this step, ``vmaxs`` AMSGrad's maxima or None. False when
     there is no compiled library."""
-    import math
-
     lib = _library()
     if lib is None:
         return False
     suffix, scalar = _SUFFIX[params[0].dtype.name]
     fn = getattr(lib, f"strided_fused_adam_{suffix}")
-    b1, b2 = betas
     n = len(params)
-    step_size = (scalar * n)(*(lr / (1.0 - b1**t) for t in steps))
-    bc2 = (scalar * n)(*(math.sqrt(1.0 - b2**t) for t in steps))
-    decay = 1.0 - lr * weight_decay if (decoupled and weight_decay) else 1.0
+    per_step = [adam_step_scalars(lr, betas, t) for t in steps]
     fn(
         ctypes.c_long(n),
         _pointers(params),
@@ -200,15 +196,26 @@ def fused_adam(params, grads, ms, vs, vmaxs, steps, lr, betas, eps, weight_decay
         _pointers(vs),
         _pointers(vmaxs) if vmaxs is not None else None,
         (ctypes.c_long * n)(*(p.numel() for p in params)),
-        step_size,
-        bc2,
-        scalar(1.0 - b1),
-        scalar(b2),
-        scalar(1.0 - b2),
-        scalar(eps),
-        scalar(0.0 if decoupled else weight_decay),
-        scalar(decay),
+        (scalar * n)(*(ss for ss, _ in per_step)),
+        (scalar * n)(*(c2 for _, c2 in per_step)),
+        *(scalar(x) for x in adam_scalars(lr, betas, eps, weight_decay, decoupled)),
         ctypes.c_int(int(maximize)),
     )
     _bump(params, ms, vs, vmaxs or ())
     return True
+
+
+def adam_scalars(lr, betas, eps, weight_decay, decoupled):
+    """Adam's hyper-parameters as its fused steps take them, in double as eager's Python
+    computes them: 1 - b1, b2, 1 - b2, eps, the L2 decay (0 for AdamW) and AdamW's factor
+    ``1 - lr * wd`` (1 for Adam)."""
+    b1, b2 = betas
+    decay = 1.0 - lr * weight_decay if (decoupled and weight_decay) else 1.0
+    return 1.0 - b1, b2, 1.0 - b2, eps, 0.0 if decoupled else weight_decay, decay
+
+
+def adam_step_scalars(lr, betas, t):
+    """Step ``t``'s bias corrections as eager's Adam computes them: the step size
+    ``lr / (1 - b1^t)`` and ``sqrt(1 - b2^t)``."""
+    b1, b2 = betas
+    return lr / (1.0 - b1**t), math.sqrt(1.0 - b2**t)

@@ -1,4 +1,5 @@
-"""SGD's ``fused=True`` step on CUDA tensors: one kernel launch per parameter (kernels/optim.cu).
+"""SGD's and Adam's ``fused=True`` steps on CUDA tensors: one kernel launch per parameter
+(kernels/optim.cu).
 
 Note [A fused SGD step on CUDA]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -17,6 +18,20 @@ kernel for that op performs, spelled ``__fmul_rn``/``__fadd_rn``/``__fsub_rn`` s
 Taken: CUDA tensors of float32 or float64 whose parameter, gradient and buffer are contiguous
 and of one dtype and shape, as the CPU path takes them; any other parameter takes the eager
 update.
+
+Note [A fused Adam step on CUDA]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Eager Adam is about a dozen kernels and five temporaries per parameter (AMSGrad's maximum one
+more); ``strided_fused_adam<T>`` reads p, its gradient, m and v (and AMSGrad's maximum) once and
+writes them back, one launch per parameter. Its arithmetic is Adam's ``_update`` op by op, with
+the same roundings: the per-step scalars ``lr / (1 - b1^t)`` and ``sqrt(1 - b2^t)`` (per
+parameter, as its step count is), ``1 - b1``, ``1 - b2`` and AdamW's ``1 - lr * wd`` are computed
+on the host in double, as eager's Python expressions are, and rounded once to the parameter's
+type when passed, as a weak Python scalar is when eager's kernel takes it; every operation on
+the device is one IEEE operation in that type (``__fdiv_rn``, ``__fsqrt_rn``, a double's sqrt,
+and AMSGrad's maximum by the elementwise kernel's own ``strided_maximum``), so the fused step
+gives eager's bits. The CPU's fused Adam (Note [A fused optimizer step]) computes the same
+expressions from the same scalars.
 """
 
 from __future__ import annotations
@@ -25,14 +40,14 @@ import numpy as np
 
 from strided.cuda import _launch
 
-__all__ = ["all_modules", "fusable", "fused_sgd"]
+__all__ = ["all_modules", "fusable", "fused_adam", "fused_sgd"]
 
 _TYPES = {"float32": ("float", np.float32), "float64": ("double", np.float64)}
 _NULL = bytes(8)
 
 
 def _instantiations():
-    return [f"strided_fused_sgd<{c}>" for c, _ in _TYPES.values()]
+    return [f"strided_fused_{op}<{c}>" for op in ("sgd", "adam") for c, _ in _TYPES.values()]
 
 
 def all_modules():
@@ -78,3 +93,35 @@ def fused_sgd(params, grads, bufs, first, lr, momentum, dampening, weight_decay,
         p._bump_version()
         if b is not None:
             b._bump_version()
+
+
+def fused_adam(params, grads, ms, vs, vmaxs, steps, lr, betas, eps, weight_decay, decoupled,
+               maximize):  # fmt: skip
+    """One Adam (AdamW when ``decoupled``) step of ``params`` (one dtype and device, every one
+    ``fusable``), a launch each; the arguments as strided._compile.optim.fused_adam takes them."""
+    from strided._compile.optim import adam_scalars, adam_step_scalars
+    from strided.cuda._backend import backend_for
+
+    ctype, scalar = _TYPES[params[0].dtype.name]
+    backend = backend_for(params[0].device)
+    name = f"strided_fused_adam<{ctype}>"
+    fn = _launch.get_function(backend, ("optim",), "optim.cu", _instantiations, name)
+    hyper = tuple(scalar(x) for x in adam_scalars(lr, betas, eps, weight_decay, decoupled))
+    flags = np.int32(bool(maximize))
+    for k, (p, g) in enumerate(zip(params, grads, strict=True)):
+        n = p.numel()
+        state = (ms[k], vs[k]) + ((vmaxs[k],) if vmaxs is not None else ())
+        if n:
+            step_size, bc2 = adam_step_scalars(lr, betas, steps[k])
+            args = (
+                *(x.data_ptr().to_bytes(8, "little") for x in (p, g, *state)),
+                *((_NULL,) if vmaxs is None else ()),
+                np.int64(n),
+                scalar(step_size),
+                scalar(bc2),
+                *hyper,
+                flags,
+            )
+            backend.launch(fn, _launch.grid_1d(n), (_launch.BLOCK,), args)
+        for x in (p, *state):
+            x._bump_version()

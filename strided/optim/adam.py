@@ -29,7 +29,8 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba, 2015), as PyTorch computes it; see Note [Adam's bias correction, and
     AdamW's decoupled decay]. ``amsgrad`` uses the running maximum of ``v``; ``fused=True``
     updates every parameter of a group in one generated C function (Note [A fused optimizer
-    step] in ``strided/_compile/optim.py``).
+    step] in ``strided/_compile/optim.py``), or on CUDA one kernel each parameter (Note [A fused
+    Adam step on CUDA] in ``strided/cuda/_optim.py``).
 
     Examples
     --------
@@ -101,24 +102,27 @@ class Adam(Optimizer):
 
     def _fused_update(self, todo, group):
         from strided._compile import optim as fused
+        from strided.cuda import _optim as fused_cuda  # Note [A fused Adam step on CUDA]
 
-        if fused._library() is None:
-            return todo
-        amsgrad, rest, by_dtype = group["amsgrad"], [], {}
+        cpu = fused._library() is not None
+        amsgrad, rest, by_kind = group["amsgrad"], [], {}
         keys = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
         for p, state in todo:
-            if fused.fusable(p, p.grad, *(state[k] for k in keys if k in state)):
-                by_dtype.setdefault(p.dtype, []).append((p, state))
+            state_ = [state[k] for k in keys if k in state]
+            if fused_cuda.fusable(p, p.grad, *state_):
+                by_kind.setdefault((fused_cuda, p.device, p.dtype), []).append((p, state))
+            elif cpu and fused.fusable(p, p.grad, *state_):
+                by_kind.setdefault((fused, p.device, p.dtype), []).append((p, state))
             else:
                 rest.append((p, state))
-        for pairs in by_dtype.values():
+        for (module, _, _), pairs in by_kind.items():
             for p, state in pairs:
                 if not state:  # as _update starts it
                     state["step"] = 0
                     for k in keys:
                         state[k] = strided.zeros_like(p)
                 state["step"] += 1
-            fused.fused_adam(
+            module.fused_adam(
                 [p for p, _ in pairs],
                 [p.grad for p, _ in pairs],
                 [st["exp_avg"] for _, st in pairs],
