@@ -129,10 +129,13 @@ def _families(rng):
         if t.numel():  # lines of a block: kept in registers (2400 a line, also along dim 0) or
             # read again (9600 a line), Note [A softmax line read once]
             long = strided.concatenate([t.reshape(-1)] * 200).reshape(8, -1)
+            lx = long.detach().requires_grad_()
+            strided.log_softmax(lx, dim=1).sum().backward()  # the backward's kept lines
             out += [
                 strided.softmax(long, dim=1),
                 strided.log_softmax(long.T, dim=0),
                 strided.softmax(long.reshape(2, -1), dim=1),
+                lx.grad,
             ]
         return out
 

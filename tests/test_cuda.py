@@ -970,6 +970,21 @@ SOFTMAX_KEPT = [
 ]  # fmt: skip
 
 
+def _kept_and_read_again(monkeypatch, where, fn, *args, **kwargs):
+    """The launches of ``fn(*args, **kwargs)`` (a softmax kernel), after checking that its
+    result has the bits of the same call with every line read again (K = 0)."""
+    from strided.cuda import _softmax
+
+    kept = _softmax.kept_per_thread
+    with strided.cuda.trace_launches() as launches:
+        got = fn(*args, **kwargs).cpu()
+    monkeypatch.setattr(_softmax, "kept_per_thread", lambda *a: 0)
+    again = fn(*args, **kwargs).cpu()
+    monkeypatch.setattr(_softmax, "kept_per_thread", kept)
+    assert np.array_equal(np.asarray(got).view(np.uint8), np.asarray(again).view(np.uint8)), where
+    return [n for n, *_ in launches]
+
+
 @pytest.mark.parametrize("index", ["int32_t", "int64_t"])
 @pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
 def test_softmax_keeps_a_line_that_fits_in_registers(monkeypatch, index, log, rng):
@@ -977,12 +992,11 @@ def test_softmax_keeps_a_line_that_fits_in_registers(monkeypatch, index, log, rn
     registers is read once, by the instantiation of its K, and gives the bits of the kernel that
     reads it again for each pass, on every layout (a transposed or reversed line steps through
     memory); 64-bit indices keep 8 float64 a thread."""
-    from strided.cuda import _launch, _softmax
+    from strided.cuda import _launch
 
     if index == "int64_t":
         monkeypatch.setattr(_launch, "line_fits_int32", lambda *a: False)
     f = strided.log_softmax if log else strided.softmax
-    kept = _softmax.kept_per_thread
     for shape, dim, dtype, K in SOFTMAX_KEPT:
         if index == "int64_t" and dtype == "float64" and K == 16:
             K = 0
@@ -991,19 +1005,37 @@ def test_softmax_keeps_a_line_that_fits_in_registers(monkeypatch, index, log, rn
             if pair is None:
                 continue
             d = on("cuda-emulated", pair[0])
-            monkeypatch.setattr(_softmax, "kept_per_thread", kept)
-            with strided.cuda.trace_launches() as launches:
-                got = f(d, dim=dim).cpu()
-            monkeypatch.setattr(_softmax, "kept_per_thread", lambda *a: 0)
-            again = f(d, dim=dim).cpu()
             where = f"{f.__name__} of {layout} {shape} along {dim} ({dtype}, {index})"
+            names = _kept_and_read_again(monkeypatch, where, f, d, dim=dim)
             ctype = _launch.C_TYPES[dtype]
-            assert [n for n, *_ in launches] == [
-                f"strided_softmax<{ctype}, {str(log).lower()}, {index}, {K}>"
+            assert names == [f"strided_softmax<{ctype}, {str(log).lower()}, {index}, {K}>"], where
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_backward_keeps_a_line_that_fits_in_registers(monkeypatch, log, rng):
+    """The backward keeps g (and r for softmax) in registers, half as many elements a thread
+    as the forward: float32 lines of a block up to 4096, float64 up to 2048; the same bits as
+    reading them again, for gradients of every layout."""
+    from strided.cuda import _launch, _softmax
+
+    f = strided.log_softmax if log else strided.softmax
+    cases = [((64, 10), 1, "float32", 1), ((5, 700), 1, "float64", 0), ((3, 250), 1, "float64", 8),
+             ((2, 4096), 1, "float32", 16), ((2, 8192), 1, "float32", 0),
+             ((2, 1500, 3), 1, "float64", 8)]  # fmt: skip
+    for shape, dim, dtype, K in cases:
+        x = on("cuda-emulated", strided.asarray(rng.standard_normal(shape).astype(dtype)))
+        y = f(x, dim=dim)
+        for layout in ("contiguous", "transposed", "negative-stride", "expanded"):
+            pair = make_layout(layout, rng.standard_normal(shape).astype(dtype), rng)
+            g = on("cuda-emulated", pair[0])
+            where = f"{f.__name__} backward of {layout} {shape} along {dim} ({dtype})"
+            names = _kept_and_read_again(
+                monkeypatch, where, _softmax.softmax_backward, g, y, dim, log
+            )
+            ctype = _launch.C_TYPES[dtype]
+            assert names == [
+                f"strided_softmax_backward<{ctype}, {str(log).lower()}, int32_t, {K}>"
             ], where
-            assert np.array_equal(
-                np.asarray(got).view(np.uint8), np.asarray(again).view(np.uint8)
-            ), where
 
 
 @pytest.mark.skipif(

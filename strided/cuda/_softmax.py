@@ -15,7 +15,8 @@ its sum of exponentials with shuffles (Note in the kernel), and writes the line.
 - The forward reads a line from memory once where its thread's share fits in registers (32
   float32 or 16 float64 elements a thread, 8 float64 with 64-bit indices: float32 lines up to
   8192 long, float64 ones up to 512 and from 1025 to 4096), else once for each of its three
-  passes (Note [A softmax line read once] in the kernel).
+  passes (Note [A softmax line read once] in the kernel). The backward keeps g and r, half as
+  many of each.
 - The formulas are the composite's and the derivative table's, term for term. The results
   therefore agree with the CPU's within rounding, not bit for bit: the sums add in another
   order. They are deterministic for a given shape.
@@ -57,9 +58,9 @@ KEPT_MAX = {
 }
 
 
-def _kept(dtype_name, index):
-    """The K of the forward kernel's instantiations: 0 (read again) and the powers of two."""
-    return [0] + [1 << j for j in range(KEPT_MAX[dtype_name, index].bit_length())]
+def _kept(dtype_name, index, backward=False):
+    """The K of a kernel's instantiations: 0 (read again) and the powers of two."""
+    return [0] + [1 << j for j in range((KEPT_MAX[dtype_name, index] >> backward).bit_length())]
 
 
 def _names(dtype_name):
@@ -72,16 +73,20 @@ def _names(dtype_name):
         for k in _kept(dtype_name, index)
     ]
     backward = [
-        f"strided_softmax_backward<{t}, {log}, {index}>" for log in logs for index in indices
+        f"strided_softmax_backward<{t}, {log}, {index}, {k}>"
+        for log in logs
+        for index in indices
+        for k in _kept(dtype_name, index, True)
     ]
     return forward + backward
 
 
-def kept_per_thread(dtype_name, index, L, W):
-    """The K the forward kernel takes for lines of ``L`` elements, ``W`` threads each."""
+def kept_per_thread(dtype_name, index, L, W, backward=False):
+    """The K the kernel takes for lines of ``L`` elements, ``W`` threads each; the backward
+    keeps two lines (g and r), half as long."""
     need = -(-L // W)
     k = 1 << (need - 1).bit_length()
-    return k if k <= KEPT_MAX[dtype_name, index] else 0
+    return k if k <= KEPT_MAX[dtype_name, index] >> backward else 0
 
 
 def all_modules():
@@ -96,7 +101,7 @@ def fusable(x, dims):
 
 def _lines(kind, x, axis, log, extra=()):
     """Launch ``strided_softmax<kind>`` over the lines of ``x`` along ``axis``; the fresh
-    row-major result. The forward's name ends in the line's K (Note [A softmax line read
+    row-major result. The kernel's name ends in the line's K (Note [A softmax line read
     once])."""
     y = _core._empty(x.shape, x.dtype, x.device)
     L = x.shape[axis]
@@ -104,8 +109,8 @@ def _lines(kind, x, axis, log, extra=()):
     index = "int32_t" if _launch.line_fits_int32(x, axis, y, kdims, M) else "int64_t"
     W = 32 if L <= WARP_MAX_LINE else BLOCK
     dname = x.dtype.name
-    last = f", {kept_per_thread(dname, index, L, W)}>" if kind == "" else ">"
-    fname = f"strided_softmax{kind}<{_launch.C_TYPES[dname]}, {str(log).lower()}, {index}{last}"
+    K = kept_per_thread(dname, index, L, W, kind == "_backward")
+    fname = f"strided_softmax{kind}<{_launch.C_TYPES[dname]}, {str(log).lower()}, {index}, {K}>"
     backend = backend_for(x.device)
     fn = _launch.get_function(
         backend, ("softmax", dname), "softmax.cu", lambda: _names(dname), fname

@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(STRIDED_SOFTMAX_BLOCK, K > 0 ? 4 : 1)
             for (int k = 0; k < K; ++k)
                 if (k < n) m = sm_max::combine(m, v[k]);
             m = group_all<sm_max>(m, W, sh);
-            if (Log && !m_isfinite(m)) m = (T)0;  // all -inf (or an inf): no shift, as the composite
+            if (Log && !m_isfinite(m)) m = (T)0;  // all -inf or an inf: no shift, as the composite
             T s = 0;
 #pragma unroll
             for (int k = 0; k < K; ++k) {
@@ -150,8 +150,12 @@ __global__ void __launch_bounds__(STRIDED_SOFTMAX_BLOCK, K > 0 ? 4 : 1)
 // forward's result (row-major, as strided_softmax wrote it), gx (g.y) the input's gradient:
 //   softmax:      gx = r * (g - sum(g * r))
 //   log_softmax:  gx = g - exp(r) * sum(g)
-template <typename T, bool Log, typename index_t>
-__global__ void strided_softmax_backward(LineGeometry g, const T* r, int W) {
+// With K > 0 (Note [A softmax line read once]) a thread keeps its elements of g, and of r for
+// softmax, in registers between the sum and the output: each read once (log_softmax reads r
+// once either way); K = 0 reads them again.
+template <typename T, bool Log, typename index_t, int K>
+__global__ void __launch_bounds__(STRIDED_SOFTMAX_BLOCK, K > 0 ? 4 : 1)
+    strided_softmax_backward(LineGeometry g, const T* r, int W) {
     __shared__ T sh[32];
     const char* gr = reinterpret_cast<const char*>(g.x);
     T* gx = reinterpret_cast<T*>(g.y);
@@ -163,14 +167,37 @@ __global__ void strided_softmax_backward(LineGeometry g, const T* r, int W) {
         const char* pg = gr + kept_offset<index_t>(g, o);
         const index_t out = line_out<index_t>(g, o);
         T s = 0;
-        for (index_t i = t; i < L; i += W) {
-            const T gi = *(const T*)(pg + i * sx);
-            s += Log ? gi : gi * r[out + i * inner];
-        }
-        s = group_all<sm_sum>(s, W, sh);
-        for (index_t i = t; i < L; i += W) {
-            const T gi = *(const T*)(pg + i * sx), ri = r[out + i * inner];
-            gx[out + i * inner] = Log ? gi - m_exp(ri) * s : ri * (gi - s);
+        if constexpr (K > 0) {
+            const index_t n = t < L ? (L - 1 - t) / W + 1 : 0;
+            const char* p = pg + (index_t)t * sx;
+            const index_t pstep = (index_t)W * sx;
+            const T* pr = r + out + (index_t)t * inner;
+            T* q = gx + out + (index_t)t * inner;
+            const index_t qstep = (index_t)W * inner;
+            T gv[K], rv[K];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                gv[k] = k < n ? *(const T*)(p + k * pstep) : (T)0;
+                if (!Log) rv[k] = k < n ? pr[k * qstep] : (T)0;
+            }
+#pragma unroll
+            for (int k = 0; k < K; ++k)
+                if (k < n) s += Log ? gv[k] : gv[k] * rv[k];
+            s = group_all<sm_sum>(s, W, sh);
+#pragma unroll
+            for (int k = 0; k < K; ++k)
+                if (k < n)
+                    q[k * qstep] = Log ? gv[k] - m_exp(pr[k * qstep]) * s : rv[k] * (gv[k] - s);
+        } else {
+            for (index_t i = t; i < L; i += W) {
+                const T gi = *(const T*)(pg + i * sx);
+                s += Log ? gi : gi * r[out + i * inner];
+            }
+            s = group_all<sm_sum>(s, W, sh);
+            for (index_t i = t; i < L; i += W) {
+                const T gi = *(const T*)(pg + i * sx), ri = r[out + i * inner];
+                gx[out + i * inner] = Log ? gi - m_exp(ri) * s : ri * (gi - s);
+            }
         }
     }
 }
