@@ -102,6 +102,15 @@ def _families(rng):
                     out += list(strided.topk(t, min(3, t.shape[d]), dim=d))
         return out
 
+    def copies(t):
+        out = [t.contiguous(), t.astype("float64"), t.T.copy()]
+        if t.numel():  # the tiled transpose (Note [The transposing copy through a shared tile]):
+            # edge tiles, a batch, a reversed batch, offsets and steps outside the unit dims
+            m = strided.concatenate([t.reshape(-1)] * (1 + 3 * 45 * 70 // t.numel()))
+            m = m[: 3 * 45 * 70].reshape(3, 45, 70)
+            out += [m.mT.contiguous(), m[::-1, 1:40:2, 3:].mT.contiguous(), m[1].T.copy()]
+        return out
+
     def gathers(t):
         if t.ndim < 2 or t.shape[0] == 0:
             return [t + 0]
@@ -215,7 +224,7 @@ def _families(rng):
                 strided.where(t == t, t, t),
             ],
         ),  # fmt: skip
-        "copy and cast": ("fbc", lambda t: [t.contiguous(), t.astype("float64"), t.T.copy()]),
+        "copy and cast": ("fbc", copies),
         "reductions": ("fi", reductions),
         "long reductions": ("f", long_reductions),
         "long sorts (merge passes)": (

@@ -54,9 +54,25 @@ def _arange_instantiations():
     ]
 
 
+# The word types of the transposing copy, by element width (Note [The transposing copy through
+# a shared tile] in kernels/copy.cu): it moves bits, so one kernel serves every dtype of a width.
+_WORDS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "bytes16_t"}
+_TILE, _TILE_ROWS = 32, 8  # STRIDED_TRANSPOSE_TILE, STRIDED_TRANSPOSE_ROWS
+# A side shorter than half a tile leaves most of each block idle, and the element-a-thread copy
+# is then nearly coalesced anyway (the short side's run fits in one or two 32-byte segments).
+_MIN_SIDE = 16
+
+
+def _transpose_instantiations():
+    return [
+        f"strided_transpose_copy<{w}, {i}>" for w in _WORDS.values() for i in ("int32_t", "int64_t")
+    ]
+
+
 def all_modules():
     """Every (module key, source, instantiations) of this file: what CI compiles."""
     mods = [(("copy", to), "copy.cu", _copy_instantiations(to)) for to in _ALL]
+    mods.append((("transpose",), "copy.cu", _transpose_instantiations()))
     mods.append((("fill",), "copy.cu", _fill_instantiations()))
     mods.append((("arange",), "copy.cu", _arange_instantiations()))
     return mods
@@ -83,6 +99,8 @@ def _device_copy(dst, src, src_strides):
         backend.copy_device(dst.data_ptr(), src.data_ptr(), n * dst.itemsize)
         return
     idx32 = _launch.use_int32(shape, strides, itemsizes)
+    if src.dtype is dst.dtype and _transposing_copy(backend, shape, strides, data, dst, idx32):
+        return
     c = _launch.C_TYPES
     fname = (
         f"strided_copy<{c[dst.dtype.name]}, {c[src.dtype.name]}, "
@@ -98,6 +116,47 @@ def _device_copy(dst, src, src_strides):
     g = _params.geometry_bytes(shape, strides, data, None, _launch.MAX_DIMS)
     args = (g, np.int32(n) if idx32 else np.int64(n))
     _launch.launch_1d(backend, fn, n, args, unroll=1)
+
+
+def _transpose_dims(shape, strides, itemsize):
+    """(a, b, z) for a loop the transposing copy takes: dims where dst, then src, steps one
+    element, and the batch dim (None in 2-D); None for every other loop."""
+    if len(shape) not in (2, 3):
+        return None
+    d_strides, s_strides = strides
+    a = next((k for k in range(len(shape)) if d_strides[k] == itemsize), None)
+    b = next((k for k in range(len(shape)) if s_strides[k] == itemsize and k != a), None)
+    if a is None or b is None:
+        return None
+    z = next((k for k in range(len(shape)) if k not in (a, b)), None)
+    return a, b, z
+
+
+def _transposing_copy(backend, shape, strides, data, dst, idx32):
+    """Launch the tiled transposing copy if the loop is a transpose (Note [The transposing
+    copy through a shared tile] in kernels/copy.cu); whether it did."""
+    itemsize = dst.itemsize
+    dims = _transpose_dims(shape, strides, itemsize)
+    if dims is None or itemsize not in _WORDS or any(p % itemsize for p in data):
+        return False
+    a, b, z = dims
+    if shape[a] < _MIN_SIDE or shape[b] < _MIN_SIDE:
+        return False
+    nbatch, dst_z, src_z = (1, 0, 0) if z is None else (shape[z], strides[0][z], strides[1][z])
+    fname = f"strided_transpose_copy<{_WORDS[itemsize]}, {'int32_t' if idx32 else 'int64_t'}>"
+    fn = _launch.get_function(backend, ("transpose",), "copy.cu", _transpose_instantiations, fname)
+    index = np.int32 if idx32 else np.int64
+    tiles = -(-shape[a] // _TILE) * -(-shape[b] // _TILE) * nbatch
+    args = (
+        np.uint64(data[0]),
+        np.uint64(data[1]),
+        *(
+            index(v)
+            for v in (shape[a], shape[b], nbatch, strides[0][b], dst_z, strides[1][a], src_z)
+        ),
+    )
+    backend.launch(fn, (min(tiles, 2**31 - 1),), (_TILE, _TILE_ROWS), args)
+    return True
 
 
 def copy_(dst, src):
