@@ -152,9 +152,11 @@ __global__ void __launch_bounds__(STRIDED_SOFTMAX_BLOCK, K > 0 ? 4 : 1)
 //   log_softmax:  gx = g - exp(r) * sum(g)
 // With K > 0 (Note [A softmax line read once]) a thread keeps its elements of g, and of r for
 // softmax, in registers between the sum and the output: each read once (log_softmax reads r
-// once either way); K = 0 reads them again.
+// once either way); K = 0 reads them again. Four blocks an SM, as the forward, but three for
+// softmax's two lines of 16 float32: at 64 registers sm_80's ptxas spilled 4 bytes.
 template <typename T, bool Log, typename index_t, int K>
-__global__ void __launch_bounds__(STRIDED_SOFTMAX_BLOCK, K > 0 ? 4 : 1)
+__global__ void __launch_bounds__(STRIDED_SOFTMAX_BLOCK,
+                                  K == 0 ? 1 : (!Log && K == 16 && sizeof(T) == 4 ? 3 : 4))
     strided_softmax_backward(LineGeometry g, const T* r, int W) {
     __shared__ T sh[32];
     const char* gr = reinterpret_cast<const char*>(g.x);
