@@ -70,7 +70,7 @@ def standin_gpu(cublas, **attributes):
     """A ``CupyBackend`` built without a GPU, over a stand-in ``cublas`` binding (a namespace
     with the functions of cupy_backends.cuda.libs.cublas a test needs): CuPy's handle is 77,
     its current stream 5; ``attributes`` (``runtime=``, ...) are set on the object. Its
-    ``gemm`` then runs strided's cuBLAS calls against the stand-in. Where CuPy is installed,
+    ``gemm`` then runs strided's cuBLAS calls against the stand-in. Where CuPy and its cuBLAS load,
     every name the stand-ins offer must be one CuPy's own binding has: a stand-in that invents
     a constant hides the AttributeError a GPU would raise (CuPy 14 names no
     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION; only a GPU run found that)."""
@@ -86,7 +86,10 @@ def standin_gpu(cublas, **attributes):
         if label not in real or importlib.util.find_spec("cupy") is None:
             continue
         package, name = real[label]
-        module = getattr(importlib.import_module(package), name)
+        try:
+            module = getattr(importlib.import_module(package), name)
+        except (ImportError, OSError):  # CuPy without the CUDA library (cuBLAS) it binds
+            continue
         invented = sorted(n for n in vars(fake) if not hasattr(module, n))
         assert not invented, f"{package}.{name} has no {invented}: a stand-in must not offer them"
 
