@@ -70,9 +70,9 @@ def standin_gpu(cublas, **attributes):
     """A ``CupyBackend`` built without a GPU, over a stand-in ``cublas`` binding (a namespace
     with the functions of cupy_backends.cuda.libs.cublas a test needs): CuPy's handle is 77,
     its current stream 5; ``attributes`` (``runtime=``, ...) are set on the object. Its
-    ``gemm`` then runs strided's cuBLAS calls against the stand-in. Where CuPy and its cuBLAS load,
-    every name the stand-ins offer must be one CuPy's own binding has: a stand-in that invents
-    a constant hides the AttributeError a GPU would raise (CuPy 14 names no
+    ``gemm`` then runs strided's cuBLAS calls against the stand-in. Where CuPy and its cuBLAS
+    load, every name the stand-ins offer must be one CuPy's own binding has: a stand-in that
+    invents a constant hides the AttributeError a GPU would raise (CuPy 14 names no
     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION; only a GPU run found that)."""
     import contextlib
     import importlib
