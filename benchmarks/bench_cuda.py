@@ -265,6 +265,17 @@ def _later_rows(cp, torch, timeit, rows, dev):
     )
 
 
+class _Rows(list):
+    """The table's rows, each also printed as it is measured: a run that its time limit stops
+    still shows the rows it reached (the table is printed at the end)."""
+
+    def append(self, row):
+        super().append(row)
+        name, ts, tc, tt = row[:4]
+        us = [f"{t * 1e6:.1f}" if t is not None and t == t else "-" for t in (ts, tc, tt)]
+        print(f"  {name}: strided {us[0]} us, CuPy {us[1]}, PyTorch {us[2]}", flush=True)
+
+
 def main():
     import cupy as cp
 
@@ -301,7 +312,7 @@ def main():
         f"device copy of 1e8 float32: {copy_t * 1e3:.3f} ms = {copy_bw / 1e9:.0f} GB/s "
         "(read + write)\n"
     )
-    rows = []
+    rows = _Rows()
 
     def case(name, nbytes, s_fn, c_fn, t_fn, check=True):
         if check:

@@ -7,7 +7,10 @@
 #
 # STEPs: build, tests, memcheck, racecheck, levels, bench, profile (each but build needs build to have
 # run, in this call or an earlier one: the extension is built in place). On an H200 (16 cores)
-# build takes ~30 s, tests ~90 s, bench ~35 s, profile ~20 s; the sanitizers run
+# build takes ~80 s (~45 s with STRIDED_MARCH=native: one CPU level, not three), tests ~170 s,
+# bench ~75 s (BENCH_TORCH_COMPILE=0 saves ~20 s), memcheck and racecheck ~35 s each,
+# profile ~10 s: in a lease of ~6 minutes run "build tests bench" and leave the sanitizers for
+# a second one (a step cut by its time limit loses its summary). The sanitizers run
 # benchmarks/sanitize_cuda.py, not the tests (SANITIZER_TIMEOUT each). Where one command may run
 # only ~10 minutes, split the steps over calls on the same warm machine. Step timeouts:
 # TEST_TIMEOUT, SANITIZER_TIMEOUT, BENCH_TIMEOUT, PROFILE_TIMEOUT (seconds). Needs CuPy (and, for the
@@ -50,7 +53,9 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 
 if want tests; then
     step "CUDA tests on the GPU (STRIDED_REQUIRE_GPU=1: a missing GPU fails instead of skipping)"
-    STRIDED_REQUIRE_GPU=1 timeout -s INT -k 30 "${TEST_TIMEOUT:-480}" python3 -m pytest -q -rfE --durations=20 -n "$jobs" \
+    # -v: each result on its own line, so a run that the time limit interrupts still names its
+    # failures (grep FAILED); the short summary at the end is lost when xdist is interrupted
+    STRIDED_REQUIRE_GPU=1 timeout -s INT -k 30 "${TEST_TIMEOUT:-480}" python3 -m pytest -v -rfE --durations=20 -n "$jobs" \
         -p no:cacheprovider $(ls tests/test_cuda*.py | grep -v emulator) \
         tests/test_autograd_ops.py tests/test_fft.py \
         tests/test_linalg_lapack.py::test_factorisations_on_a_gpu_through_cusolver \
@@ -58,6 +63,7 @@ if want tests; then
         -k "not emulated and not compiles and not cpu-" \
         >"$out/tests.log" 2>&1
     status=$?
+    grep -E "^\[gw[0-9]+\] .*(FAILED|ERROR)|FAILED " "$out/tests.log" | head -20
     tail -3 "$out/tests.log"
     step "the CUDA cases of the other suites (arrays, errstate, mathfuncs, products, sets, stats, compile)"
     STRIDED_REQUIRE_GPU=1 timeout -s INT -k 30 "${TEST_TIMEOUT:-480}" python3 -m pytest -q -rfE -n "$jobs" \
