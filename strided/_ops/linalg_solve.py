@@ -664,7 +664,7 @@ def qr(x, /, mode="reduced"):
     ((3, 2), (2, 2))
     >>> r
     tensor([[-5. , -2.2],
-            [ 0. , -0.4]])
+            [ 0. ,  0.4]])
     """
     return _qr_op(x, mode)
 
@@ -771,7 +771,7 @@ def eig(x, /):
     >>> w
     tensor([2., 3.])
     >>> strided.linalg.eig(strided.asarray([[0.0, -1.0], [1.0, 0.0]])).eigenvalues
-    tensor([0.+1.j, 0.-1.j])
+    tensor([0.+1.j, 0.-1.j], dtype=strided.complex128)
     """
     return _eig_op(x)
 
