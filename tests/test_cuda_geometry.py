@@ -259,3 +259,20 @@ def test_index_scatter_on_a_transposed_broadcast(device, index_width, rng):
         else:
             want[idx] = v
         np.testing.assert_allclose(np.asarray(t.cpu()), want, rtol=1e-15)
+
+
+@pytest.mark.parametrize("numel", [2**30 - 1, 2**30])
+def test_a_32_bit_loop_leaves_its_counter_headroom(numel):
+    # Note [A 32-bit loop counter's headroom]: a grid-stride loop computes i + stride past its
+    # last element, up to ~2n, so 32-bit counting stops at 2**30 elements, not 2**31
+    from strided._cpu import binary as _binary
+
+    fits = numel < 2**30
+    assert _launch.use_int32((numel,), [(1,), (0,)], (1, 1)) is fits
+    one = strided.ones(1, dtype="bool", device="cuda-emulated")
+    plan = _binary.binary_plan("logical_and", one.expand(numel), one.expand(numel))
+    assert _params.elementwise_geometry(plan, _launch.MAX_DIMS)[3] is fits
+    x = strided.ones(1, device="cuda-emulated").expand(numel // 2, 2)
+    assert _launch.line_fits_int32(x, 1, x, [(numel // 2, 0)], numel // 2) is (
+        numel // 2 * 2 < 2**30
+    )

@@ -271,7 +271,7 @@ def arange_fill(out, start, step):
     as_int = isinstance(start, int) and isinstance(step, int) and d.kind in "iu"
     acc = "int64_t" if as_int else "double"
     n = out.numel()
-    idx32 = n < 2**31
+    idx32 = n < _launch.INT32_LOOP_LIMIT  # Note [A 32-bit loop counter's headroom]
     backend = backend_for(out.device)
     fname = f"strided_arange<{_launch.C_TYPES[d.name]}, {acc}, {'int32_t' if idx32 else 'int64_t'}>"
     fn = _launch.get_function(backend, ("arange",), "copy.cu", _arange_instantiations, fname)

@@ -224,19 +224,33 @@ def line_geometry(x, axis, y, Lout):
     return g, kdims, M
 
 
+# Note [A 32-bit loop counter's headroom]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A grid-stride loop ``for (i = first; i < n; i += blockDim.x * gridDim.x)`` computes the
+# index *after* its last element too: i + stride, up to n + stride. With a 32-bit index and a
+# grid sized to the work (stride up to about n), that is up to about 2n, and past 2**31 - 1 a
+# signed int32 overflows: undefined behaviour, in practice a negative index that passes
+# ``i < n`` and reads before the tensor. So a kernel counts in 32 bits only when the count it
+# loops over is below 2**30 (``INT32_LOOP_LIMIT``): then i + stride stays below 2**31. Byte
+# offsets, which are computed but never stepped past the end, may go up to 2**31 - 1.
+INT32_LOOP_LIMIT = 2**30
+
+
 def line_fits_int32(x, axis, y, kdims, M):
     """Whether every offset a line op computes (into x and the row-major y) fits in int32."""
     L, sx = x.shape[axis], x.stride()[axis] * x.itemsize
     extent = x.itemsize + sum((n - 1) * abs(s) for n, s in kdims) + max(L - 1, 0) * abs(sx)
-    return extent < 2**31 and y.numel() < 2**31 and M * max(L, 1) < 2**31
+    # counts below INT32_LOOP_LIMIT: Note [A 32-bit loop counter's headroom]
+    return extent < 2**31 and y.numel() < INT32_LOOP_LIMIT and M * max(L, 1) < INT32_LOOP_LIMIT
 
 
 def use_int32(shape, strides, itemsizes):
-    """Whether every element count and byte offset of the loop fits in int32."""
+    """Whether every element count and byte offset of the loop fits in int32 (the count with
+    headroom: Note [A 32-bit loop counter's headroom])."""
     numel = 1
     for s in shape:
         numel *= s
-    if numel >= 2**31:
+    if numel >= INT32_LOOP_LIMIT:
         return False
     for st, item in zip(strides, itemsizes, strict=True):
         extent = item

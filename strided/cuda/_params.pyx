@@ -132,7 +132,9 @@ def elementwise_geometry(ElementwisePlan plan, int max_dims):
     """
     cdef int nd = plan.loop.ndim, nop = plan.loop.noperands, d, k
     cdef Py_ssize_t item, extent, numel = plan.loop.numel
-    cdef bint fits = numel < 2147483648, contig = nd <= 1
+    # the count below 2**30, offsets below 2**31: Note [A 32-bit loop counter's headroom] in
+    # _launch.py
+    cdef bint fits = numel < 1073741824, contig = nd <= 1
     cdef Py_ssize_t nbytes = _geometry_nbytes(nop, max_dims)
     if nd > max_dims:
         raise NotImplementedError(

@@ -236,7 +236,8 @@ def _plan(name, x, dims, keepdims, acc):
     g["nout"], g["nred"] = len(odims), len(rdims)
     plan.geometry = g.tobytes()  # x and y (the addresses) are written per call
     extent = item + sum((n - 1) * abs(s) for n, s in odims + rdims)
-    idx32 = extent < 2**31 and M * max(R, 1) < 2**31 and M < 2**31
+    # counts with headroom: Note [A 32-bit loop counter's headroom] in _launch.py
+    idx32 = extent < 2**31 and M * max(R, 1) < _launch.INT32_LOOP_LIMIT
     backend = backend_for(x.device)
     names = _names(name, x.dtype.name, None if is_arg else out_dtype.name)
     module = ("reduce", name, "half") if half else ("reduce", name)
