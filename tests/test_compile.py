@@ -141,6 +141,45 @@ def test_reductions_consuming_chains_match_eager(red, dtype):
     assert groups[0].reduction is not None and len(groups[0].nodes) >= 4  # fused, not alone
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_float32_sums_in_blocks(threads):
+    # Note [A float32 sum in blocks]: blocks of float, a double total, the threads' totals in
+    # thread order; close to the double sum on every layout and size around the block's, and
+    # the same bits on every call
+    from strided._compile.codegen import SUM_BLOCK
+
+    rng = np.random.default_rng(3)
+    n = 3 * 70001  # over the grain: the threads share the blocks, a tail of a part block
+    base = strided.tensor(rng.standard_normal(n), dtype="float32")
+    cases = {
+        "contiguous": base,
+        "short": base[: 2 * SUM_BLOCK - 1],  # under two blocks: one loop, as before
+        "two blocks": base[: 2 * SUM_BLOCK],
+        "a block and a bit": base[: 2 * SUM_BLOCK + 1],
+        "stepped": base[::3],
+        "negative": strided.flip(base, axis=0),
+        "2-D, coalesced": base.reshape(3, 70001),
+        "transposed": base.reshape(3, 70001).T,
+        "expanded": strided.broadcast_to(base[:5000], (7, 5000)),
+    }
+    old = strided.get_num_threads()
+    strided.set_num_threads(threads)
+    try:
+        for name, x in cases.items():
+            f = lambda x: (x * 2 + 1).sum()  # noqa: E731
+            cf, first, second = _twice(f, x)
+            v = np.asarray(x).astype(np.float64) * 2 + 1
+            got, tol = float(np.asarray(second)), 1e-6 * np.abs(v).sum()
+            assert abs(got - v.sum()) <= tol, name
+            assert abs(got - float(np.asarray(f(x)))) <= 2 * tol, name  # eager, in double
+            assert all(np.asarray(cf(x)).tobytes() == np.asarray(second).tobytes() for _ in "ab")
+            # one coalesced loop of two blocks or more takes them; the expanded one is 2-D
+            blocked = name not in ("short", "expanded")
+            assert ("float part" in cf.last.source) == blocked, name
+    finally:
+        strided.set_num_threads(old)
+
+
 def test_layouts_broadcasts_and_nan():
     rng = np.random.default_rng(2)
     base = _t(rng, (6, 8))
