@@ -486,8 +486,22 @@ STRIDED_VINLINE float strided_vexp2f(float x) {
 /* expm1(u + c) - u for |u| <= 1/2 and c a tiny tail (u's rounding error): u^2 (1/2 + u P(u)) +
  * c (1 + u), P the Taylor series to u^14 / 17!; when `reduced` (|u| <= ln2 / 2, after exp's
  * reduction) to u^11 / 14! (the first term left out, u^15 / 15!, is below 2^-63 there: the
- * three steps less made float64 logaddexp 12% faster) */
+ * three steps less made float64 logaddexp 12% faster; there it is evaluated by Estrin's
+ * scheme, Note [logaddexp's latency]) */
 STRIDED_VINLINE double strided_expm1_tail_of(double u, double c, int reduced) {
+    if (reduced) {
+        /* Estrin's scheme (Note [logaddexp's latency]) */
+        double u2 = u * u, u4 = u2 * u2, u8 = u4 * u4;
+        double q0 = 0.16666666666666666 + u * 0.041666666666666664;
+        double q1 = 0.008333333333333333 + u * 0.001388888888888889;
+        double q2 = 0.0001984126984126984 + u * 2.48015873015873e-05;
+        double q3 = 2.7557319223985893e-06 + u * 2.755731922398589e-07;
+        double q4 = 2.505210838544172e-08 + u * 2.08767569878681e-09;
+        double q5 = 1.6059043836821613e-10 + u * 1.1470745597729725e-11;
+        double r0 = q0 + u2 * q1, r1 = q2 + u2 * q3, r2 = q4 + u2 * q5;
+        double e = (r0 + u4 * r1) + u8 * r2;
+        return u2 * (0.5 + u * e) + c * (1.0 + u);
+    }
     double p = reduced ? 1.1470745597729725e-11
                        : ((2.8114572543455206e-15 * u + 4.779477332387385e-14) * u +
                           7.647163731819816e-13) * u + 1.1470745597729725e-11;
@@ -1523,7 +1537,8 @@ STRIDED_VINLINE double strided_vcos(double x) {
  *     long double; nearer zero, where max + log1p(...) cancels, the absolute error stays below
  *     1e-17 (8.5e-18 measured, 9.2e-18 on x86-64-v2; expm1's tail in strided_exp_parts is a
  *     plain double: 3.4 ulp at |result| = 1/128), NumPy's C library's over 100 times that (7.4
- *     ulp at 1/16, 59 at 1/128). 4-6x the C library's speed; 0.87x PyTorch's at x86-64-v4.
+ *     ulp at 1/16, 59 at 1/128). 4-6x the C library's speed; 1.04x PyTorch's at x86-64-v4 (Note
+ *     [logaddexp's latency]).
  *   atan2 (float32): in double, t = min(|y|, |x|) / max(|y|, |x|) in [0, 1], atan(t) by
  *     fdlibm's pi/4 + atan((t - 1)/(t + 1)) above tan(pi/8) and t + t z Q(z) (Q of degree 5,
  *     5e-10), then pi/2 - r if |y| > |x|, pi - r if x is negative (its sign bit), y's sign.
@@ -1830,9 +1845,38 @@ STRIDED_VINLINE double strided_vatan2(double y, double x) {
     return copysign(v, y);
 }
 /* logaddexp in float64 (Note [Vectorised binary functions]) */
+/* Note [logaddexp's latency]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The float64 logaddexp loop is vectorised (8 lanes at x86-64-v4, 4 at v3) and has no slow
+ * path: infinities, NaN and a == b are selects in every lane, with no fix-up pass. It was
+ * 0.87x PyTorch's speed for another reason: its ~180 instructions per vector form one chain
+ * of dependent steps (a - b, exp's reduction and polynomial, 1 + e^d, log's division and
+ * polynomials, the last sums), longer than the core can overlap with the next vector's, so the
+ * loop ran at the chain's latency, not at the machine's throughput (perf: 2 instructions a
+ * cycle, the samples on the instructions waiting for the divide and the polynomial). Three
+ * steps shorten the chain, none loses accuracy:
+ *   - exp's polynomial (strided_expm1_tail_of, reduced: degree 11) by Estrin's scheme: the
+ *     pairs c_i + c_{i+1} u, then u^2, u^4, u^8 combine them, 4 multiply-adds deep instead of
+ *     11 (Horner); the extra roundings are of terms below u^3 / 6 of e^d (2^-59 of it);
+ *   - the second division per element, U_lo / U in strided_log1_dd, went: the tail needs
+ *     little of 1 / U (an error r in it moves the result by |U_lo| r <= 2^-52 r), so it is
+ *     1 / (1 + f) = (1 - s) / (1 + s) = 1 - 2s (1 - s + s^2 - s^3 + s^4) from the s at hand
+ *     (|s| <= 0.172: r <= 2 s^6 = 6e-5, 1e-20 of the result), halved where U was;
+ *   - 1 + e^d by Fast2Sum (1 >= e^d), 3 additions instead of TwoSum's 6.
+ * Measured (1e6 float64 a, b of both signs, |.| in [4.5e-5, 50], out=, medians of 7 rounds
+ * alternated with PyTorch 2.14 in one process, 2-core AMD EPYC; before and after are separate
+ * runs; PyTorch at v3 is its AVX2 build (ATEN_CPU_CAPABILITY=avx2), its AVX-512 one being
+ * 3.1 ms):
+ *   | level, threads | before        | after         | PyTorch       | after / PyTorch speed |
+ *   | v4, 1          | 3.48 ms (±7%) | 2.96 ms (±3%) | 3.07 ms (±8%) | 1.04 (was 0.89)       |
+ *   | v3, 1          | 7.17 ms (±2%) | 6.03 ms (±2%) | 6.20 ms       | 1.03                  |
+ * python benchmarks/bench_transcendental.py --only logaddexp --rounds 7 --threads 1, with
+ * STRIDED_CPU_FEATURES=x86-64-v3 (and ATEN_CPU_CAPABILITY=avx2) for v3. */
+
 /* log(U + U_lo) for U in [1, 2], |U_lo| <= ulp(U), as hi + *lo: strided_vlog_core's steps
  * (musl's log2 split: hi = f - f^2/2 cut to 32 bits, so k ln2_hi + hi is exact) with the
- * rounding errors of f^2/2, s = f / (2 + f) and s (f^2/2 + R) kept (residuals and TwoSum) */
+ * rounding errors of f^2/2, s = f / (2 + f) and s (f^2/2 + R) kept (residuals and TwoSum);
+ * U_lo / U without a division (Note [logaddexp's latency]) */
 STRIDED_VINLINE double strided_log1_dd(double U, double U_lo, double* lo_out) {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
     const double Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01,
@@ -1842,7 +1886,6 @@ STRIDED_VINLINE double strided_log1_dd(double U, double U_lo, double* lo_out) {
     int big = U >= 1.4142135623730951;
     double k = big ? 1.0 : 0.0;
     double f = (big ? 0.5 * U : U) - 1.0;                    /* exact */
-    double c = U_lo / U;
     double hfsq = 0.5 * f * f;
     double hfsq_lo = -strided_residual(hfsq, 0.5 * f, f);   /* 0.5 f^2 = hfsq + hfsq_lo */
     double D = 2.0 + f;
@@ -1851,6 +1894,7 @@ STRIDED_VINLINE double strided_log1_dd(double U, double U_lo, double* lo_out) {
     double s = f * rD;
     double s_lo = (strided_residual(f, s, D) - s * D_lo) * rD;
     double z = s * s, w = z * z;
+    double c = (big ? 0.5 * U_lo : U_lo) * (1.0 - 2.0 * s * ((1.0 - s) + z * ((1.0 - s) + z)));
     double t1 = w * (Lg2 + w * (Lg4 + w * Lg6));
     double t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
     double R = t2 + t1;
@@ -1882,8 +1926,8 @@ STRIDED_VINLINE double strided_vlogaddexp(double a, double b) {
     double st = s + t;
     double st_lo = (s - st) + t;                   /* Fast2Sum: s >= 1/2 > |t| */
     double E = (st * p1) * p2, E_lo = (st_lo * p1) * p2;
-    double U, U_err;
-    STRIDED_TWO_SUM(1.0, E, U, U_err);
+    double U = 1.0 + E;
+    double U_err = (1.0 - U) + E;                  /* Fast2Sum: 1 >= E */
     double L_lo;
     double L = strided_log1_dd(U, U_err + E_lo, &L_lo);
     /* e^d below 2^-54: log1p(E) = E - E^2/2 */
