@@ -622,13 +622,53 @@ def latency(threads, rounds=5):
         print(f"- torch.compile's first call, same graph: {(time.perf_counter() - t0):.1f} s")
 
 
+def sum_blocks(threads=(1, 2), rounds=15):
+    """The fused chain with its float32 sum in blocks (Note [A float32 sum in blocks] in
+    strided/_compile/codegen.py) against the single loop it replaced (the same generator with
+    the blocks turned off) and torch.compile, alternated in one process at each thread count."""
+    from _harness import alternated
+
+    from strided._compile import codegen
+
+    rng = np.random.default_rng(0)
+    n = 10**7
+    x_np, y_np = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    x, y = strided.asarray(x_np), strided.asarray(y_np)
+    blocked = strided.compile(_chain)
+    blocked(x, y)
+    block, codegen.SUM_BLOCK = codegen.SUM_BLOCK, n  # no two blocks fit: the single loop
+    try:
+        single = strided.compile(_chain)
+        single(x, y)
+    finally:
+        codegen.SUM_BLOCK = block
+    tc = None
+    if torch is not None:
+        tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np)
+        compiled = torch.compile(lambda a, b: ((a * 2 + 1).exp() * b).sum())
+        tc = lambda: compiled(tx, ty)  # noqa: E731
+
+    def check():
+        want = (np.exp(x_np.astype(np.float64) * 2 + 1) * y_np).sum()
+        for f in (blocked, single):
+            np.testing.assert_allclose(float(np.asarray(f(x, y))), want, rtol=1e-6)
+
+    case = ("chain 1e7, sum in blocks", lambda: blocked(x, y), lambda: single(x, y), tc, check)
+    for t in threads:
+        alternated([case], rounds, t, "float32 sum in blocks", ("single loop", "torch.compile"))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--profile-mlp", action="store_true", help="the MLP step's time by part")
     p.add_argument("--latency", action="store_true", help="compile latency in real processes")
     p.add_argument("--only", action="append", help="only the rows whose name holds this")
+    p.add_argument("--sum-blocks", action="store_true", help="the chain's sum, blocks or not")
     args = p.parse_args()
+    if args.sum_blocks:
+        sum_blocks()
+        return
     if args.profile_mlp:
         profile_mlp(args.threads)
         return

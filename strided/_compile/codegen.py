@@ -630,7 +630,8 @@ def _reduction_c(lines, red, value, body, cshape, n_kept, j_out, n_in, offset, p
 
 
 SUM_BLOCK = 1024  # float32 values summed in float before their sum joins the double total
-SUM_THREADS = 256  # the most threads a blocked sum runs on (the slots of its totals)
+SUM_RUN = 16  # blocks a thread takes at a time (16k float32: ~40 us of the exp chain)
+SUM_RUNS = 1024  # at most this many runs (their totals live on the stack), longer ones beyond
 
 
 def _blocked_sum(red, n):
@@ -644,8 +645,7 @@ def _blocked_sum(red, n):
 
 
 def _blocked_sum_c(lines, red, value, body, n, j_out, otype, par):
-    """A float32 sum over everything as float blocks in a double total, the threads' totals
-    combined in thread order.
+    """A float32 sum over everything as float blocks, their runs' double totals added in order.
 
     Note [A float32 sum in blocks]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -663,21 +663,25 @@ def _blocked_sum_c(lines, red, value, body, n, j_out, otype, par):
     into its slot of an array, added in thread order after the region. So here a loop of at
     least two blocks runs in blocks of SUM_BLOCK (1024) elements: a block is summed by ``omp
     simd`` in a float, lane-wise (16 lanes of 64 values at AVX-512, 8 of 128 at AVX2), and only
-    its sum is widened and added to a double total. The inner loop is then the float loop
-    Inductor writes: 2.6 ms at one thread (0.97x torch.compile) and 1.3-1.4 ms at two
-    (1.02-1.08x); blocks of 512 to 4096 are within the noise of each other, and 1024 keeps a
-    block's float error that of 64-128 terms (on the benchmark's uniform values the float32
-    result is the same bits as before, and the same as eager's). Under threads, each takes a
-    static share of whole blocks (the tail under a block runs after them, on one thread) and
-    writes its total into its own slot of ``totals``, added in thread order after the region,
-    as Inductor does: the order of every addition is fixed by the thread count and the vector
-    width, so a call gives the same bits on every run (OpenMP's ``reduction`` clause combined
-    the threads in the order they finished, which for three or more threads could move the
-    last bit from one call to the next); another thread count may round differently, as
-    before. A float block can overflow where a double would not (values near FLT_MAX of both
-    signs), as NumPy's float32 pairwise sum does too. float64 sums, products and loops of
-    several dims keep the single loop: a double needs no widening, a float product of 1024
-    terms leaves the float range far sooner than a double one."""
+    its sum is widened and added to a double. The inner loop is then the float loop Inductor
+    writes: 2.6 ms at one thread (0.97x torch.compile) and 1.3-1.4 ms at two (1.02-1.08x);
+    blocks of 512 to 4096 are within the noise of each other, and 1024 keeps a block's float
+    error that of 64-128 terms (on the benchmark's uniform values the float32 result is the same
+    bits as before, and as eager's).
+
+    The blocks are grouped into runs of SUM_RUN (16; more when there would be over SUM_RUNS,
+    1024, runs), which the threads take as they come (``schedule(dynamic, 1)``: on a shared
+    machine a thread that woke late, or shares its core, takes fewer); each run's double total
+    goes into its own slot of ``totals``, and the slots are added in order after the loop (the
+    tail under a block last). The order of every addition is then fixed by the size and the
+    vector width alone: a call gives the same bits on every run and at every thread count, one
+    thread or many (OpenMP's ``reduction`` clause combined the threads in the order they
+    finished, so three or more could move the last bit from one call to the next, and each
+    thread count had its own split). Inductor splits statically, one slot per thread. A float
+    block can overflow where a double would not (values near FLT_MAX of both signs), as NumPy's
+    float32 pairwise sum does too. float64 sums, products and loops of several dims keep the
+    single loop: a double needs no widening, a float product of 1024 terms leaves the float
+    range far sooner than a double one."""
     v = value[red.all_input_nodes[0]]
     nb, B = n // SUM_BLOCK, SUM_BLOCK
     rest = n - nb * B
@@ -693,31 +697,24 @@ def _blocked_sum_c(lines, red, value, body, n, j_out, otype, par):
             pad + "}",
         ]
 
-    blocks = [
-        f"for (long b = {'lo' if par else '0'}; b < {'hi' if par else f'{nb}L'}; b++) {{",
-        *block(f"b * {B}L", f"b * {B}L + {B}L", 2),
-        "  acc += (double)part;",
-        "}",
+    # runs of whole blocks, the threads taking them as they come; a run's total in its slot
+    per = max(SUM_RUN, -(-nb // SUM_RUNS))
+    runs = -(-nb // per)
+    lines += [
+        f"  double totals[{runs}];",
+        *(["  #pragma omp parallel for schedule(dynamic, 1)"] if par and runs > 1 else []),
+        f"  for (long c = 0; c < {runs}L; c++) {{",
+        "    double acc = 0.0;",
+        f"    const long end = c * {per}L + {per}L < {nb}L ? c * {per}L + {per}L : {nb}L;",
+        f"    for (long b = c * {per}L; b < end; b++) {{",
+        *block(f"b * {B}L", f"b * {B}L + {B}L", 6),
+        "      acc += (double)part;",
+        "    }",
+        "    totals[c] = acc;",
+        "  }",
+        "  double acc = 0.0;",
+        f"  for (long c = 0; c < {runs}L; c++) acc += totals[c];",
     ]
-    if par:
-        lines += [
-            f"  double totals[{SUM_THREADS}];",
-            "  int used = omp_get_max_threads();",
-            f"  used = used < {SUM_THREADS} ? used : {SUM_THREADS};",
-            "  #pragma omp parallel num_threads(used)",
-            "  {",
-            "    const long t = omp_get_thread_num(), nt = omp_get_num_threads();",
-            f"    const long lo = {nb}L * t / nt, hi = {nb}L * (t + 1) / nt;",
-            "    double acc = 0.0;",
-            *["    " + b for b in blocks],
-            "    totals[t] = acc;",
-            "    if (t == 0) used = (int)nt;",
-            "  }",
-            "  double acc = 0.0;",
-            "  for (int t = 0; t < used; t++) acc += totals[t];",
-        ]
-    else:
-        lines += ["  double acc = 0.0;", *["  " + b for b in blocks]]
     if rest:
         lines += ["  {", *block(f"{nb * B}L", f"{n}L", 4), "    acc += (double)part;", "  }"]
     lines += [f"  out{j_out}[0] = ({otype})acc;", "}"]
