@@ -1870,8 +1870,11 @@ STRIDED_VINLINE double strided_vatan2(double y, double x) {
  *   | level, threads | before        | after         | PyTorch       | after / PyTorch speed |
  *   | v4, 1          | 3.48 ms (±7%) | 2.96 ms (±3%) | 3.07 ms (±8%) | 1.04 (was 0.89)       |
  *   | v3, 1          | 7.17 ms (±2%) | 6.03 ms (±2%) | 6.20 ms       | 1.03                  |
- * python benchmarks/bench_transcendental.py --only logaddexp --rounds 7 --threads 1, with
- * STRIDED_CPU_FEATURES=x86-64-v3 (and ATEN_CPU_CAPABILITY=avx2) for v3. */
+ * At 2 threads the second core was busy with other work during the after runs (spreads of
+ * 10-40%): v4 3.75 ms against PyTorch's 3.56 (0.95x; before, with the core free, 1.76 against
+ * 1.54: 0.87x), v3 6.89 against PyTorch's AVX2 6.83 (0.99x; 1.05x in a second run).
+ * python benchmarks/bench_transcendental.py --only logaddexp --rounds 7 --threads 1 (or 2),
+ * with STRIDED_CPU_FEATURES=x86-64-v3 (and ATEN_CPU_CAPABILITY=avx2) for v3. */
 
 /* log(U + U_lo) for U in [1, 2], |U_lo| <= ulp(U), as hi + *lo: strided_vlog_core's steps
  * (musl's log2 split: hi = f - f^2/2 cut to 32 bits, so k ln2_hi + hi is exact) with the
