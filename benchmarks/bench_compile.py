@@ -96,6 +96,32 @@ the fused SGD update ~40-50 us (0.8 MB of w1 read twice and written) and ~75 us 
 backward glue (the engine, the backward program's eager views). The NumPy column's BLAS is not
 held to one thread by the harness (its hand-written step 0.38 ms, below its own matmuls' 0.45
 ms at one thread).
+
+The chain at two threads (same machine; it had been 0.83x torch.compile): its threads were not
+the cause (one parallel region, a private accumulator per thread, the exp vectorised), its
+float32 sum was: every 16 values widened to double and added, ~5 instructions beside the exp's
+~30, at one thread as at two. Summed in float blocks inside double totals (Note [A float32 sum
+in blocks] in strided/_compile/codegen.py; same float32 bits on these inputs), medians of
+alternated rounds in one process, best of 5 calls per round, spreads in brackets, strided
+compiled before -> after / torch.compile / strided eager:
+
+| threads | load | before, ms | after | torch.compile | eager | torch.compile/after |
+|---|---|---|---|---|---|---|
+| 1 | 0.8-1.8 | 3.30-3.39 (3-12%) | 2.59-2.65 (3-6%) | 2.52-2.57 (3-6%) | 9.9-10.5 | 0.97 |
+| 2 | 0.8-1.8 | 1.66-1.74 (3-33%) | 1.31-1.40 (10-50%) | 1.35-1.51 (8-56%) | 5.2-8.7 | 1.02-1.08 |
+| 1 | 3.0 | 3.33 (5%) | 2.67 (8%) | 2.57 (6%) | 9.9 | 0.96 |
+| 2 | 2.9-3.3 | 3.69-4.03 (12-14%) | 2.96-3.41 (12-23%) | 3.22-3.86 (17-62%) | 14-17 | 1.09-1.13 |
+
+(the first two rows' "after" is the static split, one slot per thread as Inductor does, the
+last two's the committed form, whose threads take runs of blocks as they come and give the same
+bits at every thread count; at load 3 the other core is busy, so two threads are slower than
+one for all three). The two forms side by side: 2.96 (runs) against 3.09 ms (static) at two
+threads, 2.67 and 2.67 at one. At one thread the ~3% left is the exp itself (its values must
+stay eager's). Rerun (the same kernels, alternated, the harness's timing, so spreads are wider):
+``cd benchmarks && flock /tmp/strided-build.lock python bench_compile.py --sum-blocks``
+(1 and 2 threads; 15 rounds: 2.74-2.79 ms against single loop 3.42-3.47 and torch.compile
+2.64-2.67 at one thread, 1.24x and 0.96-0.97x; at two 3.26 / 3.98 / 3.51 ms, 1.22x and 1.08x,
+and once 1.78 / 1.78 / 1.43 with spreads of 27-59%).
 """
 
 from __future__ import annotations
