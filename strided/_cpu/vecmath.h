@@ -29,15 +29,16 @@
  *            logarithms in float lanes]), expm1, sinh, cosh, asinh, acosh 0.50
  *            (0.74-2.0), atanh 1.04 (float lanes), sin and cos 0.56 (1.47), tan 0.95 (1.27),
  *            atan, asin, acos 0.50,
- *            erf 1.09 (1.39 without FMA), erfc 1.21 (SciPy's; NumPy has neither), exp2 0.86
- *            (1.13 without FMA).
+ *            erf 1.09 (1.39 without FMA), erfc 1.28 (1.21 without FMA; SciPy's; NumPy has
+ *            neither), exp2 0.86 (1.13 without FMA).
  *
  * Three rules that the code follows:
  *   - The float32 functions widen to double and round once at the end: a double polynomial of
  *     modest accuracy (~1e-15) then gives a float result within 1 ulp, and float subnormals
  *     are normal doubles. Half the lanes of a float vector, but no float-specific subtleties.
  *     The exceptions, in float lanes to keep up with PyTorch: log, log2, log10, log1p, erf, exp2,
- *     atanh, and erfc's polynomials (Note [erfc in float lanes]).
+ *     atanh, and erfc's polynomials (Note [erfc in float lanes]; all of erfc where there are
+ *     fused multiply-adds, Note [erfc in float lanes with fma]).
  *   - Floating-point flags are NumPy's. log, log1p, log2 and log10 are "checked" ops (Note
  *     [Floating-point errors] in strided/_errstate.py): the loop's flags become warnings. So
  *     every lane computes only values that raise nothing (inputs are classified by integer
@@ -1250,7 +1251,7 @@ STRIDED_VINLINE float strided_vacosf(float x) {
  * erf = sign(x) (1 - erfc(|x|)) and erfc(-a) = 2 - erfc(a) there. strided_verff does erf in
  * float lanes (|x| < 1 and a degree-6 Q on [1, 4], past which erf rounds to +-1; within
  * 1.1-1.4 ulp); strided_verfcf erfc (Note [erfc in float lanes]: |x| < 0.35 and a degree-10 Q
- * on [0.35, 10.1], a few steps in double). Beyond the fit, a is clamped (erf's 4, erfc's
+ * on [0.35, 10.1], a few steps in double, or float-float with FMA). Beyond the fit, a is clamped (erf's 4, erfc's
  * 10.1): erf rounds to +-1 from 3.92 on, erfc to 0 from 10.06 on, and erfc(-a) to 2; inf
  * needs nothing else. NaN is selected through at the end; erf and erfc are not checked ops
  * (Note [Floating-point errors]), so the lanes may raise what they like. No fix-up pass. */
@@ -1326,6 +1327,25 @@ STRIDED_VINLINE float strided_verff(float x) {
     return x != x ? x : y;
 }
 
+/* P(x^2) of erfc's |x| < 0.35 piece: erf(x) = x + x P(x^2) */
+STRIDED_VINLINE float strided_erfcf_small_p(float x) {
+    float z = x * x;
+    float p = 0.0048283739015460014f;
+    p = p * z - 0.026800893247127533f;
+    p = p * z + 0.11283331364393234f;
+    p = p * z - 0.3761262595653534f;
+    p = p * z + 0.12837916612625122f;
+    return p;
+}
+
+/* exp(-(a2 + e)) = 2^fn e^r: fn = round(-a2 / ln 2), r reduced in float as strided_expf does,
+ * e (a^2's rounding error, tiny) taken off r */
+STRIDED_VINLINE float strided_erfcf_reduce(float a2, float e, float* fn) {
+    float n = (a2 * -1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    *fn = n;
+    return ((-a2 - n * 0.693359375f) - e) - n * -2.12194440e-4f;
+}
+
 /* Note [erfc in float lanes]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * erfc's relative error counts all the way down its tail, to the subnormal 1e-45 at a = 10.05,
@@ -1347,16 +1367,112 @@ STRIDED_VINLINE float strided_verff(float x) {
  *               for e^r - 1 in float, 1 + it and 2^-n (n up to 147: a normal double) in double.
  *               erfc(-a) = 2 - erfc(a).
  * Measured on 31 million points (all floats of [0.3, 11] in steps of 7, random bit patterns,
- * the subnormal tail): 1.21 ulp on x86-64-v2, v3 and v4 (the expf polynomial's rounding is
- * most of it). NaN is selected through; inf gives 0 and 2 from the clamp. Not a checked op. */
+ * the subnormal tail): 1.21 ulp (the expf polynomial's rounding is most of it). NaN is selected
+ * through; inf gives 0 and 2 from the clamp. Not a checked op.
+ *
+ * That form is what x86-64-v2 runs. With fused multiply-adds (x86-64-v3 and up) the double
+ * steps go too (Note [erfc in float lanes with fma]). */
+
+/* Note [erfc in float lanes with fma]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * At x86-64-v3 the double steps of Note [erfc in float lanes] were most of the time: a double
+ * lane is half a float lane, and each value crossing between them costs a widening (or
+ * narrowing) and an extract; two divisions in double where float needs one; and a select of
+ * doubles by a float compare widens its mask (vpmovsxdq). erfc float32 at v3 was 0.68x
+ * PyTorch's speed. With fma() a single instruction, the few steps that need more than a float
+ * carry their rounding error in a second float (a float-float) instead, and the function is
+ * float lanes only, the same formulas and coefficients:
+ *   d = a + 2 = dh + dl exactly (Fast2Sum of max(a, 2) and min(a, 2)); 1/d = rh + rl, rl = rh
+ *   (1 - dh rh - dl rh) with the residual by fma; t = 1 - 4/d = th + tl (Fast2Sum again);
+ *   Q's Horner steps to t^2 in float on th (by pairs, Estrin's scheme: the loop was bound by
+ *   the latency of one long chain, not by the count of instructions), its last two steps as
+ *   float-float (each product's error by fma, each sum's by Fast2Sum: |c1| and |c0| are the
+ *   larger terms), with tl's share and c0 as two floats; P = Q / d = Q r as ph + pl; exp(-a^2) =
+ *   2^n (1 + em1) as before (a^2 = a2 + e by fma), 1 + em1 = eh + el; then P (1 + em1) =
+ *   fma(ph, eh, ph el + pl eh), one rounding, scaled by 2^n in two halves (n down to -147, the
+ *   first product stays normal and exact, the second rounds once into the subnormals).
+ *   |x| < 0.35: 1 - x with its error (Fast2Sum) minus x P(x^2).
+ * The clamps of a are integer min/max on the bits (a >= 0, so the bits order as the values; NaN
+ * clamps to 10.1 and is selected through at the end): with a select, GCC copied the arithmetic
+ * that follows into both arms (-fno-trapping-math lets it) and the loop grew 57 blends.
+ * Measured on 39 million points (every third float of [0.3, 11] and its negative, every 257th
+ * float below 0.3, 2 million random bit patterns, inf, NaN, zeros): 1.28 ulp at v3 and v4.
+ * Time, 1e6 float32 from [-3, 9], AMD EPYC with AVX-512 (2 cores, shared and loaded),
+ * medians with spread; the loop alone is old and new compiled into one program and alternated,
+ * 31 rounds (quartiles); the benchmark is STRIDED_CPU_FEATURES=<level> python
+ * benchmarks/bench_transcendental.py --only erfc --rounds 5 --threads <t> (out=, PyTorch
+ * alternated in the same process):
+ *   loop alone, 1 thread     v3: 2.21 ms (2.17-2.23) -> 1.58 (1.57-1.61)   1.39x
+ *                            v4: 1.05 ms (1.05-1.09) -> 0.75 (0.74-0.77)   1.41x
+ *                            v2: 5.2 ms, unchanged (this form needs fma)
+ *   benchmark, v3, 1 thread: 2.16 ms (+-4%), PyTorch 1.47: 0.68x -> 1.54-1.56 ms (+-2-3%),
+ *                            PyTorch 1.48-1.53: 0.96-0.98x
+ *   benchmark, v3, 2 threads: 766 us (+-1%), PyTorch 739 (+-14%): 0.97x
+ *   benchmark, v4, 1 thread: 0.74 ms, PyTorch 1.52-1.54: 2.1x
+ * Still a little behind PyTorch at v3: about 6% of the loop is the |x| < 0.35 piece, computed
+ * in every lane, and the chain from the division through Q to the product is long. */
+#if defined(__FMA__) || defined(__aarch64__)
+STRIDED_VINLINE uint32_t strided_umin32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+STRIDED_VINLINE uint32_t strided_umax32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
 STRIDED_VINLINE float strided_verfcf(float x) {
     float a = fabsf(x);
-    float z = x * x;
-    float p = 0.0048283739015460014f;
-    p = p * z - 0.026800893247127533f;
-    p = p * z + 0.11283331364393234f;
-    p = p * z - 0.3761262595653534f;
-    p = p * z + 0.12837916612625122f;
+    float p = strided_erfcf_small_p(x);
+    float sh = 1.0f - x;
+    float small = sh + (((1.0f - sh) - x) - x * p);
+    uint32_t ab, acb;
+    memcpy(&ab, &a, sizeof ab);
+    acb = strided_umin32(strided_umax32(ab, 0x3eb33333u), 0x4121999au);  /* 0.35f, 10.1f */
+    float ac, hi, lo;
+    memcpy(&ac, &acb, sizeof ac);
+    uint32_t hib = strided_umax32(acb, 0x40000000u), lob = strided_umin32(acb, 0x40000000u);
+    memcpy(&hi, &hib, sizeof hi);                                      /* max(ac, 2) */
+    memcpy(&lo, &lob, sizeof lo);                                      /* min(ac, 2) */
+    float dh = hi + lo;
+    float dl = lo - (dh - hi);
+    float rh = 1.0f / dh;
+    float rl = rh * (fmaf(-dh, rh, 1.0f) - dl * rh);
+    float r4 = 4.0f * rh;
+    float th = 1.0f - r4;
+    float tl = ((1.0f - th) - r4) - 4.0f * rl;
+    float t2 = th * th, t4 = t2 * t2;
+    float q01 = -0.021510323509573936f * th - 0.03644261509180069f;
+    float q23 = 0.003087083576247096f * th + 0.006482777651399374f;
+    float q45 = -0.0006476225098595023f * th - 0.0008526420569978654f;
+    float q67 = 0.00011424488184275106f * th + 6.704408588120714e-05f;
+    float q = (q67 * t2 + q45) * t4 + (q23 * t2 + q01);
+    float u = q * th + 0.27947208285331726f;
+    const float c1 = -0.6871606707572937f;
+    const float c0h = 1.0215827f, c0l = -1.7363998e-08f;        /* 1.021582705299881 */
+    float m1 = u * th;
+    float vh = c1 + m1;
+    float vl = ((c1 - vh) + m1) + (fmaf(u, th, -m1) + u * tl);
+    float m0 = vh * th;
+    float qh = c0h + m0;
+    float ql = ((c0h - qh) + m0) + ((fmaf(vh, th, -m0) + c0l) + (vl * th + vh * tl));
+    float ph = qh * rh;
+    float pl = fmaf(qh, rh, -ph) + (qh * rl + ql * rh);
+    float a2 = ac * ac;
+    float e = fmaf(ac, ac, -a2);
+    float fn;
+    float r = strided_erfcf_reduce(a2, e, &fn);
+    float r2 = r * r;
+    float e45 = 1.9875691500e-4f * r + 1.3981999507e-3f;      /* strided_expm1f_reduced, */
+    float e23 = 8.3334519073e-3f * r + 4.1665795894e-2f;      /* by pairs */
+    float e01 = 1.6666665459e-1f * r + 5.0000001201e-1f;
+    float em1 = ((e45 * r2 + e23) * r2 + e01) * r2 + r;
+    float eh = 1.0f + em1, el = (1.0f - eh) + em1;
+    float res = fmaf(ph, eh, ph * el + pl * eh);
+    int32_t n = (int32_t)fn, n1 = n >> 1;
+    float tail = (res * strided_pow2if(n1)) * strided_pow2if(n - n1);
+    float big = x < 0.0f ? 2.0f - tail : tail;
+    float y = a < 0.35f ? small : big;
+    return x != x ? x : y;
+}
+#else
+STRIDED_VINLINE float strided_verfcf(float x) {
+    float a = fabsf(x);
+    float p = strided_erfcf_small_p(x);
     double small = 1.0 - ((double)x + (double)(x * p));
     float ac = a > 10.1f ? 10.1f : (a < 0.35f ? 0.35f : a);
     double rd = 1.0 / ((double)ac + 2.0);
@@ -1376,13 +1492,14 @@ STRIDED_VINLINE float strided_verfcf(float x) {
     float ah = strided_head12f(ac);
     float al = ac - ah, a2 = ac * ac;
     float e = ((ah * ah - a2) + 2.0f * ah * al) + al * al;      /* ac^2 = a2 + e, exactly */
-    float fn = (a2 * -1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = ((-a2 - fn * 0.693359375f) - e) - fn * -2.12194440e-4f;
+    float fn;
+    float r = strided_erfcf_reduce(a2, e, &fn);
     double tail = ((1.0 + (double)strided_expm1f_reduced(r)) * qd) * (rd * strided_pow2_of((double)fn));
     double big = x < 0.0f ? 2.0 - tail : tail;
     double y = a < 0.35f ? small : big;
     return x != x ? x : (float)y;
 }
+#endif
 
 /* ---- sin and cos ------------------------------------------------------------------------ */
 
