@@ -18,12 +18,9 @@ from strided.cuda import _backend
 def _standin_cupy_array(a):
     """A stand-in CuPy array over NumPy array ``a``'s memory: what ``adopt`` reads of one."""
     return types.SimpleNamespace(
-        __cuda_array_interface__={
-            "shape": a.shape, "typestr": a.dtype.str, "data": (a.ctypes.data, False),
-            "strides": None, "version": 3,
-        },
         flags=types.SimpleNamespace(c_contiguous=True),
-        shape=a.shape, dtype=a.dtype, device=types.SimpleNamespace(id=0), keep=a,
+        shape=a.shape, dtype=a.dtype, nbytes=a.nbytes,
+        data=types.SimpleNamespace(ptr=a.ctypes.data), keep=a,
     )  # fmt: skip
 
 

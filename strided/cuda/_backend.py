@@ -70,11 +70,18 @@ def adopt(array, device):
     the array is row-major, and is a row-major copy of it otherwise. See Note [Taking over
     CuPy's results]."""
     from strided import _core
-    from strided._ops.creation import _from_cuda_array_interface
 
+    shape = tuple(array.shape)
     if array.flags.c_contiguous:
-        return _from_cuda_array_interface(array)
-    out = _core._empty(tuple(array.shape), array.dtype.name, device)
+        # a Storage over CuPy's bytes, owned by the array (_core's pieces: this layer does not
+        # reach up to the ops' asarray)
+        storage = _core.Storage._wrap(array.data.ptr, array.nbytes, array, device)
+        strides, step = [], 1  # row-major, in elements (CuPy's for an empty array may differ)
+        for n in reversed(shape):
+            strides.append(step)
+            step *= max(n, 1)
+        return _core._from_parts(storage, 0, shape, strides[::-1], array.dtype.name)
+    out = _core._empty(shape, array.dtype.name, device)
     backend_for(device).cupy.asarray(out)[...] = array
     return out
 
@@ -85,7 +92,7 @@ def adopt(array, device):
 # the same memory pool strided's own storages come from (``allocate`` below). Copying that
 # result into a fresh strided tensor would read and write every byte once more: for an FFT of
 # 2**24 complex64 numbers 256 MB, 65 us of an H200's 340 us. Instead the result's memory
-# becomes the tensor's: ``_from_cuda_array_interface`` wraps the address in a Storage whose
+# becomes the tensor's: ``adopt`` wraps the address in a Storage (``_core.Storage._wrap``) whose
 # owner is the CuPy array, so the memory goes back to the pool when the last tensor viewing it
 # is gone, on the stream both libraries use (CuPy's current one). Only a row-major result is
 # taken over, so the tensor has the layout a fresh result would have.
