@@ -34,11 +34,11 @@ small (bench_compile.py --profile-mlp: the five matmuls are ~0.74 ms of ~1.3 ms)
 from __future__ import annotations
 
 import ctypes
-import math
 
 from strided._compile import cc
+from strided.cuda._optim import adam_scalars, adam_step_scalars
 
-__all__ = ["adam_scalars", "adam_step_scalars", "fused_sgd", "fused_adam", "fusable"]
+__all__ = ["fused_sgd", "fused_adam", "fusable"]
 
 GRAIN = 32768  # elements below which a parameter's loop runs on one thread (codegen.GRAIN)
 
@@ -203,19 +203,3 @@ def fused_adam(params, grads, ms, vs, vmaxs, steps, lr, betas, eps, weight_decay
     )
     _bump(params, ms, vs, vmaxs or ())
     return True
-
-
-def adam_scalars(lr, betas, eps, weight_decay, decoupled):
-    """Adam's hyper-parameters as its fused steps take them, in double as eager's Python
-    computes them: 1 - b1, b2, 1 - b2, eps, the L2 decay (0 for AdamW) and AdamW's factor
-    ``1 - lr * wd`` (1 for Adam)."""
-    b1, b2 = betas
-    decay = 1.0 - lr * weight_decay if (decoupled and weight_decay) else 1.0
-    return 1.0 - b1, b2, 1.0 - b2, eps, 0.0 if decoupled else weight_decay, decay
-
-
-def adam_step_scalars(lr, betas, t):
-    """Step ``t``'s bias corrections as eager's Adam computes them: the step size
-    ``lr / (1 - b1^t)`` and ``sqrt(1 - b2^t)``."""
-    b1, b2 = betas
-    return lr / (1.0 - b1**t), math.sqrt(1.0 - b2**t)

@@ -36,11 +36,13 @@ expressions from the same scalars.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from strided.cuda import _launch
 
-__all__ = ["all_modules", "fusable", "fused_adam", "fused_sgd"]
+__all__ = ["adam_scalars", "adam_step_scalars", "all_modules", "fusable", "fused_adam", "fused_sgd"]
 
 _TYPES = {"float32": ("float", np.float32), "float64": ("double", np.float64)}
 _NULL = bytes(8)
@@ -95,11 +97,29 @@ def fused_sgd(params, grads, bufs, first, lr, momentum, dampening, weight_decay,
             b._bump_version()
 
 
+# Adam's scalars, computed on the host in double as eager's Python computes them. The CPU's
+# fused Adam (strided/_compile/optim.py) takes the same ones: they live here, the lower layer
+# of the two, so that each imports downwards only (DESIGN.md).
+def adam_scalars(lr, betas, eps, weight_decay, decoupled):
+    """Adam's hyper-parameters as its fused steps take them, in double as eager's Python
+    computes them: 1 - b1, b2, 1 - b2, eps, the L2 decay (0 for AdamW) and AdamW's factor
+    ``1 - lr * wd`` (1 for Adam)."""
+    b1, b2 = betas
+    decay = 1.0 - lr * weight_decay if (decoupled and weight_decay) else 1.0
+    return 1.0 - b1, b2, 1.0 - b2, eps, 0.0 if decoupled else weight_decay, decay
+
+
+def adam_step_scalars(lr, betas, t):
+    """Step ``t``'s bias corrections as eager's Adam computes them: the step size
+    ``lr / (1 - b1^t)`` and ``sqrt(1 - b2^t)``."""
+    b1, b2 = betas
+    return lr / (1.0 - b1**t), math.sqrt(1.0 - b2**t)
+
+
 def fused_adam(params, grads, ms, vs, vmaxs, steps, lr, betas, eps, weight_decay, decoupled,
                maximize):  # fmt: skip
     """One Adam (AdamW when ``decoupled``) step of ``params`` (one dtype and device, every one
     ``fusable``), a launch each; the arguments as strided._compile.optim.fused_adam takes them."""
-    from strided._compile.optim import adam_scalars, adam_step_scalars
     from strided.cuda._backend import backend_for
 
     ctype, scalar = _TYPES[params[0].dtype.name]
