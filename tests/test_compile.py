@@ -1563,3 +1563,63 @@ def test_fused_optimizer_steps_equal_eager(case, dtype):
                 assert a == b
     with pytest.raises(TypeError, match="fused must be None, False or True"):
         getattr(optim, name)(eager, fused="yes")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "geometry",
+    [
+        ([3, 3], [1, 1], [1, 1], [1, 1]),  # the digits CNN's: runs of 3 taps of one channel
+        ([3, 2], [2, 1], [2, 0], [1, 1]),
+        ([2, 3], [1, 2], [0, 1], [2, 2]),  # dilated: tap by tap
+        ([1, 1], [1, 1], [0, 0], [1, 1]),
+    ],
+)
+@pytest.mark.parametrize("channels", [1, 3])
+@pytest.mark.parametrize(
+    "layout", ["contiguous", "channels_last", "stepped", "negative", "expanded", "empty"]
+)
+def test_im2col_c_loop_on_every_layout(dtype, geometry, channels, layout, monkeypatch):
+    """Note [The layers' loops in C]: im2col's padded copy and runs of taps give the values of
+    the kernel made of strided's ops, bit for bit (a copy), on every layout of its input."""
+    from strided.fx import layers
+
+    rng = np.random.default_rng(15)
+    base = _t(rng, (3, channels, 7, 6), dtype)
+    x = {
+        "contiguous": lambda: base,
+        "channels_last": lambda: base.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2),
+        "stepped": lambda: _t(rng, (3, channels, 14, 12), dtype)[:, :, ::2, ::2],
+        "negative": lambda: base[::-1, :, ::-1, :],
+        "expanded": lambda: strided.broadcast_to(base[:1], base.shape),
+        "empty": lambda: base[:0],
+    }[layout]()
+    assert layers._c_layers() is not None
+    got = layers._im2col(x, *geometry)
+    monkeypatch.setattr(layers, "_c_lib", [None])
+    want = layers._im2col(x, *geometry)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "negative"])
+def test_a_count_of_bools_in_a_float_type(dtype, layout):
+    """Note [Counting bools in a vector loop]: ties counted as max's backward counts them (a
+    sum of bools in a float dtype, along the inner dim and across outer ones) equal eager's."""
+    rng = np.random.default_rng(16)
+    x = strided.tensor(rng.integers(0, 3, (6, 4, 34)), dtype=dtype)
+    x = {"contiguous": x, "transposed": x.permute(2, 1, 0), "negative": x[::-1, :, ::-1]}[layout]
+    m = strided.amax(x, axis=1, keepdims=True)
+    d = getattr(strided, dtype)
+
+    def count(x, m):
+        ties = x == m
+        return strided.sum(ties, axis=1, keepdims=True, dtype=d) + strided.sum(
+            ties, axis=(0, 2), keepdims=True, dtype=d
+        )
+
+    f = strided.compile(count)
+    got = f(x, m)
+    assert "? 1.0 : 0.0" in f.explain()  # the counts are fused
+    np.testing.assert_array_equal(got.numpy(), count(x, m).numpy())
