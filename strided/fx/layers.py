@@ -70,15 +70,17 @@ def _im2col(x, kernel, stride, padding, dilation):
         ho, wo = _out_hw(x.shape, kernel, stride, padding, dilation)
         rows = strided.empty((n * ho * wo, kernel[0] * kernel[1] * c), dtype=x.dtype)
         geo = [n, c, h, w, *x.stride(), *kernel, *stride, *padding, *dilation, ho, wo]
-        getattr(fast, f"strided_im2col_{_C_TYPES[x.dtype.name]}")(
+        if getattr(fast, f"strided_im2col_{_C_TYPES[x.dtype.name]}")(
             _ptr(x), _ptr(rows), (ctypes.c_long * len(geo))(*geo)
-        )
+        ):
+            raise MemoryError("im2col: no memory for the padded copy of its input")
         return rows
     from strided.nn.functional.conv import _windows_last
 
     win = _windows_last(x, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation), "conv2d")
     n, ho, wo = win.shape[:3]
-    return strided.reshape(win, (n * ho * wo, -1))  # the one copy (Note [Convolution is ...])
+    taps = kernel[0] * kernel[1] * x.shape[1]  # not -1: an empty batch leaves it undefined
+    return strided.reshape(win, (n * ho * wo, taps))  # the one copy (Note [Convolution is ...])
 
 
 def _im2col_meta(x, kernel, stride, padding, dilation):
@@ -163,39 +165,64 @@ def _class_targets_meta(target, num_classes, ignore_index, label_smoothing, mean
 # on disk as fused kernels are (Note [The kernel cache] in _compile/cc.py), and called through
 # ctypes: one pass each, the same values (im2col and the targets copy or set values; col2im
 # adds a row's taps in the same order as the scatter by taps, kh then kw).
+#
+# im2col first copies x, zero-padded, into a channels-last buffer (x's size, ~26 KB for the
+# first layer), so that a kernel row's taps are one run of kw * C contiguous values: no bounds
+# test per tap, and a run of a known length (3, one channel) is a few moves. Testing each tap
+# against the border, a tap at a time, took 48 us for the first layer's 4,096 rows of 9 taps
+# (one channel) on the 2-core AVX-512 EPYC, one thread; the padded copy and runs 16 us.
 _C_TYPES = {"float32": "float", "float64": "double"}
 _C_SOURCE = r"""
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 /* geometry g: N C H W, x's strides (n c h w), kh kw, sh sw, ph pw, dh dw, H_out W_out */
+/* a run of R taps copied, R known to the compiler: a few moves, no loop (im2col below) */
+#define STRIDED_RUN(R) for (long t = 0; t < (R); t++) dst[t] = src[t]
 #define LAYERS(T)                                                                        \
-void strided_im2col_##T(const T* x, T* rows, const long* g) {                            \
+/* 0, or -1 when the padded copy cannot be allocated */                                  \
+int strided_im2col_##T(const T* x, T* rows, const long* g) {                             \
   /* the geometry in locals: a store through rows/out could alias g, and would reload it */\
   const long N = g[0], C = g[1], H = g[2], W = g[3], SN = g[4], SC = g[5], SH = g[6];    \
   const long SW = g[7], KH = g[8], KW = g[9], TH = g[10], TW = g[11], PH = g[12];        \
   const long PW = g[13], DH = g[14], DW = g[15], HO = g[16], WO = g[17];                 \
-  const long taps = KH * KW * C;                                                         \
-  for (long n = 0; n < N; n++)                                                        \
+  const long HP = H + 2 * PH, WP = W + 2 * PW, taps = KH * KW * C;                       \
+  /* x padded with zeros, channels-last (Note [The layers' loops in C]) */                \
+  if (N * HP * WP * C == 0) return 0; /* no rows, or rows of no taps */                 \
+  T* pad = (T*)calloc((size_t)(N * HP * WP * C), sizeof(T));                            \
+  if (!pad) return -1;                                                                   \
+  for (long n = 0; n < N; n++)                                                           \
+    for (long y = 0; y < H; y++) {                                                       \
+      T* dst = pad + ((n * HP + y + PH) * WP + PW) * C;                                  \
+      const T* src = x + n * SN + y * SH;                                                \
+      if (C == 1) { /* one channel (a first layer): along the row */                     \
+        for (long z = 0; z < W; z++) dst[z] = src[z * SW];                               \
+      } else {                                                                           \
+        for (long z = 0; z < W; z++)                                                     \
+          for (long c = 0; c < C; c++) dst[z * C + c] = src[z * SW + c * SC];            \
+      }                                                                                  \
+    }                                                                                    \
+  const long run = KW * C; /* a kernel row's taps, contiguous in pad when DW == 1 */      \
+  for (long n = 0; n < N; n++)                                                           \
     for (long i = 0; i < HO; i++)                                                        \
       for (long j = 0; j < WO; j++) {                                                    \
         T* row = rows + ((n * HO + i) * WO + j) * taps;                                  \
         for (long a = 0; a < KH; a++) {                                                  \
-          const long y = i * TH - PH + a * DH;                                  \
-          for (long b = 0; b < KW; b++) {                                                \
-            const long z = j * TW - PW + b * DW;                                \
-            T* dst = row + (a * KW + b) * C;                                             \
-            if (y < 0 || y >= H || z < 0 || z >= W) {                                    \
-              for (long c = 0; c < C; c++) dst[c] = 0;                                   \
-            } else if (C == 1) { /* one channel (a first layer): no loop of one */       \
-              dst[0] = x[n * SN + y * SH + z * SW];                                      \
-            } else {                                                                     \
-              const T* src = x + n * SN + y * SH + z * SW;                         \
-              for (long c = 0; c < C; c++) dst[c] = src[c * SC];                       \
-            }                                                                            \
+          const T* src = pad + ((n * HP + i * TH + a * DH) * WP + j * TW) * C;           \
+          T* dst = row + a * run;                                                        \
+          if (DW != 1) {                                                                 \
+            for (long b = 0; b < KW; b++)                                                \
+              for (long c = 0; c < C; c++) dst[b * C + c] = src[b * DW * C + c];         \
+          } else if (run == 3) { /* 3 taps of one channel */                             \
+            STRIDED_RUN(3);                                                              \
+          } else {                                                                       \
+            STRIDED_RUN(run);                                                            \
           }                                                                              \
         }                                                                                \
       }                                                                                  \
+  free(pad);                                                                             \
+  return 0;                                                                              \
 }                                                                                        \
 /* out: (N, H, W, C) contiguous; each row's taps added into the cells they were read from */\
 void strided_col2im_##T(const T* rows, T* out, const long* g) {                          \
