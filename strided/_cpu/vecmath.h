@@ -29,8 +29,8 @@
  *            logarithms in float lanes]), expm1, sinh, cosh, asinh, acosh 0.50
  *            (0.74-2.0), atanh 1.04 (float lanes), sin and cos 0.56 (1.47), tan 0.95 (1.27),
  *            atan, asin, acos 0.50,
- *            erf 1.09 (1.39 without FMA), erfc 1.28 (1.21 without FMA; SciPy's; NumPy has
- *            neither), exp2 0.86 (1.13 without FMA).
+ *            erf 1.09 (1.39 without FMA), erfc 1.41 (every float32; 1.21 without FMA;
+ *            SciPy's; NumPy has neither), exp2 0.86 (1.13 without FMA).
  *
  * Three rules that the code follows:
  *   - The float32 functions widen to double and round once at the end: a double polynomial of
@@ -1251,8 +1251,9 @@ STRIDED_VINLINE float strided_vacosf(float x) {
  * erf = sign(x) (1 - erfc(|x|)) and erfc(-a) = 2 - erfc(a) there. strided_verff does erf in
  * float lanes (|x| < 1 and a degree-6 Q on [1, 4], past which erf rounds to +-1; within
  * 1.1-1.4 ulp); strided_verfcf erfc (Note [erfc in float lanes]: |x| < 0.35 and a degree-10 Q
- * on [0.35, 10.1], a few steps in double, or float-float with FMA). Beyond the fit, a is clamped (erf's 4, erfc's
- * 10.1): erf rounds to +-1 from 3.92 on, erfc to 0 from 10.06 on, and erfc(-a) to 2; inf
+ * on [0.35, 10.1], a few steps in double; with FMA one piece, a degree-11 Q on [0, 10.1] in
+ * float-float, Note [erfc in float lanes with fma]). Beyond the fit, a is clamped (erf's 4,
+ * erfc's 10.1): erf rounds to +-1 from 3.92 on, erfc to 0 from 10.06 on, and erfc(-a) to 2; inf
  * needs nothing else. NaN is selected through at the end; erf and erfc are not checked ops
  * (Note [Floating-point errors]), so the lanes may raise what they like. No fix-up pass. */
 
@@ -1378,96 +1379,112 @@ STRIDED_VINLINE float strided_erfcf_reduce(float a2, float e, float* fn) {
  * At x86-64-v3 the double steps of Note [erfc in float lanes] were most of the time: a double
  * lane is half a float lane, and each value crossing between them costs a widening (or
  * narrowing) and an extract; two divisions in double where float needs one; and a select of
- * doubles by a float compare widens its mask (vpmovsxdq). erfc float32 at v3 was 0.68x
- * PyTorch's speed. With fma() a single instruction, the few steps that need more than a float
- * carry their rounding error in a second float (a float-float) instead, and the function is
- * float lanes only, the same formulas and coefficients:
+ * doubles by a float compare widens its mask (vpmovsxdq). With fma() a single instruction, the
+ * few steps that need more than a float carry their rounding error in a second float (a
+ * float-float) instead, and the function is float lanes only. And one piece, not two:
+ *   erfc(a) = exp(-a^2) Q(t) / (a + 2) over all of [0, 10.1] (a = |x| clamped), Q of degree 11
+ *   fitted again (as in Note [erfc in float lanes], c1 rounded to float first, then c2, ...,
+ *   each time the rest refitted; 1.6e-9 relative). t reaches -1 at a = 0, where Q = 2: the
+ *   small piece 1 - erf(x), computed in every lane beside this one and selected, went.
  *   d = a + 2 = dh + dl exactly (Fast2Sum of max(a, 2) and min(a, 2)); 1/d = rh + rl, rl = rh
- *   (1 - dh rh - dl rh) with the residual by fma; t = 1 - 4/d = th + tl (Fast2Sum again);
- *   Q's Horner steps to t^2 in float on th (by pairs, Estrin's scheme: the loop was bound by
- *   the latency of one long chain, not by the count of instructions), its last two steps as
- *   float-float (each product's error by fma, each sum's by Fast2Sum: |c1| and |c0| are the
- *   larger terms), with tl's share and c0 as two floats; P = Q / d = Q r as ph + pl; exp(-a^2) =
- *   2^n (1 + em1) as before (a^2 = a2 + e by fma), 1 + em1 = eh + el; then P (1 + em1) =
- *   fma(ph, eh, ph el + pl eh), one rounding, scaled by 2^n in two halves (n down to -147, the
- *   first product stays normal and exact, the second rounds once into the subnormals).
- *   |x| < 0.35: 1 - x with its error (Fast2Sum) minus x P(x^2).
+ *   (1 - dh rh - dl rh) with the residual by fma; t = 1 - 4/d = th + tl (exact for 4/d >= 1
+ *   by Sterbenz, Fast2Sum below). Q = S + t^2 U: S = c0 + c1 t a float-float (c0 as two
+ *   floats, c1 t's error by fma and tl's share, the sum's by Fast2Sum), U = c2 + ... + c11 t^9
+ *   in float by pairs (Estrin's scheme), t^2 U's error by fma (U's own rounding is within
+ *   1e-8 of Q, which is >= 0.67), Q = qh + ql by Fast2Sum (|S| >= 0.56 > |t^2 U|).
+ *   exp(-a^2) = 2^n (1 + em1) (a^2 = a2 + e by fma; a2 = n ln 2 + r reduced in float as
+ *   strided_expf does; Cephes' polynomial for em1), 1 + em1 = eh + el; F = 2^n1 (1 + em1) / d
+ *   as fh + fl (2^n1 put into rh and rl first: exact), n1 = n / 2 rounded down. Then Q F =
+ *   fma(qh, fh, qh fl + ql fh), and the result fma(Q F, +-2^(n - n1), 0 or 2): for x < 0, 2 -
+ *   erfc(a) rounded once; n down to -147, so Q F stays normal and the last step rounds once
+ *   into the subnormals. NaN goes in as the addend and comes out.
+ * The loop is bound by the latency of its longest chain (the division, t, Q, the product),
+ * not by its count of instructions (100 per 8 lanes at v3): three iterations fit in the
+ * out-of-order window. So the order of the sums is chosen for a short chain: the exp side
+ * (long but parallel to Q) takes 1/d and 2^n1 before Q is done; S is ready with t^2 long
+ * before t^2 U; Q's low part goes into the product in two fmas, the later one taking only
+ * Fast2Sum's term; r = (-a2 - n ln2_hi) - (e + n ln2_lo), two rounds side by side.
  * The clamps of a are integer min/max on the bits (a >= 0, so the bits order as the values; NaN
- * clamps to 10.1 and is selected through at the end): with a select, GCC copied the arithmetic
- * that follows into both arms (-fno-trapping-math lets it) and the loop grew 57 blends.
- * Measured on 39 million points (every third float of [0.3, 11] and its negative, every 257th
- * float below 0.3, 2 million random bit patterns, inf, NaN, zeros): 1.28 ulp at v3 and v4.
+ * clamps to 10.1): with a select, GCC copied the arithmetic that follows into both arms
+ * (-fno-trapping-math lets it) and the loop grew 57 blends.
+ * Measured on every float32 (all 2^32 bit patterns, against the C library's double erfc):
+ * 1.41 ulp at v3, 1.28 at v4 (the two-piece form of the commit before: 1.32 at v3).
  * Time, 1e6 float32 from [-3, 9], AMD EPYC with AVX-512 (2 cores, shared and loaded),
  * medians with spread; the loop alone is old and new compiled into one program and alternated,
  * 31 rounds (quartiles); the benchmark is STRIDED_CPU_FEATURES=<level> python
- * benchmarks/bench_transcendental.py --only erfc --rounds 5 --threads <t> (out=, PyTorch
- * alternated in the same process):
- *   loop alone, 1 thread     v3: 2.21 ms (2.17-2.23) -> 1.58 (1.57-1.61)   1.39x
- *                            v4: 1.05 ms (1.05-1.09) -> 0.75 (0.74-0.77)   1.41x
- *                            v2: 5.2 ms, unchanged (this form needs fma)
- *   benchmark, v3, 1 thread: 2.16 ms (+-4%), PyTorch 1.47: 0.68x -> 1.54-1.56 ms (+-2-3%),
- *                            PyTorch 1.48-1.53: 0.96-0.98x
- *   benchmark, v3, 2 threads: 766 us (+-1%), PyTorch 739 (+-14%): 0.97x
- *   benchmark, v4, 1 thread: 0.74 ms, PyTorch 1.52-1.54: 2.1x
- * Still a little behind PyTorch at v3: about 6% of the loop is the |x| < 0.35 piece, computed
- * in every lane, and the chain from the division through Q to the product is long. */
+ * benchmarks/bench_transcendental.py --only erfc --rounds 7 --threads 1 (out=, PyTorch
+ * alternated in the same process, ATEN_CPU_CAPABILITY=avx2 at v3):
+ *   the double steps to float-float, two pieces (the form before this one):
+ *     loop alone, 1 thread  v3: 2.21 ms (2.17-2.23) -> 1.58 (1.57-1.61)   1.39x
+ *                           v4: 1.05 ms (1.05-1.09) -> 0.75 (0.74-0.77)   1.41x
+ *     benchmark, 1 thread   v3: PyTorch's AVX2 build 1.47-1.53 ms: 0.68x -> 0.96-0.98x
+ *   one piece, the short chain:
+ *     loop alone, 1 thread  v3: 1.555 ms (1.54-1.59) -> 1.234 (1.23-1.25)  1.26x
+ *                           v4: 0.703 ms (0.70-0.71) -> 0.586 (0.58-0.59)  1.20x
+ *     benchmark, 1 thread   v3: 1.23 ms (+-34%, the machine loaded), PyTorch's AVX2 build
+ *                           1.52 ms: 1.23x; v4: 0.84 ms, PyTorch 2.23: 2.6x
+ *                           v2: unchanged (the form of Note [erfc in float lanes]) */
 #if defined(__FMA__) || defined(__aarch64__)
 STRIDED_VINLINE uint32_t strided_umin32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 STRIDED_VINLINE uint32_t strided_umax32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
 STRIDED_VINLINE float strided_verfcf(float x) {
     float a = fabsf(x);
-    float p = strided_erfcf_small_p(x);
-    float sh = 1.0f - x;
-    float small = sh + (((1.0f - sh) - x) - x * p);
     uint32_t ab, acb;
     memcpy(&ab, &a, sizeof ab);
-    acb = strided_umin32(strided_umax32(ab, 0x3eb33333u), 0x4121999au);  /* 0.35f, 10.1f */
+    acb = strided_umin32(ab, 0x4121999au);                             /* 10.1f */
     float ac, hi, lo;
     memcpy(&ac, &acb, sizeof ac);
     uint32_t hib = strided_umax32(acb, 0x40000000u), lob = strided_umin32(acb, 0x40000000u);
     memcpy(&hi, &hib, sizeof hi);                                      /* max(ac, 2) */
     memcpy(&lo, &lob, sizeof lo);                                      /* min(ac, 2) */
-    float dh = hi + lo;
+    float dh = ac + 2.0f;                                              /* = hi + lo */
     float dl = lo - (dh - hi);
     float rh = 1.0f / dh;
     float rl = rh * (fmaf(-dh, rh, 1.0f) - dl * rh);
     float r4 = 4.0f * rh;
-    float th = 1.0f - r4;
+    float th = 1.0f - r4;                          /* exact: Sterbenz for r4 >= 1 */
     float tl = ((1.0f - th) - r4) - 4.0f * rl;
     float t2 = th * th, t4 = t2 * t2;
-    float q01 = -0.021510323509573936f * th - 0.03644261509180069f;
-    float q23 = 0.003087083576247096f * th + 0.006482777651399374f;
-    float q45 = -0.0006476225098595023f * th - 0.0008526420569978654f;
-    float q67 = 0.00011424488184275106f * th + 6.704408588120714e-05f;
-    float q = (q67 * t2 + q45) * t4 + (q23 * t2 + q01);
-    float u = q * th + 0.27947208285331726f;
+    float t2l = fmaf(th, th, -t2) + 2.0f * th * tl;
+    /* U = c2 + c3 t + ... + c11 t^9, by pairs (Estrin's scheme) */
+    float u0 = -0.03644239529967308f * th + 0.27947208285331726f;
+    float u1 = 0.006479389499872923f * th - 0.02151045762002468f;
+    float u2 = -0.0008349416311830282f * th + 0.0030886998865753412f;
+    float u3 = 2.851817407645285e-05f * th - 0.0006532059633173048f;
+    float u4 = 3.007491432072129e-05f * th + 0.00012015125685138628f;
+    float u = (u4 * t4 + (u3 * t2 + u2)) * t4 + (u1 * t2 + u0);
     const float c1 = -0.6871606707572937f;
-    const float c0h = 1.0215827f, c0l = -1.7363998e-08f;        /* 1.021582705299881 */
-    float m1 = u * th;
-    float vh = c1 + m1;
-    float vl = ((c1 - vh) + m1) + (fmaf(u, th, -m1) + u * tl);
-    float m0 = vh * th;
-    float qh = c0h + m0;
-    float ql = ((c0h - qh) + m0) + ((fmaf(vh, th, -m0) + c0l) + (vl * th + vh * tl));
-    float ph = qh * rh;
-    float pl = fmaf(qh, rh, -ph) + (qh * rl + ql * rh);
+    const float c0h = 1.0215827226638794f, c0l = -1.754008138732388e-08f;  /* 1.0215827051237971 */
+    float p1 = c1 * th;                                                /* S = c0 + c1 t */
+    float sh = c0h + p1;
+    float sl = ((c0h - sh) + p1) + ((fmaf(c1, th, -p1) + c0l) + c1 * tl);
+    float m2 = t2 * u;                                                 /* Q = S + t^2 U */
+    float qh = sh + m2;
+    float qlx = sl + (fmaf(t2, u, -m2) + t2l * u);     /* Q's low part but for Fast2Sum's */
     float a2 = ac * ac;
     float e = fmaf(ac, ac, -a2);
-    float fn;
-    float r = strided_erfcf_reduce(a2, e, &fn);
+    float fn = (a2 * -1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = (-a2 - fn * 0.693359375f) - (e + fn * -2.12194440e-4f);
     float r2 = r * r;
     float e45 = 1.9875691500e-4f * r + 1.3981999507e-3f;      /* strided_expm1f_reduced, */
     float e23 = 8.3334519073e-3f * r + 4.1665795894e-2f;      /* by pairs */
     float e01 = 1.6666665459e-1f * r + 5.0000001201e-1f;
     float em1 = ((e45 * r2 + e23) * r2 + e01) * r2 + r;
-    float eh = 1.0f + em1, el = (1.0f - eh) + em1;
-    float res = fmaf(ph, eh, ph * el + pl * eh);
     int32_t n = (int32_t)fn, n1 = n >> 1;
-    float tail = (res * strided_pow2if(n1)) * strided_pow2if(n - n1);
-    float big = x < 0.0f ? 2.0f - tail : tail;
-    float y = a < 0.35f ? small : big;
-    return x != x ? x : y;
+    float s1 = strided_pow2if(n1);
+    float rs = rh * s1, rls = rl * s1;                                 /* exact */
+    float eh = 1.0f + em1, el = (1.0f - eh) + em1;
+    float fh = rs * eh;                                  /* F = 2^n1 (1 + em1) / (a + 2) */
+    float fl = fmaf(rs, eh, -fh) + (rs * el + rls * eh);
+    float lo1 = fmaf(qlx, fh, qh * fl);
+    float lo2 = fmaf((sh - qh) + m2, fh, lo1);
+    float res = fmaf(qh, fh, lo2);                                     /* Q F */
+    float k = strided_pow2if(n - n1);
+    k = x < 0.0f ? -k : k;
+    float off = x < 0.0f ? 2.0f : 0.0f;
+    off = x != x ? x : off;
+    return fmaf(res, k, off);
 }
 #else
 STRIDED_VINLINE float strided_verfcf(float x) {
