@@ -141,25 +141,49 @@ def test_empty_batch_and_no_channels(rng):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("block", [0, 1, 7])
-def test_weight_gradient_kernel(rng, shape, dtype, block):
-    """Note [The weight's gradient by Winograd]: any number of tiles per block."""
+@pytest.mark.parametrize("products", [0, 1])
+def test_weight_gradient_kernel(rng, shape, dtype, block, products):
+    """Note [The weight's gradient by Winograd]: any number of tiles per block (groups of
+    WINO_RT tiles cut short), the sums by OpenBLAS (0) and in registers (1: Note [The
+    products in registers])."""
     n, c, h, w, k, padding = shape
     x = rng.standard_normal((n, c, h, w)).astype(dtype)
     ho, wo = h + 2 * padding[0] - 2, w + 2 * padding[1] - 2
     g = rng.standard_normal((n, k, ho, wo)).astype(dtype)
     gw = strided.empty((k, c, 3, 3), dtype=dtype)
     kernels.winograd_weight_grad(
-        strided.asarray(x), strided.asarray(g), padding[0], padding[1], gw, block
+        strided.asarray(x), strided.asarray(g), padding[0], padding[1], gw, block, products
     )
     close(gw, ref_weight_grad(x, g, padding), dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("products", [0, 1])
+def test_forward_kernel_both_products(rng, shape, dtype, products):
+    """The forward's products by OpenBLAS (0) and in registers (1), with a bias, into a
+    channels-first output (Note [The products in registers])."""
+    n, c, h, w, k, padding = shape
+    x = rng.standard_normal((n, c, h, w)).astype(dtype)
+    wt = rng.standard_normal((k, c, 3, 3)).astype(dtype)
+    b = rng.standard_normal(k).astype(dtype)
+    ho, wo = h + 2 * padding[0] - 2, w + 2 * padding[1] - 2
+    out = strided.empty((n, k, ho, wo), dtype=dtype)
+    kernels.winograd_conv2d(
+        strided.asarray(x), strided.asarray(wt), strided.asarray(b), *padding, out, 0, products
+    )
+    close(out, ref_conv(x, wt, b, padding), dtype)
+
+
 @pytest.mark.parametrize("block", [1, 5, 1000])
-def test_forward_kernel_any_block(rng, block):
+@pytest.mark.parametrize("products", [0, 1])
+def test_forward_kernel_any_block(rng, block, products):
     x = rng.standard_normal((3, 5, 9, 11)).astype("float32")
     w = rng.standard_normal((6, 5, 3, 3)).astype("float32")
     out = strided.permute(strided.empty((3, 9, 11, 6), dtype="float32"), (0, 3, 1, 2))
-    kernels.winograd_conv2d(strided.asarray(x), strided.asarray(w), None, 1, 1, out, block)
+    kernels.winograd_conv2d(
+        strided.asarray(x), strided.asarray(w), None, 1, 1, out, block, products
+    )
     close(out, ref_conv(x, w, None, (1, 1)), "float32")
 
 
@@ -243,14 +267,15 @@ def test_tile_blocks_give_every_thread_a_block():
     # Note [Winograd's F(4x4, 3x3)]'s blocks are the prange's unit: the digits CNN's first
     # layer (256 tiles, 1 -> 16 channels) fits one block's cache budget, but with 2 threads it
     # must be cut in two (it was 214 + 42 tiles: no faster than 1 thread)
-    from strided._cpu import conv as kernels
-
     keep = strided.get_num_threads()
     try:
         strided.set_num_threads(1)
-        assert kernels.tile_block(1, 16, 4, 256) == 214
+        assert kernels.tile_block(1, 16, 4, 256) == 256
+        # with OpenBLAS's products a block holds M too: V and M of 214 tiles in 512 KiB
+        assert kernels.tile_block(1, 16, 4, 256, 0) == 214
         strided.set_num_threads(2)
         assert kernels.tile_block(1, 16, 4, 256) == 128
+        assert kernels.tile_block(1, 16, 4, 256, 0) == 128
         assert kernels.tile_block(1, 16, 4, 20) == 16  # never below 16 tiles
     finally:
         strided.set_num_threads(keep)

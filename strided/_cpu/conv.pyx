@@ -24,10 +24,11 @@ a matrix product over c::
     M[xi](tile, k) = sum_c V[xi](tile, c) U[xi](c, k)       V = B^T d B,  U = G g G^T
 
 so the convolution is: transform every input tile (V), transform every filter once (U), 36
-GEMMs through OpenBLAS (the same BLAS as matmul: Note [Why GEMM is fast] in blas.pyx), and the
-inverse transform A^T M A of every output tile. The multiplications fall by 144 / 36 = 4 and
-the transforms are additions and multiplications by small powers of two (winograd.h), so where
-the GEMMs dominate it runs up to ~4x fewer flops than im2col + GEMM. Partial tiles at the right
+matrix products (register-blocked loops of our own for small layers, OpenBLAS's GEMMs for large
+ones: Note [The products in registers]), and the inverse transform A^T M A of every output
+tile. The multiplications fall by 144 / 36 = 4 and the transforms are additions and
+multiplications by small powers of two (winograd.h), so where the products dominate it runs up
+to ~4x fewer flops than im2col + GEMM. Partial tiles at the right
 and bottom edges read zeros past the image and drop the outputs past the end.
 
 The price is rounding error: the transforms' coefficients (up to 8 in A^T, 5 in B^T, 1/24 in G)
@@ -49,31 +50,57 @@ transforms, which run tile by tile, then read and write one compact block per ti
 than one row in each of 36 planes; measured on the digits CNN's convolution, position-major
 planes cost ~15% more for the whole step.
 
-Note [Few channels]
-~~~~~~~~~~~~~~~~~~~
-With one input channel (a network's first layer: the digits CNN's 1 -> 16) each of the 36
-products is an outer product, (tiles x 1) by (1 x K), and a GEMM call costs more in OpenBLAS's
-set-up (~1 us: argument checks, buffers, packing) than the product itself: 72 calls took ~100 us
-of the digits CNN's first convolution. Up to FEW_CHANNELS input channels the products (and
-the weight gradient's sums) are plain loops over the output channels, which the compiler
-vectorises (winograd.h's strided_wino_tile_products and strided_wino_tile_sums).
+Note [The products in registers]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The 36 products M[xi] = V[xi] U[xi] were first OpenBLAS's GEMMs, one call per xi and block of
+tiles. For the channel counts of small networks each call is small (the digits CNN's second
+layer: 75 tiles by 16 by 32) and OpenBLAS's set-up (argument checks, packing both operands,
+a pass that zeroes C for beta = 0) is a large part of it; with one input channel (the first
+layer) each product is an outer product and the calls cost more than the arithmetic. And on
+the project's AMD EPYC (Zen 5, AVX-512) OpenBLAS picks its Haswell kernels (AVX2: half the
+vector width; ``scipy_openblas_get_corename()`` says "Haswell").
 
-The forward's products are made one tile at a time, WINO_CB output channels at once, into a
-36 x WINO_CB scratch that the output transform reads at once from L1: no block of M is
-stored. Written for the whole block first (M of 214 tiles x 36 x 16 floats, 490 KiB) they
-were a third of the first convolution's time, its stores and, with a loop over K of unknown
-count and pointers that might alias, an overlap check and a peeled loop per (tile, xi). The
-digits CNN's first convolution (64x1x8x8 -> 16, padding 1), the kernel alone, thread time,
-medians of 15 alternated rounds on the shared machine: 60 -> 45 us; through F.conv2d 68 -> 55
-us (PyTorch 45); the other ~9 us are the Python front (checks, the op's dispatch). The
-weight gradient's sums likewise, per tile from a 36 x WINO_CB scratch of A u A^T: its kernel
-98 -> 53 us, and that layer's forward + backward (the input needs no gradient, and none is
-made) 213 -> 163 us (PyTorch 148).
+So the products are made here, by winograd.h's strided_wino_products: a group of WINO_RT
+tiles (8 with AVX-512) and a block of WINO_CB = 16 output channels at a time, the 8 rows of
+16 sums held in registers (GCC's vector extension: one AVX-512 register of floats each) while
+the loop over the input channels broadcasts one V element per tile and multiplies it into
+one row of U[xi] (16 output channels, loaded once for the 8 tiles). The 36 x 16 sums of each
+tile go to a scratch in L1 that the output transform reads at once, so no block of M is
+stored (stored for the whole block first, M was a third of the first layer's time: its
+stores, and with a loop over K of unknown count, an overlap check and a peeled loop per
+(tile, xi)). U's rows are padded with zeros to whole blocks of 16 (Kp), so every load is a
+whole vector. The weight gradient's sums (Note [The weight's gradient by Winograd]) are made
+the same way (strided_wino_sums): the 8 tiles' A u A^T for one xi in registers, each input
+channel's row of 16 sums loaded, added to and stored once per 8 tiles.
 
-The tiles are processed in blocks sized so that a block's V and M stay in the L2 cache (V and
-M together: 36 * (C + K) numbers per tile), each block by one thread: its input transforms, its
-36 GEMMs (each one small enough that OpenBLAS runs it on the calling thread: Note [Threads:
-ours and OpenBLAS's] in blas.pyx), its output transforms. The blocks are the prange's unit.
+The group walks all of U for every 8 tiles, so U should stay in the L2 cache: the products
+are made here while U is at most OWN_PRODUCTS_BYTES (1.5 MiB: 96 -> 96 channels in float32),
+OpenBLAS's GEMMs above (one call per xi for a block of tiles, which packs U once). Kernels
+alone, 1 thread, x86-64-v4, float32, padding 1, medians of 9 (us; OpenBLAS -> here):
+
+=================================  ===============  ===============
+input, filters                     forward          weight gradient
+=================================  ===============  ===============
+64x1x8x8, 16 (digits CNN, first)   111 -> 49        76 -> 42
+64x16x8x8, 32 (digits CNN, second) 210 -> 146       195 -> 147
+64x32x8x8, 16 (its input gradient) 256 -> 149       214 -> 143
+8x64x56x56, 64                     7865 -> 5731     7357 -> 5124
+8x96x28x28, 96                     4447 -> 2755     3656 -> 2872
+8x128x28x28, 128                   7299 -> 6187     6744 -> 7486
+8x256x14x14, 256                   10538 -> 7005    11700 -> 15464
+=================================  ===============  ===============
+
+(the first row's "OpenBLAS" is the GEMM path run on one input channel; the path it replaces,
+one tile's products at a time by plain loops, took ~45 us.) Past ~100 channels the weight
+gradient's sums, which load and store their rows of S, lose to OpenBLAS; the forward still
+wins there on this machine, whose OpenBLAS runs AVX2 kernels, but one threshold serves both
+and leaves large layers to the library that blocks for the caches.
+
+The tiles are processed in blocks sized so that a block's V (and, with OpenBLAS, M: 36 * (C +
+K) numbers per tile) stays in the L2 cache, each block by one thread: its input transforms, its
+products (OpenBLAS's GEMMs each small enough that OpenBLAS runs it on the calling thread: Note
+[Threads: ours and OpenBLAS's] in blas.pyx), its output transforms. The blocks are the
+prange's unit.
 
 Note [The weight's gradient by Winograd]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -91,10 +118,11 @@ d)].) In two dims, per tile::
 and summed over tiles and images, for each of the 36 positions xi, a GEMM whose inner dim is
 the tiles: S[xi](k, c) = sum_t W[xi](t, k) V[xi](t, c), W = A u A^T. V is the forward's input
 transform, W a transform like the forward's output one, and G^T S G (3x3, in double) is done
-once per filter at the end. 36 GEMMs of (K x tiles) by (tiles x C) against im2col's one GEMM of
-(K x N*H_out*W_out) by (N*H_out*W_out x 9C): again 4x fewer multiplications, and no im2col rows.
-Each thread sums its blocks' products into sums of its own, added together at the end (a fixed
-order for a given thread count).
+once per filter at the end (S is stored C x K, transposed, so that its rows are the output
+channels that the sums hold in vector lanes). 36 GEMMs of (K x tiles) by (tiles x C) against
+im2col's one GEMM of (K x N*H_out*W_out) by (N*H_out*W_out x 9C): again 4x fewer
+multiplications, and no im2col rows. Each thread sums its blocks' products into sums of its
+own, added together at the end (a fixed order for a given thread count).
 """
 
 from cython cimport floating
@@ -116,6 +144,7 @@ from strided._threads cimport num_threads
 cdef extern from "winograd.h" nogil:
     enum:
         WINO_CB
+        WINO_RT
     void strided_wino_patch_float(const float* x, long sc, long sh, long sw, long H, long W,
                                   long y0, long x0, long cb, float* d)
     void strided_wino_patch_double(const double* x, long sc, long sh, long sw, long H, long W,
@@ -136,19 +165,19 @@ cdef extern from "winograd.h" nogil:
                                   long y0, long x0, long cb, double* u, double* w, long plane)
     void strided_wino_weight_float(const float* s, long plane, float* g, long gh, long gw)
     void strided_wino_weight_double(const double* s, long plane, double* g, long gh, long gw)
-    void strided_wino_tile_products_float(const float* v, const float* u, long C, long K,
-                                          long kb, float* mt)
-    void strided_wino_tile_products_double(const double* v, const double* u, long C, long K,
-                                           long kb, double* mt)
-    void strided_wino_tile_sums_float(const float* mt, const float* v, float* s, long C, long K,
-                                      long kb)
-    void strided_wino_tile_sums_double(const double* mt, const double* v, double* s, long C,
-                                       long K, long kb)
+    void strided_wino_products_float(const float* v, long rs, const float* u, long C, long Kp,
+                                     long rows, float* mt)
+    void strided_wino_products_double(const double* v, long rs, const double* u, long C,
+                                      long Kp, long rows, double* mt)
+    void strided_wino_sums_float(const float* mt, const float* v, long rs, float* s, long C,
+                                 long Kp, long rows)
+    void strided_wino_sums_double(const double* mt, const double* v, long rs, double* s, long C,
+                                  long Kp, long rows)
 
 
 cdef enum:
     OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
-    FEW_CHANNELS = 4                # input channels up to which the products skip BLAS
+    OWN_PRODUCTS_BYTES = 1572864    # U's size up to which the products skip BLAS
 
 
 cdef struct Geometry:
@@ -156,33 +185,40 @@ cdef struct Geometry:
     Py_ssize_t n, c, h, w, k, ho, wo
     Py_ssize_t xn, xc, xh, xw, on, ok, oh, ow
     Py_ssize_t ph, pw, th, tw, tiles
+    # K rounded up to whole blocks of WINO_CB (U's and the sums' rows); whether the products
+    # are OpenBLAS's GEMMs (Note [The products in registers])
+    Py_ssize_t kp
+    bint blas
 
 
-cdef inline void _gemm(const floating* a, Py_ssize_t lda, const floating* b, floating* c,
-                       Py_ssize_t ldc, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
-    """c (m x n, rows ldc apart) = a (m x k, rows lda apart) @ b (k x n, contiguous)."""
+cdef inline void _gemm(const floating* a, Py_ssize_t lda, const floating* b, Py_ssize_t ldb,
+                       floating* c, Py_ssize_t ldc, Py_ssize_t m, Py_ssize_t n,
+                       Py_ssize_t k) noexcept nogil:
+    """c (m x n, rows ldc apart) = a (m x k, rows lda apart) @ b (k x n, rows ldb apart)."""
     if floating is float:
         scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, <blasint>m, <blasint>n,
-                          <blasint>k, 1.0, a, <blasint>lda, b, <blasint>n, 0.0, c, <blasint>ldc)
+                          <blasint>k, 1.0, a, <blasint>lda, b, <blasint>ldb, 0.0, c,
+                          <blasint>ldc)
     else:
         scipy_cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, <blasint>m, <blasint>n,
-                          <blasint>k, 1.0, a, <blasint>lda, b, <blasint>n, 0.0, c, <blasint>ldc)
+                          <blasint>k, 1.0, a, <blasint>lda, b, <blasint>ldb, 0.0, c,
+                          <blasint>ldc)
 
 
 cdef void _filters(const floating* w, Py_ssize_t wk, Py_ssize_t wc, Py_ssize_t wh,
-                   Py_ssize_t ww, Py_ssize_t K, Py_ssize_t C, floating* u) noexcept nogil:
-    """U[xi](c, k) = (G g G^T)[xi] of filter (k, c), at u + xi*C*K + c*K + k."""
+                   Py_ssize_t ww, const Geometry* g, floating* u) noexcept nogil:
+    """U[xi](c, k) = (G g G^T)[xi] of filter (k, c), at u + xi*C*Kp + c*Kp + k."""
     cdef Py_ssize_t kblk, k0, kb, c
-    for c in range(C):
-        for kblk in range((K + WINO_CB - 1) // WINO_CB):
+    for c in range(g.c):
+        for kblk in range((g.k + WINO_CB - 1) // WINO_CB):
             k0 = kblk * WINO_CB
-            kb = min(<Py_ssize_t>WINO_CB, K - k0)
+            kb = min(<Py_ssize_t>WINO_CB, g.k - k0)
             if floating is float:
-                strided_wino_filter_float(w + k0 * wk + c * wc, wk, wh, ww, kb, u + c * K + k0,
-                                          C * K)
+                strided_wino_filter_float(w + k0 * wk + c * wc, wk, wh, ww, kb,
+                                          u + c * g.kp + k0, g.c * g.kp)
             else:
-                strided_wino_filter_double(w + k0 * wk + c * wc, wk, wh, ww, kb, u + c * K + k0,
-                                           C * K)
+                strided_wino_filter_double(w + k0 * wk + c * wc, wk, wh, ww, kb,
+                                           u + c * g.kp + k0, g.c * g.kp)
 
 
 cdef inline Py_ssize_t _tile_origin(const Geometry* g, Py_ssize_t tile, Py_ssize_t* ty,
@@ -233,59 +269,79 @@ cdef void _input_tiles(const floating* x, const Geometry* g, Py_ssize_t t0, Py_s
         prev_t, prev_c0, prev_cb = t, c0, cb
 
 
+cdef inline void _output_tile(const floating* m, Py_ssize_t plane, const floating* bias,
+                              floating* out, const Geometry* g, Py_ssize_t tile, Py_ssize_t c0,
+                              Py_ssize_t cb, floating* yt) noexcept nogil:
+    """The output transform of one tile's products m (element xi at m + xi*plane) for output
+    channels c0 .. c0+cb-1, bias added, into yt and from there into out, cut at its edges."""
+    cdef Py_ssize_t n, ty, tx, i, j, c, y, z
+    cdef floating* dst
+    n = _tile_origin(g, tile, &ty, &tx)
+    if floating is float:
+        strided_wino_output_float(m, plane, cb, bias + c0 if bias != NULL else NULL, yt)
+    else:
+        strided_wino_output_double(m, plane, cb, bias + c0 if bias != NULL else NULL, yt)
+    for i in range(4):
+        y = ty * 4 + i
+        if y >= g.ho:
+            break
+        for j in range(4):
+            z = tx * 4 + j
+            if z >= g.wo:
+                break
+            dst = out + n * g.on + c0 * g.ok + y * g.oh + z * g.ow
+            if g.ok == 1:
+                for c in range(cb):
+                    dst[c] = yt[(i * 4 + j) * WINO_CB + c]
+            else:
+                for c in range(cb):
+                    dst[c * g.ok] = yt[(i * 4 + j) * WINO_CB + c]
+
+
 cdef void _block(const floating* x, const floating* u, const floating* bias, floating* out,
                  const Geometry* g, Py_ssize_t t0, Py_ssize_t nt, floating* v, floating* m,
                  floating* d) noexcept nogil:
-    """Tiles t0 .. t0+nt-1: input transforms into v, 36 GEMMs into m (few channels: each tile's
-    products into m's first 36 * WINO_CB, Note [Few channels]), output transforms into out
-    (Note [Winograd's F(4x4, 3x3)]). d: scratch for two patches and one output tile."""
-    cdef Py_ssize_t t, n, ty, tx, cblk, c0, cb, xi, i, j, c, y, z
-    cdef floating* dst
+    """Tiles t0 .. t0+nt-1: input transforms into v, the products, output transforms into out
+    (Note [Winograd's F(4x4, 3x3)]). The products: WINO_RT tiles at a time, a block of output
+    channels at a time, into a scratch that the output transform reads from L1 (Note [The
+    products in registers]), or, g.blas, 36 GEMMs into m. d: scratch for two patches, one
+    output tile and WINO_RT tiles' products."""
+    cdef Py_ssize_t t, cblk, c0, cb, xi, grp, r0, r, rows
     cdef floating* yt = d + 72 * WINO_CB
-    cdef bint few = g.c <= FEW_CHANNELS  # Note [Few channels]
-    cdef floating* mt = m  # few channels: one tile's products, M's block unused
+    cdef floating* mt = d + 88 * WINO_CB
     _input_tiles(x, g, t0, nt, v, d)
-    if not few:
+    if g.blas:
         for xi in range(36):
             # the rows of V[xi] and M[xi] are their tiles, 36 * C and 36 * K apart (Note [The
             # tiles' layout])
-            _gemm(v + xi * g.c, 36 * g.c, u + xi * g.c * g.k, m + xi * g.k, 36 * g.k, nt, g.k,
-                  g.c)
-    for t in range(nt):
-        n = _tile_origin(g, t0 + t, &ty, &tx)
+            _gemm(v + xi * g.c, 36 * g.c, u + xi * g.c * g.kp, g.kp, m + xi * g.k, 36 * g.k,
+                  nt, g.k, g.c)
+        for t in range(nt):
+            for cblk in range((g.k + WINO_CB - 1) // WINO_CB):
+                c0 = cblk * WINO_CB
+                cb = min(<Py_ssize_t>WINO_CB, g.k - c0)
+                _output_tile(m + t * 36 * g.k + c0, g.k, bias, out, g, t0 + t, c0, cb, yt)
+        return
+    for grp in range((nt + WINO_RT - 1) // WINO_RT):
+        r0, rows = grp * WINO_RT, min(<Py_ssize_t>WINO_RT, nt - grp * WINO_RT)
         for cblk in range((g.k + WINO_CB - 1) // WINO_CB):
             c0 = cblk * WINO_CB
             cb = min(<Py_ssize_t>WINO_CB, g.k - c0)
-            if few:
-                if floating is float:
-                    strided_wino_tile_products_float(v + t * 36 * g.c, u + c0, g.c, g.k, cb, mt)
-                    strided_wino_output_float(mt, WINO_CB, cb,
-                                              bias + c0 if bias != NULL else NULL, yt)
-                else:
-                    strided_wino_tile_products_double(v + t * 36 * g.c, u + c0, g.c, g.k, cb, mt)
-                    strided_wino_output_double(mt, WINO_CB, cb,
-                                               bias + c0 if bias != NULL else NULL, yt)
-            elif floating is float:
-                strided_wino_output_float(m + t * 36 * g.k + c0, g.k, cb,
-                                          bias + c0 if bias != NULL else NULL, yt)
+            if floating is float:
+                strided_wino_products_float(v + r0 * 36 * g.c, 36 * g.c, u + c0, g.c, g.kp, rows,
+                                            mt)
             else:
-                strided_wino_output_double(m + t * 36 * g.k + c0, g.k, cb,
-                                           bias + c0 if bias != NULL else NULL, yt)
-            for i in range(4):
-                y = ty * 4 + i
-                if y >= g.ho:
-                    break
-                for j in range(4):
-                    z = tx * 4 + j
-                    if z >= g.wo:
-                        break
-                    dst = out + n * g.on + c0 * g.ok + y * g.oh + z * g.ow
-                    if g.ok == 1:
-                        for c in range(cb):
-                            dst[c] = yt[(i * 4 + j) * WINO_CB + c]
-                    else:
-                        for c in range(cb):
-                            dst[c * g.ok] = yt[(i * 4 + j) * WINO_CB + c]
+                strided_wino_products_double(v + r0 * 36 * g.c, 36 * g.c, u + c0, g.c, g.kp,
+                                             rows, mt)
+            for r in range(rows):
+                _output_tile(mt + r * 36 * WINO_CB, WINO_CB, bias, out, g, t0 + r0 + r, c0, cb,
+                             yt)
+
+
+cdef inline Py_ssize_t _per_thread(const Geometry* g, Py_ssize_t tile_block) noexcept nogil:
+    """Each thread's scratch: a block's V (and M with BLAS), two patches, one output tile and
+    WINO_RT tiles' products."""
+    return 36 * tile_block * (g.c + (g.k if g.blas else 0)) + (88 + 36 * WINO_RT) * WINO_CB
 
 
 cdef int _winograd(const floating* x, const floating* w, Py_ssize_t wk, Py_ssize_t wc,
@@ -293,10 +349,10 @@ cdef int _winograd(const floating* x, const floating* w, Py_ssize_t wk, Py_ssize
                    Geometry* g, Py_ssize_t tile_block) noexcept nogil:
     """The whole convolution; -1 when out of memory."""
     cdef Py_ssize_t nblocks = (g.tiles + tile_block - 1) // tile_block, b, t0
-    # per thread: a block's V and M, two patches and one output tile
-    cdef Py_ssize_t per_thread = 36 * tile_block * (g.c + g.k) + 88 * WINO_CB
+    cdef Py_ssize_t per_thread = _per_thread(g, tile_block)
     cdef int nthreads = num_threads()
-    cdef floating* u = <floating*>malloc(36 * g.c * g.k * sizeof(floating))
+    # U's padding lanes, past K, are zeros (calloc): the products read whole blocks
+    cdef floating* u = <floating*>calloc(36 * g.c * g.kp, sizeof(floating))
     cdef floating* scratch
     cdef floating* v
     if nthreads > nblocks:
@@ -306,12 +362,12 @@ cdef int _winograd(const floating* x, const floating* w, Py_ssize_t wk, Py_ssize
         free(u)
         free(scratch)
         return -1
-    _filters(w, wk, wc, wh, ww, g.k, g.c, u)
+    _filters(w, wk, wc, wh, ww, g, u)
     for b in prange(nblocks, num_threads=nthreads, schedule="static"):
         v = scratch + threadid() * per_thread
         t0 = b * tile_block
         _block(x, u, bias, out, g, t0, min(tile_block, g.tiles - t0), v,
-               v + 36 * tile_block * g.c, v + 36 * tile_block * (g.c + g.k))
+               v + 36 * tile_block * g.c, v + per_thread - (88 + 36 * WINO_RT) * WINO_CB)
     free(scratch)
     free(u)
     return 0
@@ -321,45 +377,59 @@ cdef void _grad_block(const floating* x, const floating* gr, const Geometry* g, 
                       Py_ssize_t nt, floating* v, floating* m, floating* d,
                       floating* s) noexcept nogil:
     """Tiles t0 .. t0+nt-1 of the weight's gradient (Note [The weight's gradient by Winograd]):
-    V of the input tiles into v, A u A^T of the gradient's tiles into m, then s[xi] += m[xi]^T
-    v[xi] for the 36 positions xi (few channels: tile by tile, Note [Few channels])."""
-    cdef Py_ssize_t t, n, ty, tx, kblk, k0, kb, xi
-    cdef bint few = g.c <= FEW_CHANNELS  # Note [Few channels]
-    cdef floating* mt
+    V of the input tiles into v, A u A^T of the gradient's tiles, and s[xi] += their products
+    with v[xi] for the 36 positions xi: WINO_RT tiles and a block of output channels at a time
+    from a scratch in L1 (Note [The products in registers]), or, g.blas, the whole block's A u
+    A^T into m and 36 GEMMs. s[xi] is C x Kp, element (c, k) at s + xi*C*Kp + c*Kp + k."""
+    cdef Py_ssize_t t, n, ty, tx, kblk, k0, kb, xi, grp, r0, r, rows
+    cdef floating* mt = d + 88 * WINO_CB
     _input_tiles(x, g, t0, nt, v, d)
+    if not g.blas:
+        for grp in range((nt + WINO_RT - 1) // WINO_RT):
+            r0, rows = grp * WINO_RT, min(<Py_ssize_t>WINO_RT, nt - grp * WINO_RT)
+            for kblk in range((g.k + WINO_CB - 1) // WINO_CB):
+                k0 = kblk * WINO_CB
+                kb = min(<Py_ssize_t>WINO_CB, g.k - k0)
+                for r in range(rows):
+                    n = _tile_origin(g, t0 + r0 + r, &ty, &tx)
+                    if floating is float:
+                        strided_wino_grad_float(gr + n * g.on + k0 * g.ok, g.ok, g.oh, g.ow, g.ho,
+                                                g.wo, ty * 4, tx * 4, kb, d,
+                                                mt + r * 36 * WINO_CB, WINO_CB)
+                    else:
+                        strided_wino_grad_double(gr + n * g.on + k0 * g.ok, g.ok, g.oh, g.ow,
+                                                 g.ho, g.wo, ty * 4, tx * 4, kb, d,
+                                                 mt + r * 36 * WINO_CB, WINO_CB)
+                if floating is float:
+                    strided_wino_sums_float(mt, v + r0 * 36 * g.c, 36 * g.c, s + k0, g.c, g.kp,
+                                            rows)
+                else:
+                    strided_wino_sums_double(mt, v + r0 * 36 * g.c, 36 * g.c, s + k0, g.c, g.kp,
+                                             rows)
+        return
     for t in range(nt):
         n = _tile_origin(g, t0 + t, &ty, &tx)
         for kblk in range((g.k + WINO_CB - 1) // WINO_CB):
             k0 = kblk * WINO_CB
             kb = min(<Py_ssize_t>WINO_CB, g.k - k0)
-            # few channels: the tile's A u A^T at m's start, summed at once
-            mt = m if few else m + t * 36 * g.k + k0
             if floating is float:
                 strided_wino_grad_float(gr + n * g.on + k0 * g.ok, g.ok, g.oh, g.ow, g.ho, g.wo,
-                                        ty * 4, tx * 4, kb, d, mt, WINO_CB if few else g.k)
-                if few:
-                    strided_wino_tile_sums_float(mt, v + t * 36 * g.c, s + k0 * g.c, g.c, g.k,
-                                                 kb)
+                                        ty * 4, tx * 4, kb, d, m + t * 36 * g.k + k0, g.k)
             else:
                 strided_wino_grad_double(gr + n * g.on + k0 * g.ok, g.ok, g.oh, g.ow, g.ho,
-                                         g.wo, ty * 4, tx * 4, kb, d, mt, WINO_CB if few else g.k)
-                if few:
-                    strided_wino_tile_sums_double(mt, v + t * 36 * g.c, s + k0 * g.c, g.c, g.k,
-                                                  kb)
-    if few:
-        return
+                                         g.wo, ty * 4, tx * 4, kb, d, m + t * 36 * g.k + k0, g.k)
     for xi in range(36):
-        # s[xi] (K x C) += m[xi]^T (K x nt) @ v[xi] (nt x C)
+        # s[xi] (C x K) += v[xi]^T (C x nt) @ m[xi] (nt x K)
         if floating is float:
-            scipy_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, <blasint>g.k,
-                              <blasint>g.c, <blasint>nt, 1.0, m + xi * g.k, <blasint>(36 * g.k),
-                              v + xi * g.c, <blasint>(36 * g.c), 1.0, s + xi * g.k * g.c,
-                              <blasint>g.c)
+            scipy_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, <blasint>g.c,
+                              <blasint>g.k, <blasint>nt, 1.0, v + xi * g.c, <blasint>(36 * g.c),
+                              m + xi * g.k, <blasint>(36 * g.k), 1.0, s + xi * g.c * g.kp,
+                              <blasint>g.kp)
         else:
-            scipy_cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, <blasint>g.k,
-                              <blasint>g.c, <blasint>nt, 1.0, m + xi * g.k, <blasint>(36 * g.k),
-                              v + xi * g.c, <blasint>(36 * g.c), 1.0, s + xi * g.k * g.c,
-                              <blasint>g.c)
+            scipy_cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, <blasint>g.c,
+                              <blasint>g.k, <blasint>nt, 1.0, v + xi * g.c, <blasint>(36 * g.c),
+                              m + xi * g.k, <blasint>(36 * g.k), 1.0, s + xi * g.c * g.kp,
+                              <blasint>g.kp)
 
 
 cdef int _winograd_weight(const floating* x, const floating* gr, floating* gw, Py_ssize_t gwk,
@@ -367,9 +437,9 @@ cdef int _winograd_weight(const floating* x, const floating* gr, floating* gw, P
                           Py_ssize_t tile_block) noexcept nogil:
     """The weight's gradient into gw (K, C, 3, 3); -1 when out of memory."""
     cdef Py_ssize_t nblocks = (g.tiles + tile_block - 1) // tile_block, b, t0, i, k, c
-    cdef Py_ssize_t sums = 36 * g.k * g.c
-    # per thread: a block's V and M, two patches, and the thread's own sums
-    cdef Py_ssize_t before_sums = 36 * tile_block * (g.c + g.k) + 88 * WINO_CB
+    cdef Py_ssize_t sums = 36 * g.c * g.kp
+    # per thread: the forward's scratch, and the thread's own sums
+    cdef Py_ssize_t before_sums = _per_thread(g, tile_block)
     cdef Py_ssize_t per_thread = before_sums + sums
     cdef int nthreads = num_threads(), th
     cdef floating* scratch
@@ -385,7 +455,7 @@ cdef int _winograd_weight(const floating* x, const floating* gr, floating* gw, P
         v = scratch + threadid() * per_thread
         t0 = b * tile_block
         _grad_block(x, gr, g, t0, min(tile_block, g.tiles - t0), v, v + 36 * tile_block * g.c,
-                    v + 36 * tile_block * (g.c + g.k), v + before_sums)
+                    v + before_sums - (88 + 36 * WINO_RT) * WINO_CB, v + before_sums)
     s0 = scratch + before_sums
     for th in range(1, nthreads):
         si = scratch + th * per_thread + before_sums
@@ -394,16 +464,26 @@ cdef int _winograd_weight(const floating* x, const floating* gr, floating* gw, P
     for k in range(g.k):
         for c in range(g.c):
             if floating is float:
-                strided_wino_weight_float(s0 + k * g.c + c, g.k * g.c, gw + k * gwk + c * gwc,
+                strided_wino_weight_float(s0 + c * g.kp + k, g.c * g.kp, gw + k * gwk + c * gwc,
                                           gwh, gww)
             else:
-                strided_wino_weight_double(s0 + k * g.c + c, g.k * g.c, gw + k * gwk + c * gwc,
-                                           gwh, gww)
+                strided_wino_weight_double(s0 + c * g.kp + k, g.c * g.kp,
+                                           gw + k * gwk + c * gwc, gwh, gww)
     free(scratch)
     return 0
 
 
-cdef Geometry _geometry(TensorBase x, TensorBase out, Py_ssize_t ph, Py_ssize_t pw):
+cdef bint _blas_products(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, int products):
+    """Whether the products are OpenBLAS's GEMMs (Note [The products in registers]):
+    ``products`` 0 says yes, 1 no, -1 asks U's size."""
+    cdef Py_ssize_t kp = (k + WINO_CB - 1) // WINO_CB * WINO_CB
+    if products >= 0:
+        return products == 0
+    return 36 * c * kp * itemsize > OWN_PRODUCTS_BYTES
+
+
+cdef Geometry _geometry(TensorBase x, TensorBase out, Py_ssize_t ph, Py_ssize_t pw,
+                        int products):
     cdef Geometry g
     g.n, g.c, g.h, g.w = x._sizes[0], x._sizes[1], x._sizes[2], x._sizes[3]
     g.k, g.ho, g.wo = out._sizes[1], out._sizes[2], out._sizes[3]
@@ -412,28 +492,36 @@ cdef Geometry _geometry(TensorBase x, TensorBase out, Py_ssize_t ph, Py_ssize_t 
     g.ph, g.pw = ph, pw
     g.th, g.tw = (g.ho + 3) // 4, (g.wo + 3) // 4
     g.tiles = g.n * g.th * g.tw
+    g.kp = (g.k + WINO_CB - 1) // WINO_CB * WINO_CB
+    g.blas = _blas_products(g.c, g.k, x.dtype.itemsize, products)
     return g
 
 
-def tile_block(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, Py_ssize_t tiles):
-    """How many tiles one block holds (Note [Winograd's F(4x4, 3x3)]): V and M within ~512 KiB
-    (an L2 cache), and, with several threads, each GEMM small enough for OpenBLAS to run it on
-    the calling thread and at least one block per thread (the digits CNN's first layer, 256
-    tiles, was one block of 214 and one of 42: no faster on 2 threads than on 1)."""
-    cdef Py_ssize_t tb = (512 * 1024) // (36 * (c + k) * itemsize)
+def tile_block(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, Py_ssize_t tiles,
+               int products=-1):
+    """How many tiles one block holds (Note [Winograd's F(4x4, 3x3)]): V (and, when the
+    products are GEMMs, M) within ~512 KiB (an L2 cache), and, with several threads, at least
+    one block per thread (the digits CNN's first layer, 256 tiles, was one block of 214 and
+    one of 42: no faster on 2 threads than on 1) and each GEMM small enough for OpenBLAS to run
+    it on the calling thread."""
+    cdef bint blas = _blas_products(c, k, itemsize, products)
+    cdef Py_ssize_t tb = (512 * 1024) // (36 * (c + (k if blas else 0)) * itemsize)
     cdef Py_ssize_t nthreads = num_threads()
     if nthreads > 1:
-        tb = min(tb, OPENBLAS_SERIAL_MNK // max(c * k, 1), (tiles + nthreads - 1) // nthreads)
+        tb = min(tb, (tiles + nthreads - 1) // nthreads)
+        if blas:
+            tb = min(tb, OPENBLAS_SERIAL_MNK // max(c * k, 1))
     return max(16, min(tb, tiles))
 
 
 def winograd_conv2d(TensorBase x, TensorBase w, object bias, Py_ssize_t ph, Py_ssize_t pw,
-                    TensorBase out, Py_ssize_t block=0):
+                    TensorBase out, Py_ssize_t block=0, int products=-1):
     """out (N, K, Ho, Wo) = the 3x3 convolution of x (N, C, H, W) with w (K, C, 3, 3), stride 1,
     padding (ph, pw), plus bias (a contiguous (K,) tensor, or None); all of one dtype, float32
     or float64, any strides (Note [Winograd's F(4x4, 3x3)]). ``block``: tiles per block, 0 for
-    ``tile_block``'s choice."""
-    cdef Geometry g = _geometry(x, out, ph, pw)
+    ``tile_block``'s choice; ``products``: 0 by OpenBLAS, 1 in registers, -1 (the default) by
+    U's size (Note [The products in registers])."""
+    cdef Geometry g = _geometry(x, out, ph, pw, products)
     cdef Py_ssize_t wk = w._strides[0], wc = w._strides[1], wh = w._strides[2]
     cdef Py_ssize_t ww = w._strides[3]
     cdef char* b = NULL if bias is None else (<TensorBase>bias)._data()
@@ -442,7 +530,7 @@ def winograd_conv2d(TensorBase x, TensorBase w, object bias, Py_ssize_t ph, Py_s
     if g.c == 0:
         raise ValueError("winograd_conv2d: no input channels")
     if block <= 0:
-        block = tile_block(g.c, g.k, x.dtype.itemsize, g.tiles)
+        block = tile_block(g.c, g.k, x.dtype.itemsize, g.tiles, products)
     cdef char* xp = x._data()
     cdef char* wp = w._data()
     cdef char* op = out._data()
@@ -461,11 +549,12 @@ def winograd_conv2d(TensorBase x, TensorBase w, object bias, Py_ssize_t ph, Py_s
 
 
 def winograd_weight_grad(TensorBase x, TensorBase grad, Py_ssize_t ph, Py_ssize_t pw,
-                         TensorBase gw, Py_ssize_t block=0):
+                         TensorBase gw, Py_ssize_t block=0, int products=-1):
     """gw (K, C, 3, 3) = the gradient of a 3x3, stride-1 convolution of x (N, C, H, W) with
     padding (ph, pw), for the output's gradient grad (N, K, Ho, Wo); one dtype, float32 or
-    float64, any strides (Note [The weight's gradient by Winograd])."""
-    cdef Geometry g = _geometry(x, grad, ph, pw)
+    float64, any strides (Note [The weight's gradient by Winograd]); ``block`` and ``products``
+    as winograd_conv2d's."""
+    cdef Geometry g = _geometry(x, grad, ph, pw, products)
     cdef char* xp = x._data()
     cdef char* gp = grad._data()
     cdef char* wp = gw._data()
@@ -478,7 +567,7 @@ def winograd_weight_grad(TensorBase x, TensorBase grad, Py_ssize_t ph, Py_ssize_
         gw[...] = 0
         return gw
     if block <= 0:
-        block = tile_block(g.c, g.k, x.dtype.itemsize, g.tiles)
+        block = tile_block(g.c, g.k, x.dtype.itemsize, g.tiles, products)
     if x.dtype.itemsize == 4:
         with nogil:
             rc = _winograd_weight(<float*>xp, <float*>gp, <float*>wp, gwk, gwc, gwh, gww, &g,

@@ -21,6 +21,26 @@
  * compiler unrolls it completely first, and then fails to vectorise the stores through six
  * row pointers (the module is compiled with OpenMP, which reads the pragma). */
 #define WINO_SIMD _Pragma("omp simd")
+/* A block's channels as one value of GCC's vector extension (one AVX-512 register of floats,
+ * two of doubles, two or four narrower ones): the register-blocked products below hold
+ * WINO_RT of them as accumulators, which plain loops over arrays left to the compiler do not
+ * reliably keep in registers. The types may point at any element (aligned to the element
+ * only) and alias the element type. */
+typedef float strided_wino_vec_float
+    __attribute__((vector_size(WINO_CB * sizeof(float)), aligned(sizeof(float)), may_alias));
+typedef double strided_wino_vec_double
+    __attribute__((vector_size(WINO_CB * sizeof(double)), aligned(sizeof(double)), may_alias));
+/* Tiles per group of the products: WINO_RT accumulators and a block of u in registers. With
+ * AVX-512's 32 registers, 8 (8 accumulators of floats, 16 registers of doubles); with AVX2's
+ * 16, 4; with SSE's 16 narrow ones, 2 (a float block is four SSE registers). */
+#if defined(__AVX512F__)
+#define WINO_RT 8
+#elif defined(__AVX2__)
+#define WINO_RT 4
+#else
+#define WINO_RT 2
+#endif
+#define WINO_UNROLL _Pragma("GCC unroll 16")
 
 #define STRIDED_WINOGRAD(T)                                                                     \
 /* One element's cb channels (src[c*sc]) into dst, zeros up to WINO_CB; all zeros when src is \
@@ -276,53 +296,59 @@ static inline void strided_wino_weight_##T(const T* s, long plane, T* g, long gh
     }                                                                                            \
 }                                                                                                \
                                                                                                  \
-/* One tile's products for a block of kb output channels (u points at the block's first),        \
- * into mt, element xi at mt + xi*WINO_CB: mt[xi][k] = sum_c v[xi][c] u[xi][c][k], for few       \
- * input channels (Note [Few channels] in conv.pyx); the output transform reads mt while it      \
- * is in L1, so no block of M is stored. */                                                      \
-WINO_INLINE void strided_wino_tile_products_n_##T(const T* restrict v, const T* restrict u,      \
-                                                  long C, long K, long kb, T* restrict mt) {     \
+/* The products of WINO_RT tiles for one block of WINO_CB output channels (Note [The products \
+ * in registers] in conv.pyx): mt[r][xi][k] (at mt + (r*36 + xi)*WINO_CB + k) = sum_c          \
+ * v[r*rs + xi*C + c] u[xi*C*Kp + c*Kp + k], for the first ``rows`` tiles (rows rs apart). u is  \
+ * the block's first output channel, readable for WINO_CB channels (padded with zeros). */       \
+WINO_INLINE void strided_wino_products_n_##T(const T* restrict v, long rs, const T* restrict u,  \
+                                             long C, long Kp, long rows, T* restrict mt) {       \
   for (long xi = 0; xi < 36; xi++) {                                                             \
     const T* a = v + xi * C;                                                                     \
-    const T* b = u + xi * C * K;                                                                 \
-    T* o = mt + xi * WINO_CB;                                                                    \
-    const T a0 = a[0];                                                                           \
-    WINO_SIMD                                                                                    \
-    for (long k = 0; k < kb; k++) o[k] = a0 * b[k];                                              \
-    for (long c = 1; c < C; c++) {                                                               \
-      const T ac = a[c];                                                                         \
-      const T* bc = b + c * K;                                                                   \
-      WINO_SIMD                                                                                  \
-      for (long k = 0; k < kb; k++) o[k] += ac * bc[k];                                          \
+    const T* b = u + xi * C * Kp;                                                                \
+    strided_wino_vec_##T acc[WINO_RT];                                                           \
+    WINO_UNROLL                                                                                  \
+    for (long r = 0; r < rows; r++) acc[r] = (strided_wino_vec_##T){0};                          \
+    for (long c = 0; c < C; c++) {                                                               \
+      const strided_wino_vec_##T bc = *(const strided_wino_vec_##T*)(b + c * Kp);                \
+      WINO_UNROLL                                                                                \
+      for (long r = 0; r < rows; r++) acc[r] += a[r * rs + c] * bc;                              \
     }                                                                                            \
+    WINO_UNROLL                                                                                  \
+    for (long r = 0; r < rows; r++)                                                              \
+      *(strided_wino_vec_##T*)(mt + (r * 36 + xi) * WINO_CB) = acc[r];                           \
   }                                                                                              \
 }                                                                                                \
-static inline void strided_wino_tile_products_##T(const T* v, const T* u, long C, long K,      \
-                                                  long kb, T* mt) {                              \
-  if (kb == WINO_CB) strided_wino_tile_products_n_##T(v, u, C, K, WINO_CB, mt);                  \
-  else strided_wino_tile_products_n_##T(v, u, C, K, kb, mt);                                     \
+static inline void strided_wino_products_##T(const T* v, long rs, const T* u, long C, long Kp,  \
+                                             long rows, T* mt) {                                 \
+  if (rows == WINO_RT) strided_wino_products_n_##T(v, rs, u, C, Kp, WINO_RT, mt);                \
+  else strided_wino_products_n_##T(v, rs, u, C, Kp, rows, mt);                                   \
 }                                                                                                \
                                                                                                  \
-/* One tile's share of the weight gradient's sums for a block of kb output channels (s and mt    \
- * at the block's first): s[xi][k][c] += mt[xi][k] v[xi][c], mt's element xi at mt + xi*WINO_CB, \
- * s's rows K*C apart; few input channels only (Note [Few channels] in conv.pyx). */             \
-WINO_INLINE void strided_wino_tile_sums_n_##T(const T* restrict mt, const T* restrict v,       \
-                                              T* restrict s, long C, long K, long kb) {          \
+/* The weight gradient's sums over WINO_RT tiles for one block of WINO_CB output channels: for   \
+ * every xi and input channel c, s[xi*C*Kp + c*Kp + k] += sum_r v[r*rs + xi*C + c] mt[r][xi][k], \
+ * mt as products' (A u A^T of the first ``rows`` tiles), s at the block's first channel and     \
+ * readable and writable for WINO_CB channels (its padding lanes sum zeros). */                   \
+WINO_INLINE void strided_wino_sums_n_##T(const T* restrict mt, const T* restrict v, long rs,     \
+                                         T* restrict s, long C, long Kp, long rows) {            \
   for (long xi = 0; xi < 36; xi++) {                                                             \
-    const T* a = mt + xi * WINO_CB;                                                              \
-    T* o = s + xi * K * C;                                                                       \
+    const T* a = v + xi * C;                                                                     \
+    T* o = s + xi * C * Kp;                                                                      \
+    strided_wino_vec_##T w[WINO_RT];                                                             \
+    WINO_UNROLL                                                                                  \
+    for (long r = 0; r < rows; r++)                                                              \
+      w[r] = *(const strided_wino_vec_##T*)(mt + (r * 36 + xi) * WINO_CB);                       \
     for (long c = 0; c < C; c++) {                                                               \
-      const T vc = v[xi * C + c];                                                                \
-      WINO_SIMD                                                                                  \
-      for (long k = 0; k < kb; k++) o[k * C + c] += a[k] * vc;                                   \
+      strided_wino_vec_##T acc = *(strided_wino_vec_##T*)(o + c * Kp);                           \
+      WINO_UNROLL                                                                                \
+      for (long r = 0; r < rows; r++) acc += a[r * rs + c] * w[r];                               \
+      *(strided_wino_vec_##T*)(o + c * Kp) = acc;                                                \
     }                                                                                            \
   }                                                                                              \
 }                                                                                                \
-/* (one input channel and a full block: both counts constants, one vector per xi) */            \
-static inline void strided_wino_tile_sums_##T(const T* mt, const T* v, T* s, long C, long K,    \
-                                              long kb) {                                         \
-  if (C == 1 && kb == WINO_CB) strided_wino_tile_sums_n_##T(mt, v, s, 1, K, WINO_CB);            \
-  else strided_wino_tile_sums_n_##T(mt, v, s, C, K, kb);                                         \
+static inline void strided_wino_sums_##T(const T* mt, const T* v, long rs, T* s, long C,        \
+                                         long Kp, long rows) {                                   \
+  if (rows == WINO_RT) strided_wino_sums_n_##T(mt, v, rs, s, C, Kp, WINO_RT);                    \
+  else strided_wino_sums_n_##T(mt, v, rs, s, C, Kp, rows);                                       \
 }
 
 STRIDED_WINOGRAD(float)

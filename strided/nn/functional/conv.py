@@ -259,7 +259,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 # (the first two rows are the digits CNN's convolutions, padding 1; without a bias PyTorch's
 # 8x64x56x56 forward is ~7.9 ms wall on an idle machine, Winograd's ~8.0 ms. The first layer's
 # rows were cut later, 71 -> ~55 us and, without an input gradient, 213 -> 163 us against
-# PyTorch's 45 and 148: Note [Few channels] in _cpu/conv.pyx.)
+# PyTorch's 45 and 148, and the products moved out of OpenBLAS: Note [The products in
+# registers] in _cpu/conv.pyx.)
 #
 # Winograd against im2col (the C rows and one GEMM), forward, 64 images, 16 -> 32 channels,
 # by the share of the 4x4 tiles that the output fills: an output of 4x4 (all of it) 74 us
