@@ -43,6 +43,7 @@ UNARY = [
     ("erf", None, "erf", (-5.0, 5.0)),
     ("erfc", None, "erfc", (-3.0, 9.0)),
     ("sigmoid", None, "sigmoid", (-30.0, 30.0)),
+    ("softplus", None, "softplus", (-30.0, 30.0)),
 ]
 
 # (name, NumPy function, PyTorch function name)
@@ -77,6 +78,20 @@ def _numpy_sigmoid(x, out):
     return np.reciprocal(out, out=out)
 
 
+def _numpy_softplus(x, out):
+    return np.logaddexp(x, 0.0, out=out)
+
+
+# the NumPy stand-ins for the functions NumPy lacks (SciPy's erf and erfc are looked up by name)
+_NUMPY_OF = {"sigmoid": _numpy_sigmoid, "softplus": _numpy_softplus}
+
+
+def _torch_fn(name):
+    """torch.<name>, or the ATen function of torch.nn.functional's softplus and gelu, which
+    takes out= (torch._C._nn.softplus): the comparison is out= on both sides."""
+    return getattr(torch, name, None) or getattr(torch._C._nn, name)
+
+
 def cases(n=10**6, only=None):
     import scipy.special
 
@@ -93,11 +108,11 @@ def cases(n=10**6, only=None):
             x, o = strided.asarray(x_np), strided.empty(n, dtype=x_np.dtype.name)
             s_fn = getattr(strided, name)
             if n_fn is None:
-                n_fn = getattr(scipy.special, name) if name.startswith("erf") else _numpy_sigmoid
+                n_fn = getattr(scipy.special, name) if name.startswith("erf") else _NUMPY_OF[name]
             t_fn = None
             if torch is not None:
                 tx, to = torch.from_numpy(x_np), torch.from_numpy(np.empty_like(x_np))
-                tf = getattr(torch, t_name)
+                tf = _torch_fn(t_name)
                 t_fn = lambda tf=tf, tx=tx, to=to: tf(tx, out=to)  # noqa: E731
 
             def check(s_fn=s_fn, n_fn=n_fn, x=x, x_np=x_np, rtol=rtol):
@@ -115,6 +130,8 @@ def cases(n=10**6, only=None):
                     check,
                 )
             )
+        if not only or "gelu" in only:
+            out.append(_gelu_case(_spread(rng, n, -6.0, 6.0, dtype), short, n, rtol))
         for name, n_fn, t_name in BINARY:
             if only and name not in only:
                 continue
@@ -131,6 +148,36 @@ def cases(n=10**6, only=None):
             for label, a_np, b_np in cases:
                 out.append(_binary_case(name, n_fn, t_name, a_np, b_np, short + label, n, rtol))
     return out
+
+
+def _gelu_case(x_np, short, n, rtol):
+    """strided.nn.functional.gelu (erf's form) against PyTorch's: neither with out= (strided's
+    has none), so both allocate their result; NumPy's column is the same formula with SciPy's
+    erf."""
+    import scipy.special
+
+    from strided.nn import functional as F
+
+    x = strided.asarray(x_np)
+
+    def numpy_gelu(x=x_np):
+        return x * 0.5 * (1.0 + scipy.special.erf(x * np.sqrt(0.5)))
+
+    t_fn = None
+    if torch is not None:
+        tx = torch.from_numpy(x_np)
+        t_fn = lambda tx=tx: torch.nn.functional.gelu(tx)  # noqa: E731
+
+    def check(x=x, x_np=x_np, rtol=rtol):
+        np.testing.assert_allclose(np.asarray(F.gelu(x)), numpy_gelu(), rtol=rtol, atol=rtol)
+
+    return (
+        f"gelu 1e{len(str(n)) - 1} {short}",
+        lambda x=x: F.gelu(x),
+        numpy_gelu,
+        t_fn,
+        check,
+    )
 
 
 def _binary_case(name, n_fn, t_name, a_np, b_np, short, n, rtol):

@@ -183,6 +183,26 @@ def _power_arguments64(rng, n):
     return a, b
 
 
+def test_softplus_float64_is_logaddexp_with_zero():
+    """float64 softplus runs strided_vlogaddexp(x, 0) (unary.pyx.tp's VECTORISED): within 1 ulp
+    of logaddexp(x, 0) in long double (softplus is positive: no cancellation, no floor on the
+    ulp), and inf, NaN and the far tails as NumPy's logaddexp(x, 0)."""
+    rng = np.random.default_rng(6)
+    bits = rng.integers(0, 2**64 - 1, 1 << 20, dtype=np.uint64, endpoint=True).view(np.float64)
+    x = np.concatenate([bits, rng.uniform(-760, 720, 1 << 19), rng.uniform(-3, 3, 1 << 18)])
+    x = np.concatenate([x, SPECIALS64])
+    got = np.asarray(strided.softplus(strided.asarray(x)))
+    with np.errstate(all="ignore"):
+        want = np.logaddexp(x.astype(np.longdouble), np.longdouble(0))
+        finite = np.isfinite(want) & (want <= np.finfo(np.float64).max)
+        w = want[finite]
+        ulp = np.spacing(w.astype(np.float64)).astype(np.longdouble)
+        err = (np.abs(got[finite].astype(np.longdouble) - w) / ulp).astype(np.float64)
+        want_rest = np.logaddexp(x[~finite], 0.0)
+    assert err.max() <= 1.0, x[finite][np.argmax(err)]
+    np.testing.assert_array_equal(got[~finite], want_rest)
+
+
 @pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot", "power"])
 def test_float64_ulp_error_and_special_values(name):
     """float64 within 1 ulp of NumPy's function in long double (the C library's x87 functions:

@@ -2067,8 +2067,10 @@ STRIDED_VINLINE double strided_vlogaddexp(double a, double b) {
     double U_err = (1.0 - U) + E;                  /* Fast2Sum: 1 >= E */
     double L_lo;
     double L = strided_log1_dd(U, U_err + E_lo, &L_lo);
-    /* e^d below 2^-54: log1p(E) = E - E^2/2 */
-    int tiny = k < -54.0;
+    /* e^d below 2^-36: log1p(E) = E - E^2/2 (E^3/3 is 2^-72 of it). Through log(1 + E), a
+     * result that is E alone (m = 0: softplus(-36.6) = logaddexp(-36.6, 0)) was 1.06 ulp off
+     * where E is near 2^-53 */
+    int tiny = k < -36.0;
     L_lo = tiny ? E_lo - 0.5 * E * E : L_lo;
     L = tiny ? E : L;
     double y, y_err;
