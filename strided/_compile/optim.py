@@ -174,11 +174,10 @@ def _library():
 def fusable(p, *others):
     """Whether parameter ``p`` (with its gradient and state tensors ``others``) can take the
     fused step: CPU, float32 or float64, everything contiguous and of p's dtype."""
-    if p.device.type != "cpu" or p.dtype.name not in _SUFFIX:
+    if p.device.type != "cpu" or p.dtype.name not in _SUFFIX or not p.is_contiguous():
         return False
-    return all(
-        t.dtype == p.dtype and t.shape == p.shape and t.is_contiguous() for t in (p, *others)
-    )
+    dtype, shape = p.dtype, p.shape  # read once: a shape is a new tuple per read
+    return all(t.dtype == dtype and t.is_contiguous() and t.shape == shape for t in others)
 
 
 def _pointers(tensors):
@@ -231,7 +230,8 @@ def fused_adam(params, grads, ms, vs, vmaxs, steps, lr, betas, eps, weight_decay
     suffix, scalar = _SUFFIX[params[0].dtype.name]
     fn = getattr(lib, f"strided_fused_adam_{suffix}")
     n = len(params)
-    per_step = [adam_step_scalars(lr, betas, t) for t in steps]
+    by_step = {t: adam_step_scalars(lr, betas, t) for t in set(steps)}  # one t, usually
+    per_step = [by_step[t] for t in steps]
     fn(
         ctypes.c_long(n),
         _pointers(params),
