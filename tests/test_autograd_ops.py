@@ -503,6 +503,16 @@ EXPLICIT = {
             _r(3, seed=5, device=d),
         ),
     ),
+    # the stride-1 op with a derivative row of its own (Note [A stride-1 convolution as one
+    # op]): the input's gradient by the kernel, the weight's and the bias's by one formula
+    "conv2d_stride1": (
+        lambda x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda L, d: (
+            _r(2, 3, 5, 6, layout=L, device=d),
+            _r(4, 3, 3, 3, seed=4, device=d),
+            _r(4, seed=5, device=d),
+        ),
+    ),
     "conv2d_dilation": (
         lambda x, w: F.conv2d(x, w, dilation=2),
         lambda L, d: (_r(1, 1, 5, 5, layout=L, device=d), _r(2, 1, 2, 2, seed=4, device=d)),

@@ -151,10 +151,53 @@ def test_weight_gradient_kernel(rng, shape, dtype, block, products):
     ho, wo = h + 2 * padding[0] - 2, w + 2 * padding[1] - 2
     g = rng.standard_normal((n, k, ho, wo)).astype(dtype)
     gw = strided.empty((k, c, 3, 3), dtype=dtype)
+    gb = strided.empty((2 * k,), dtype=dtype)[::2]  # a stepped bias gradient
     kernels.winograd_weight_grad(
-        strided.asarray(x), strided.asarray(g), padding[0], padding[1], gw, block, products
+        strided.asarray(x), strided.asarray(g), padding[0], padding[1], gw, block, products, gb
     )
     close(gw, ref_weight_grad(x, g, padding), dtype)
+    # Note [The bias's gradient in the weight's]: each tile's sum, xi = 7
+    close(gb, g.astype(np.float64).sum(axis=(0, 2, 3)), dtype)
+
+
+def test_weight_gradient_kernel_bias_edges(rng):
+    x = strided.asarray(rng.standard_normal((0, 3, 6, 6)))
+    gw, gb = strided.empty((4, 3, 3, 3)), strided.empty((4,))
+    kernels.winograd_weight_grad(x, strided.zeros((0, 4, 6, 6)), 1, 1, gw, gb=gb)
+    np.testing.assert_array_equal(np.asarray(gb), 0.0)
+    with pytest.raises(ValueError, match="input channel"):
+        kernels.winograd_weight_grad(
+            strided.zeros((1, 0, 6, 6)),
+            strided.zeros((1, 4, 6, 6)),
+            1,
+            1,
+            strided.empty((4, 0, 3, 3)),
+            gb=gb,
+        )
+
+
+@pytest.mark.parametrize("needs", ["x", "w", "b", "wb", "xwb"])
+def test_gradients_of_any_subset(rng, needs):
+    """The row's joint formula for the weight and the bias (Winograd's weight gradient makes
+    the bias's on the way), whichever of x, weight and bias require grad; the input's gradient
+    channels-first (Note [The input's gradient channels-first])."""
+    xs = rng.standard_normal((2, 3, 8, 7)).astype("float32")
+    ws = rng.standard_normal((5, 3, 3, 3)).astype("float32")
+    bs = rng.standard_normal(5).astype("float32")
+    g = rng.standard_normal((2, 5, 8, 7)).astype("float32")
+    x, w, b = (strided.asarray(a) for a in (xs, ws, bs))
+    for t, name in ((x, "x"), (w, "w"), (b, "b")):
+        if name in needs:
+            t.requires_grad_()
+    (F.conv2d(x, w, b, padding=1) * strided.asarray(g)).sum().backward()
+    if "x" in needs:
+        flipped = np.ascontiguousarray(ws[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+        close(x.grad, ref_conv(g, flipped, None, (1, 1)), "float32")
+        assert x.grad.is_contiguous()
+    if "w" in needs:
+        close(w.grad, ref_weight_grad(xs, g, (1, 1)), "float32")
+    if "b" in needs:
+        close(b.grad, g.astype(np.float64).sum(axis=(0, 2, 3)), "float32")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
