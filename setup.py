@@ -242,6 +242,7 @@ EXTRA_OPTIONS = {
     "strided._cpu.cpu_features": cpu_features_options,
     "strided._cpu.unary": unary_options,
     "strided._cpu.binary": unary_options,  # its VECTORISED rows (vecmath.h) likewise
+    "strided._cpu.reduce": unary_options,  # softmax's exp rows (Note [Softmax rows in one pass])
 }
 
 

@@ -639,3 +639,91 @@ def test_a_cast_for_a_reduction_keeps_the_memory_order():
     np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
     e = strided.ones(3).expand(4, 3)  # a broadcast dim: dense, row-major
     assert copying.cast_in_memory_order(e, strided.float32).stride() == (3, 1)
+
+
+def _softmax_by_ops(x, dim, log):
+    """softmax / log_softmax as the separate ops (Note [Softmax rows in one pass])."""
+    m = strided.max(x, axis=dim, keepdims=True)
+    if log:
+        m = strided.where(strided.isfinite(m), m, 0.0)
+        shifted = x - m
+        return shifted - strided.log(strided.sum(strided.exp(shifted), axis=dim, keepdims=True))
+    e = strided.exp(x - m)
+    return e / strided.sum(e, axis=dim, keepdims=True)
+
+
+def _softmax_backward_by_ops(g, y, dim, log):
+    if log:
+        return g - strided.exp(y) * strided.sum(g, axis=dim, keepdims=True)
+    return y * (g - strided.sum(g * y, axis=dim, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_rows_in_one_pass_are_the_ops_bit_for_bit(log, layout, dtype, rng):
+    # Note [Softmax rows in one pass]: where the dim has unit stride softmax and log_softmax
+    # (and their backward) run one pass per row; every other layout runs the ops. Either way
+    # the values are the ops' bit for bit, special values included, along every dim.
+    from strided.autograd import formulas
+
+    npdt = to_numpy_dtype(dtype)
+    ref = (rng.standard_normal((5, 3, 37)) * 20).astype(npdt)
+    ref[0, 0, 3] = np.nan
+    ref[1, 0, :] = -np.inf  # all -inf: NaN either way
+    ref[1, 1, 4] = np.inf
+    ref[2, 2, :] = np.inf
+    ref[3, 1, 7] = -np.inf
+    pair = make_layout(layout, ref, rng)
+    if pair is None:
+        pytest.skip(f"no {layout} layout of a 3-d array")
+    x = pair[0]
+    fn = strided.log_softmax if log else strided.softmax
+    for dim in range(max(x.ndim, 1)) if x.ndim else [0]:
+        got = fn(x, dim)
+        if x.numel() == 0:
+            assert got.shape == x.shape
+            continue
+        with np.errstate(all="ignore"), strided.errstate(all="ignore"):
+            want = _softmax_by_ops(x, dim, log)
+        assert got.shape == x.shape and got.dtype == dtype
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"dim={dim}")
+        if x.ndim == 0:
+            continue
+        # the backward's incoming gradient in two layouts: dense, and broadcast along the dim
+        # (the gradient of a sum: stride 0)
+        dense = strided.asarray(rng.standard_normal(x.shape).astype(npdt))
+        for g in (dense, strided.broadcast_to(strided.narrow(dense, dim, 0, 1), x.shape)):
+            with strided.no_grad():  # no graph of the backward: the one-pass rows where they apply
+                back = formulas.softmax_backward(g, got, (dim,), log)
+            np.testing.assert_array_equal(
+                back.numpy(), _softmax_backward_by_ops(g, got, dim, log).numpy()
+            )
+
+
+def test_softmax_rows_through_autograd_match_torch(rng):
+    torch = pytest.importorskip("torch")
+    a = rng.standard_normal((64, 10)).astype(np.float32)
+    for log in (False, True):
+        x = strided.tensor(a, requires_grad=True)
+        y = strided.log_softmax(x, 1) if log else strided.softmax(x, 1)
+        (y * strided.arange(10.0, dtype=strided.float32)).sum().backward()
+        tx = torch.tensor(a, requires_grad=True)
+        ty = torch.log_softmax(tx, 1) if log else torch.softmax(tx, 1)
+        (ty * torch.arange(10.0)).sum().backward()
+        np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6, atol=1e-7)
+        # atol: g - exp(y) * sum(g) cancels; sum(g) is ~45 here, an ulp of it ~4e-6
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=2e-5)
+
+
+def test_softmax_rows_do_not_depend_on_the_thread_count(rng):
+    x = strided.asarray(rng.standard_normal((300, 700)).astype(np.float32))
+    before = strided.get_num_threads()
+    try:
+        strided.set_num_threads(1)
+        one = strided.softmax(x, 1).numpy()
+        strided.set_num_threads(2)
+        two = strided.softmax(x, 1).numpy()
+    finally:
+        strided.set_num_threads(before)
+    np.testing.assert_array_equal(one, two)

@@ -679,6 +679,10 @@ def _logsumexp_kernel(x, dims, keep):
 
 
 def _softmax_kernel(x, dims):
+    if len(dims) == 1:  # one pass per row, the same values (Note [Softmax rows in one pass])
+        fused = _reduce.softmax_rows(x, dims[0], False)
+        if fused is not None:
+            return fused
     if x.numel() == 0:
         return x.clone()
     e = _ew.exp(_ew.subtract(x, max(x, axis=dims, keepdims=True)))
@@ -689,6 +693,10 @@ def _log_softmax_kernel(x, dims):
     # (x - m) - log(s), PyTorch's order, not x - (m + log(s)): x - m is exact for the large
     # entries, so the result keeps its relative precision; m + log(s) would round at m's
     # magnitude first (an ulp of 20 is 2e-6, more than a log-probability of -0.001 can lose).
+    if len(dims) == 1:  # Note [Softmax rows in one pass]
+        fused = _reduce.softmax_rows(x, dims[0], True)
+        if fused is not None:
+            return fused
     if x.numel() == 0:
         return x.clone()
     m = max(x, axis=dims, keepdims=True)
@@ -739,10 +747,13 @@ def _fused_or(composite, log):
 
 
 def softmax_backward(grad, result, dims, log):
-    """The fused CUDA backward of softmax (``log``: log_softmax) for the derivative table, or
-    None where it does not apply (a CPU tensor, several dims, another dtype)."""
-    if not grad.device.is_cuda or len(dims) != 1:
+    """The fused backward of softmax (``log``: log_softmax) for the derivative table, or None
+    where it does not apply (several dims, another dtype): one launch on CUDA, one pass per row
+    on the CPU (Note [Softmax rows in one pass] in _cpu/reduce.pyx.tp)."""
+    if len(dims) != 1:
         return None
+    if not grad.device.is_cuda:
+        return _reduce.softmax_backward_rows(grad, result, dims[0], log)
     from strided.cuda import _softmax
 
     return _softmax.softmax_backward(grad, result, dims[0], log)

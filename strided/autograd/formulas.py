@@ -157,7 +157,7 @@ def max_min_backward(grad, x, result, dims, keepdims):
 
 def softmax_backward(grad, result, dims, log):
     y = result
-    if not _grad_mode.state.enabled:  # no graph of this backward: one fused launch on a GPU
+    if not _grad_mode.state.enabled:  # no graph of this backward: one fused kernel
         fused = R.softmax_backward(grad, y, dims, log=log)
         if fused is not None:
             return fused
