@@ -83,10 +83,12 @@ def test_forward_matches_float64(rng, shape, dtype, bias):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", ["contiguous", "transposed", "stepped", "negative-stride"])
-def test_forward_reads_every_layout(rng, name, dtype):
-    """The kernels read x and the weight through their strides: no copy, any layout."""
-    x_ref = rng.standard_normal((2, 5, 7, 6)).astype(dtype)
-    w_ref = rng.standard_normal((4, 5, 3, 3)).astype(dtype)
+@pytest.mark.parametrize("channels", [5, 2])
+def test_forward_reads_every_layout(rng, name, dtype, channels):
+    """The kernels read x and the weight through their strides: no copy, any layout (2
+    channels: the tiles in lanes, Note [Tiles in lanes])."""
+    x_ref = rng.standard_normal((2, channels, 7, 6)).astype(dtype)
+    w_ref = rng.standard_normal((4, channels, 3, 3)).astype(dtype)
     x, x_np = make_layout(name, x_ref, rng)
     w, w_np = make_layout(name, w_ref, rng)
     for kernel in (3, 2):  # Winograd, and the im2col rows
@@ -141,7 +143,7 @@ def test_empty_batch_and_no_channels(rng):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("block", [0, 1, 7])
-@pytest.mark.parametrize("products", [0, 1])
+@pytest.mark.parametrize("products", [0, 1, 2])
 def test_weight_gradient_kernel(rng, shape, dtype, block, products):
     """Note [The weight's gradient by Winograd]: any number of tiles per block (groups of
     WINO_RT tiles cut short), the sums by OpenBLAS (0) and in registers (1: Note [The
@@ -202,7 +204,7 @@ def test_gradients_of_any_subset(rng, needs):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("products", [0, 1])
+@pytest.mark.parametrize("products", [0, 1, 2])
 def test_forward_kernel_both_products(rng, shape, dtype, products):
     """The forward's products by OpenBLAS (0) and in registers (1), with a bias, into a
     channels-first output (Note [The products in registers])."""
@@ -219,7 +221,7 @@ def test_forward_kernel_both_products(rng, shape, dtype, products):
 
 
 @pytest.mark.parametrize("block", [1, 5, 1000])
-@pytest.mark.parametrize("products", [0, 1])
+@pytest.mark.parametrize("products", [0, 1, 2])
 def test_forward_kernel_any_block(rng, block, products):
     x = rng.standard_normal((3, 5, 9, 11)).astype("float32")
     w = rng.standard_normal((6, 5, 3, 3)).astype("float32")
@@ -260,11 +262,13 @@ def test_gradcheck(rng, kernel, padding):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", ["transposed", "stepped", "negative-stride"])
-def test_gradients_match_float64(rng, dtype, name):
+@pytest.mark.parametrize("channels", [18, 3])
+def test_gradients_match_float64(rng, dtype, name, channels):
     """Gradients of a non-contiguous input and weight, a channels-first gradient from the
-    loss, against the float64 einsum references."""
-    x_ref = rng.standard_normal((3, 18, 9, 10)).astype(dtype)
-    w_ref = rng.standard_normal((20, 18, 3, 3)).astype(dtype)
+    loss, against the float64 einsum references (3 channels: the weight's gradient with the
+    tiles in lanes)."""
+    x_ref = rng.standard_normal((3, channels, 9, 10)).astype(dtype)
+    w_ref = rng.standard_normal((20, channels, 3, 3)).astype(dtype)
     x, x_np = make_layout(name, x_ref, rng)
     w, w_np = make_layout(name, w_ref, rng)
     x.requires_grad_()

@@ -96,6 +96,33 @@ gradient's sums, which load and store their rows of S, lose to OpenBLAS; the for
 wins there on this machine, whose OpenBLAS runs AVX2 kernels, but one threshold serves both
 and leaves large layers to the library that blocks for the caches.
 
+Note [Tiles in lanes]
+~~~~~~~~~~~~~~~~~~~~~
+The input transform works on a block of 16 channels in the 16 lanes of a vector (Note [The
+tiles' layout]); with one input channel (a network's first layer) 15 lanes transform zeros,
+and the gather writes a whole vector of zeros per patch element for one value: the gather and
+transform were ~45% of the digits CNN's first convolution. Up to LANE_CHANNELS (4) input
+channels the lanes are tiles instead: the patches of 16 tiles, one channel at a time, are
+gathered into one 6x6 x 16 patch (strided_wino_lane_patches), and the same transform makes V
+for all 16. V is then stored group by group (16 tiles), channel by channel, position by
+position, the tiles innermost: element (t, xi, c) of a block at (t/16)*36*16*C + c*36*16 +
+xi*16 + t%16, and the products read it through strides (1, 16, 36*16) for (tile, xi, c)
+instead of (36*C, C, 1). A block is then whole groups of 16 tiles (the last one cut short,
+its missing tiles zeros). OpenBLAS's GEMMs cannot read this layout; it is used with the
+products in registers only, which is how few channels are made anyway. Kernels alone, 1
+thread, x86-64-v4, float32, padding 1, thread time, medians of 11 alternated rounds (us;
+channels in lanes -> tiles in lanes):
+
+===================================  ============  ===============
+input, filters                       forward       weight gradient
+===================================  ============  ===============
+64x1x8x8, 16 (digits CNN, first)     47 -> 26      43 -> 22
+64x3x8x8, 16                         55 -> 37      54 -> 36
+64x4x8x8, 16                         61 -> 44      60 -> 43
+64x8x8x8, 16 (not taken)             65 -> 72      65 -> 72
+16x3x32x32, 32                       297 -> 221    279 -> 203
+===================================  ============  ===============
+
 The tiles are processed in blocks sized so that a block's V (and, with OpenBLAS, M: 36 * (C +
 K) numbers per tile) stays in the L2 cache, each block by one thread: its input transforms, its
 products (OpenBLAS's GEMMs each small enough that OpenBLAS runs it on the calling thread: Note
@@ -177,19 +204,26 @@ cdef extern from "winograd.h" nogil:
                                   long y0, long x0, long cb, double* u, double* w, long plane)
     void strided_wino_weight_float(const float* s, long plane, float* g, long gh, long gw)
     void strided_wino_weight_double(const double* s, long plane, double* g, long gh, long gw)
-    void strided_wino_products_float(const float* v, long rs, const float* u, long C, long Kp,
-                                     long rows, float* mt)
-    void strided_wino_products_double(const double* v, long rs, const double* u, long C,
-                                      long Kp, long rows, double* mt)
-    void strided_wino_sums_float(const float* mt, const float* v, long rs, float* s, long C,
-                                 long Kp, long rows)
-    void strided_wino_sums_double(const double* mt, const double* v, long rs, double* s, long C,
-                                  long Kp, long rows)
+    void strided_wino_products_float(const float* v, long rs, long xs, long cs, const float* u,
+                                     long C, long Kp, long rows, float* mt)
+    void strided_wino_products_double(const double* v, long rs, long xs, long cs,
+                                      const double* u, long C, long Kp, long rows, double* mt)
+    void strided_wino_sums_float(const float* mt, const float* v, long rs, long xs, long cs,
+                                 float* s, long C, long Kp, long rows)
+    void strided_wino_sums_double(const double* mt, const double* v, long rs, long xs, long cs,
+                                  double* s, long C, long Kp, long rows)
+    void strided_wino_lane_patches_float(const float* x, long sn, long sh, long sw, long H,
+                                         long W, const long* n, const long* y0, const long* x0,
+                                         long lanes, float* d)
+    void strided_wino_lane_patches_double(const double* x, long sn, long sh, long sw, long H,
+                                          long W, const long* n, const long* y0, const long* x0,
+                                          long lanes, double* d)
 
 
 cdef enum:
     OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
     OWN_PRODUCTS_BYTES = 1572864    # U's size up to which the products skip BLAS
+    LANE_CHANNELS = 4               # input channels up to which the tiles are the lanes
 
 
 cdef struct Geometry:
@@ -198,9 +232,11 @@ cdef struct Geometry:
     Py_ssize_t xn, xc, xh, xw, on, ok, oh, ow
     Py_ssize_t ph, pw, th, tw, tiles
     # K rounded up to whole blocks of WINO_CB (U's and the sums' rows); whether the products
-    # are OpenBLAS's GEMMs (Note [The products in registers])
+    # are OpenBLAS's GEMMs (Note [The products in registers]); whether V's lanes are tiles
+    # (Note [Tiles in lanes]) and its strides by tile, position xi and channel
     Py_ssize_t kp
-    bint blas
+    bint blas, lanes
+    Py_ssize_t vr, vx, vc
 
 
 cdef inline void _gemm(const floating* a, Py_ssize_t lda, const floating* b, Py_ssize_t ldb,
@@ -245,6 +281,40 @@ cdef inline Py_ssize_t _tile_origin(const Geometry* g, Py_ssize_t tile, Py_ssize
     return n
 
 
+cdef inline floating* _vrow(const Geometry* g, floating* v, Py_ssize_t r) noexcept nogil:
+    """Where tile r of a block starts in its V (Note [The tiles' layout], Note [Tiles in
+    lanes])."""
+    if g.lanes:
+        return v + (r // WINO_CB) * 36 * WINO_CB * g.c + r % WINO_CB
+    return v + r * 36 * g.c
+
+
+cdef void _lane_tiles(const floating* x, const Geometry* g, Py_ssize_t t0, Py_ssize_t nt,
+                      floating* v, floating* d) noexcept nogil:
+    """V = B^T d B of tiles t0 .. t0+nt-1, WINO_CB tiles at a time in the vector lanes, one
+    channel at a time (Note [Tiles in lanes]); lanes past nt hold zeros."""
+    cdef long n[WINO_CB]
+    cdef long y0[WINO_CB]
+    cdef long x0[WINO_CB]
+    cdef Py_ssize_t grp, lanes, lane, c, ty, tx
+    for grp in range((nt + WINO_CB - 1) // WINO_CB):
+        lanes = min(<Py_ssize_t>WINO_CB, nt - grp * WINO_CB)
+        for lane in range(lanes):
+            n[lane] = _tile_origin(g, t0 + grp * WINO_CB + lane, &ty, &tx)
+            y0[lane], x0[lane] = ty * 4 - g.ph, tx * 4 - g.pw
+        for c in range(g.c):
+            if floating is float:
+                strided_wino_lane_patches_float(x + c * g.xc, g.xn, g.xh, g.xw, g.h, g.w, n, y0,
+                                                x0, lanes, d)
+                strided_wino_input_float(d, WINO_CB, v + (grp * g.c + c) * 36 * WINO_CB,
+                                         WINO_CB)
+            else:
+                strided_wino_lane_patches_double(x + c * g.xc, g.xn, g.xh, g.xw, g.h, g.w, n,
+                                                 y0, x0, lanes, d)
+                strided_wino_input_double(d, WINO_CB, v + (grp * g.c + c) * 36 * WINO_CB,
+                                          WINO_CB)
+
+
 cdef void _input_tiles(const floating* x, const Geometry* g, Py_ssize_t t0, Py_ssize_t nt,
                        floating* v, floating* d) noexcept nogil:
     """V = B^T d B of tiles t0 .. t0+nt-1, at v + t*36*C + xi*C + c (d: two patches' scratch).
@@ -257,6 +327,9 @@ cdef void _input_tiles(const floating* x, const Geometry* g, Py_ssize_t t0, Py_s
     cdef Py_ssize_t prev_cb = 0
     cdef Py_ssize_t blocks = (g.c + WINO_CB - 1) // WINO_CB
     cdef const floating* src
+    if g.lanes:
+        _lane_tiles(x, g, t0, nt, v, d)
+        return
     for j in range(nt * blocks + 1):
         if j < nt * blocks:
             t = j // blocks
@@ -299,7 +372,13 @@ cdef inline void _output_tile(const floating* m, Py_ssize_t plane, const floatin
     cdef floating* row
     ni, nj = min(4, g.ho - ty * 4), min(4, g.wo - tx * 4)
     dst = out + n * g.on + c0 * ok + ty * 4 * oh + tx * 4 * ow
-    if ok == 1:  # channels-last: each output element's cb channels are neighbours
+    if ok == 1 and cb == WINO_CB:  # channels-last, a whole block: one vector per element
+        for i in range(ni):
+            for j in range(nj):
+                row = dst + i * oh + j * ow
+                for c in range(WINO_CB):
+                    row[c] = yt[(i * 4 + j) * WINO_CB + c]
+    elif ok == 1:  # channels-last: each output element's cb channels are neighbours
         for i in range(ni):
             for j in range(nj):
                 row = dst + i * oh + j * ow
@@ -343,11 +422,11 @@ cdef void _block(const floating* x, const floating* u, const floating* bias, flo
             c0 = cblk * WINO_CB
             cb = min(<Py_ssize_t>WINO_CB, g.k - c0)
             if floating is float:
-                strided_wino_products_float(v + r0 * 36 * g.c, 36 * g.c, u + c0, g.c, g.kp, rows,
-                                            mt)
+                strided_wino_products_float(_vrow(g, v, r0), g.vr, g.vx, g.vc, u + c0, g.c, g.kp,
+                                            rows, mt)
             else:
-                strided_wino_products_double(v + r0 * 36 * g.c, 36 * g.c, u + c0, g.c, g.kp,
-                                             rows, mt)
+                strided_wino_products_double(_vrow(g, v, r0), g.vr, g.vx, g.vc, u + c0, g.c,
+                                             g.kp, rows, mt)
             for r in range(rows):
                 _output_tile(mt + r * 36 * WINO_CB, WINO_CB, bias, out, g, t0 + r0 + r, c0, cb,
                              yt)
@@ -356,6 +435,8 @@ cdef void _block(const floating* x, const floating* u, const floating* bias, flo
 cdef inline Py_ssize_t _per_thread(const Geometry* g, Py_ssize_t tile_block) noexcept nogil:
     """Each thread's scratch: a block's V (and M with BLAS), two patches, one output tile and
     WINO_RT tiles' products."""
+    if g.lanes:  # whole groups of WINO_CB tiles
+        tile_block = (tile_block + WINO_CB - 1) // WINO_CB * WINO_CB
     return 36 * tile_block * (g.c + (g.k if g.blas else 0)) + (88 + 36 * WINO_RT) * WINO_CB
 
 
@@ -421,11 +502,11 @@ cdef void _grad_block(const floating* x, const floating* gr, const Geometry* g, 
                         for k in range(kb):
                             bs[k0 + k] += mt[r * 36 * WINO_CB + 7 * WINO_CB + k]
                 if floating is float:
-                    strided_wino_sums_float(mt, v + r0 * 36 * g.c, 36 * g.c, s + k0, g.c, g.kp,
-                                            rows)
+                    strided_wino_sums_float(mt, _vrow(g, v, r0), g.vr, g.vx, g.vc, s + k0, g.c,
+                                            g.kp, rows)
                 else:
-                    strided_wino_sums_double(mt, v + r0 * 36 * g.c, 36 * g.c, s + k0, g.c, g.kp,
-                                             rows)
+                    strided_wino_sums_double(mt, _vrow(g, v, r0), g.vr, g.vx, g.vc, s + k0,
+                                             g.c, g.kp, rows)
         return
     for t in range(nt):
         n = _tile_origin(g, t0 + t, &ty, &tx)
@@ -514,11 +595,19 @@ cdef int _winograd_weight(const floating* x, const floating* gr, floating* gw, P
 
 cdef bint _blas_products(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, int products):
     """Whether the products are OpenBLAS's GEMMs (Note [The products in registers]):
-    ``products`` 0 says yes, 1 no, -1 asks U's size."""
+    ``products`` 0 says yes, 1 or 2 no, -1 asks U's size."""
     cdef Py_ssize_t kp = (k + WINO_CB - 1) // WINO_CB * WINO_CB
     if products >= 0:
         return products == 0
     return 36 * c * kp * itemsize > OWN_PRODUCTS_BYTES
+
+
+cdef bint _tiles_in_lanes(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, int products):
+    """Whether V's lanes are tiles (Note [Tiles in lanes]): ``products`` 2 says yes, 0 or 1
+    no, -1 asks the channel count (the products then in registers)."""
+    if products >= 0:
+        return products == 2
+    return c <= LANE_CHANNELS and not _blas_products(c, k, itemsize, products)
 
 
 cdef Geometry _geometry(TensorBase x, TensorBase out, Py_ssize_t ph, Py_ssize_t pw,
@@ -533,6 +622,11 @@ cdef Geometry _geometry(TensorBase x, TensorBase out, Py_ssize_t ph, Py_ssize_t 
     g.tiles = g.n * g.th * g.tw
     g.kp = (g.k + WINO_CB - 1) // WINO_CB * WINO_CB
     g.blas = _blas_products(g.c, g.k, x.dtype.itemsize, products)
+    g.lanes = _tiles_in_lanes(g.c, g.k, x.dtype.itemsize, products)
+    if g.lanes:
+        g.vr, g.vx, g.vc = 1, WINO_CB, 36 * WINO_CB
+    else:
+        g.vr, g.vx, g.vc = 36 * g.c, g.c, 1
     return g
 
 
@@ -550,7 +644,10 @@ def tile_block(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, Py_ssize_t tiles
         tb = min(tb, (tiles + nthreads - 1) // nthreads)
         if blas:
             tb = min(tb, OPENBLAS_SERIAL_MNK // max(c * k, 1))
-    return max(16, min(tb, tiles))
+    tb = max(16, min(tb, tiles))
+    if _tiles_in_lanes(c, k, itemsize, products):  # whole groups of WINO_CB tiles
+        tb = (tb + WINO_CB - 1) // WINO_CB * WINO_CB
+    return tb
 
 
 def winograd_conv2d(TensorBase x, TensorBase w, object bias, Py_ssize_t ph, Py_ssize_t pw,
@@ -558,8 +655,9 @@ def winograd_conv2d(TensorBase x, TensorBase w, object bias, Py_ssize_t ph, Py_s
     """out (N, K, Ho, Wo) = the 3x3 convolution of x (N, C, H, W) with w (K, C, 3, 3), stride 1,
     padding (ph, pw), plus bias (a contiguous (K,) tensor, or None); all of one dtype, float32
     or float64, any strides (Note [Winograd's F(4x4, 3x3)]). ``block``: tiles per block, 0 for
-    ``tile_block``'s choice; ``products``: 0 by OpenBLAS, 1 in registers, -1 (the default) by
-    U's size (Note [The products in registers])."""
+    ``tile_block``'s choice; ``products``: 0 by OpenBLAS, 1 in registers, 2 in registers with
+    the tiles in V's lanes, -1 (the default) by U's size and the channels (Note [The products
+    in registers], Note [Tiles in lanes])."""
     cdef Geometry g = _geometry(x, out, ph, pw, products)
     cdef Py_ssize_t wk = w._strides[0], wc = w._strides[1], wh = w._strides[2]
     cdef Py_ssize_t ww = w._strides[3]

@@ -298,12 +298,14 @@ static inline void strided_wino_weight_##T(const T* s, long plane, T* g, long gh
                                                                                                  \
 /* The products of WINO_RT tiles for one block of WINO_CB output channels (Note [The products \
  * in registers] in conv.pyx): mt[r][xi][k] (at mt + (r*36 + xi)*WINO_CB + k) = sum_c          \
- * v[r*rs + xi*C + c] u[xi*C*Kp + c*Kp + k], for the first ``rows`` tiles (rows rs apart). u is  \
- * the block's first output channel, readable for WINO_CB channels (padded with zeros). */       \
-WINO_INLINE void strided_wino_products_n_##T(const T* restrict v, long rs, const T* restrict u,  \
-                                             long C, long Kp, long rows, T* restrict mt) {       \
+ * v[r*rs + xi*xs + c*cs] u[xi*C*Kp + c*Kp + k] for the first ``rows`` tiles; V's strides rs,    \
+ * xs, cs are (36*C, C, 1) tile by tile, (1, WINO_CB, 36*WINO_CB) with tiles in lanes (Note     \
+ * [Tiles in lanes]). u is the block's first output channel, readable for WINO_CB channels. */   \
+WINO_INLINE void strided_wino_products_n_##T(const T* restrict v, long rs, long xs, long cs,     \
+                                             const T* restrict u, long C, long Kp, long rows,    \
+                                             T* restrict mt) {                                   \
   for (long xi = 0; xi < 36; xi++) {                                                             \
-    const T* a = v + xi * C;                                                                     \
+    const T* a = v + xi * xs;                                                                    \
     const T* b = u + xi * C * Kp;                                                                \
     strided_wino_vec_##T acc[WINO_RT];                                                           \
     WINO_UNROLL                                                                                  \
@@ -311,27 +313,29 @@ WINO_INLINE void strided_wino_products_n_##T(const T* restrict v, long rs, const
     for (long c = 0; c < C; c++) {                                                               \
       const strided_wino_vec_##T bc = *(const strided_wino_vec_##T*)(b + c * Kp);                \
       WINO_UNROLL                                                                                \
-      for (long r = 0; r < rows; r++) acc[r] += a[r * rs + c] * bc;                              \
+      for (long r = 0; r < rows; r++) acc[r] += a[r * rs + c * cs] * bc;                         \
     }                                                                                            \
     WINO_UNROLL                                                                                  \
     for (long r = 0; r < rows; r++)                                                              \
       *(strided_wino_vec_##T*)(mt + (r * 36 + xi) * WINO_CB) = acc[r];                           \
   }                                                                                              \
 }                                                                                                \
-static inline void strided_wino_products_##T(const T* v, long rs, const T* u, long C, long Kp,  \
-                                             long rows, T* mt) {                                 \
-  if (rows == WINO_RT) strided_wino_products_n_##T(v, rs, u, C, Kp, WINO_RT, mt);                \
-  else strided_wino_products_n_##T(v, rs, u, C, Kp, rows, mt);                                   \
+static inline void strided_wino_products_##T(const T* v, long rs, long xs, long cs, const T* u, \
+                                             long C, long Kp, long rows, T* mt) {                \
+  if (rows == WINO_RT) strided_wino_products_n_##T(v, rs, xs, cs, u, C, Kp, WINO_RT, mt);        \
+  else strided_wino_products_n_##T(v, rs, xs, cs, u, C, Kp, rows, mt);                           \
 }                                                                                                \
                                                                                                  \
 /* The weight gradient's sums over WINO_RT tiles for one block of WINO_CB output channels: for   \
- * every xi and input channel c, s[xi*C*Kp + c*Kp + k] += sum_r v[r*rs + xi*C + c] mt[r][xi][k], \
- * mt as products' (A u A^T of the first ``rows`` tiles), s at the block's first channel and     \
- * readable and writable for WINO_CB channels (its padding lanes sum zeros). */                   \
+ * every xi and input channel c, s[xi*C*Kp + c*Kp + k] += sum_r v[r*rs + xi*xs + c*cs]           \
+ * mt[r][xi][k], mt and V as products' (mt: A u A^T of the first ``rows`` tiles), s at the      \
+ * block's first channel and readable and writable for WINO_CB channels (its padding lanes sum   \
+ * whatever; they are never read). */                                                            \
 WINO_INLINE void strided_wino_sums_n_##T(const T* restrict mt, const T* restrict v, long rs,     \
-                                         T* restrict s, long C, long Kp, long rows) {            \
+                                         long xs, long cs, T* restrict s, long C, long Kp,       \
+                                         long rows) {                                            \
   for (long xi = 0; xi < 36; xi++) {                                                             \
-    const T* a = v + xi * C;                                                                     \
+    const T* a = v + xi * xs;                                                                    \
     T* o = s + xi * C * Kp;                                                                      \
     strided_wino_vec_##T w[WINO_RT];                                                             \
     WINO_UNROLL                                                                                  \
@@ -340,15 +344,35 @@ WINO_INLINE void strided_wino_sums_n_##T(const T* restrict mt, const T* restrict
     for (long c = 0; c < C; c++) {                                                               \
       strided_wino_vec_##T acc = *(strided_wino_vec_##T*)(o + c * Kp);                           \
       WINO_UNROLL                                                                                \
-      for (long r = 0; r < rows; r++) acc += a[r * rs + c] * w[r];                               \
+      for (long r = 0; r < rows; r++) acc += a[r * rs + c * cs] * w[r];                          \
       *(strided_wino_vec_##T*)(o + c * Kp) = acc;                                                \
     }                                                                                            \
   }                                                                                              \
 }                                                                                                \
-static inline void strided_wino_sums_##T(const T* mt, const T* v, long rs, T* s, long C,        \
-                                         long Kp, long rows) {                                   \
-  if (rows == WINO_RT) strided_wino_sums_n_##T(mt, v, rs, s, C, Kp, WINO_RT);                    \
-  else strided_wino_sums_n_##T(mt, v, rs, s, C, Kp, rows);                                       \
+static inline void strided_wino_sums_##T(const T* mt, const T* v, long rs, long xs, long cs,    \
+                                         T* s, long C, long Kp, long rows) {                     \
+  if (rows == WINO_RT) strided_wino_sums_n_##T(mt, v, rs, xs, cs, s, C, Kp, WINO_RT);            \
+  else strided_wino_sums_n_##T(mt, v, rs, xs, cs, s, C, Kp, rows);                               \
+}                                                                                                \
+                                                                                                 \
+/* Tiles in lanes (Note [Tiles in lanes] in conv.pyx): the 6x6 patches of channel c of         \
+ * WINO_CB tiles, d[(i*6 + j)*WINO_CB + l] = x[n_l, c, y0_l + i, x0_l + j] (zeros outside the   \
+ * image, and for the lanes from ``lanes`` on), the tiles' images and origins in n, y0, x0. */   \
+static inline void strided_wino_lane_patches_##T(const T* x, long sn, long sh, long sw, long H, \
+                                                 long W, const long* n, const long* y0,        \
+                                                 const long* x0, long lanes, T* d) {           \
+  for (long e = 0; e < 36 * WINO_CB; e++) d[e] = 0;                                              \
+  for (long l = 0; l < lanes; l++) {                                                             \
+    const T* src = x + n[l] * sn;                                                                \
+    for (long i = 0; i < 6; i++) {                                                               \
+      const long y = y0[l] + i;                                                                  \
+      if (y < 0 || y >= H) continue;                                                             \
+      for (long j = 0; j < 6; j++) {                                                             \
+        const long z = x0[l] + j;                                                                \
+        if (z >= 0 && z < W) d[(i * 6 + j) * WINO_CB + l] = src[y * sh + z * sw];                \
+      }                                                                                          \
+    }                                                                                            \
+  }                                                                                              \
 }
 
 STRIDED_WINOGRAD(float)
