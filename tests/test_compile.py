@@ -692,9 +692,10 @@ def _cnn_loss(width=4, **ce):
     "ce", [{}, {"label_smoothing": 0.1}, {"reduction": "sum", "ignore_index": 3}]
 )
 def test_cnn_training_step_is_one_joint_graph_with_eager_gradients(ce):
-    """conv2d (im2col as an op with a derivative row, Note [Layers as ops with rows]),
-    max_pool2d over tiles, flatten and cross_entropy against class indices decompose, so the
-    whole step's backward is traced and fused: losses and gradients equal eager's."""
+    """conv2d (eager's stride-1 op, its gradients by its own row: Note [Eager's convolution
+    in a joint graph]), max_pool2d over tiles, flatten and cross_entropy against class indices
+    decompose, so the whole step's backward is traced and fused: losses and gradients equal
+    eager's."""
     rng = np.random.default_rng(11)
     x = strided.asarray(rng.standard_normal((8, 1, 8, 8), dtype=np.float32))
     y = strided.asarray(rng.integers(0, 10, 8))
@@ -714,7 +715,8 @@ def test_cnn_training_step_is_one_joint_graph_with_eager_gradients(ce):
     plan = step.last
     assert plan.backward is not None, plan.joint_reason
     text = step.explain()
-    assert "nn.im2col" in text and "nn.col2im" in text and "nn.class_targets" in text
+    assert "nn.conv2d_stride1_grad" in text and "nn.class_targets" in text
+    assert "nn.im2col" not in text  # every convolution here is eager's op
     assert "fused backward_" in text
 
 
@@ -1623,3 +1625,76 @@ def test_a_count_of_bools_in_a_float_type(dtype, layout):
     got = f(x, m)
     assert "? 1.0 : 0.0" in f.explain()  # the counts are fused
     np.testing.assert_array_equal(got.numpy(), count(x, m).numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "layout", ["contiguous", "channels_last", "stepped", "negative", "expanded", "empty"]
+)
+@pytest.mark.parametrize("x_grad, bias", [(True, True), (False, True), (True, False)])
+def test_eager_convolution_in_a_joint_graph(dtype, layout, x_grad, bias):
+    """Note [Eager's convolution in a joint graph]: a stride-1 conv2d stays eager's op, its
+    forward eager's bits; x's and the weight's gradients come from the op's own row (eager's
+    bits), the bias's from a fused sum (float rounding: rtol 1e-5 in float32, 1e-12 in
+    float64); on every layout of x, with and without x's gradient and a bias."""
+    rng = np.random.default_rng(17)
+    base = _t(rng, (3, 4, 9, 7), dtype)
+    x = {
+        "contiguous": lambda: base,
+        "channels_last": lambda: base.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2),
+        "stepped": lambda: _t(rng, (3, 4, 18, 14), dtype)[:, :, ::2, ::2],
+        "negative": lambda: base[::-1, :, ::-1, :],
+        "expanded": lambda: strided.broadcast_to(base[:1], base.shape),
+        "empty": lambda: base[:0],
+    }[layout]()
+    w0, b0 = _t(rng, (5, 4, 3, 3), dtype), _t(rng, (5,), dtype)
+
+    def loss(x, w, b):
+        return (F.relu(F.conv2d(x, w, b, padding=1)) * 0.5).sum()
+
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    results = []
+    for compiled in (True, False):
+        w = w0.detach().requires_grad_()
+        b = b0.detach().requires_grad_() if bias else None
+        xx = x.detach().requires_grad_() if x_grad else x
+        f = strided.compile(loss) if compiled else loss
+        for _ in range(2):  # capture, then the plan
+            out = f(xx, w, b)
+            out.backward()
+            grads = [t.grad for t in (xx, w, b) if t is not None and t._requires_grad]
+            results.append((out, grads))
+            for t in (xx, w, b):
+                if t is not None and t._requires_grad:
+                    t.grad = None
+        if compiled:
+            assert f.last.backward is not None, f.last.joint_reason
+            assert "nn.conv2d_stride1_grad" in f.explain() or layout == "empty"
+    for (got, g_grads), (want, w_grads) in zip(results[:2], results[2:], strict=True):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol)
+        *exact, last = g_grads
+        *exact_w, last_w = w_grads
+        if not bias:
+            exact, exact_w = g_grads, w_grads
+        for g, e in zip(exact, exact_w, strict=True):  # x's and the weight's: eager's kernels
+            np.testing.assert_array_equal(g.numpy(), e.numpy())
+        if bias:
+            np.testing.assert_allclose(last.numpy(), last_w.numpy(), rtol=rtol, atol=rtol)
+
+
+def test_conv2d_stride1_grad_is_the_ops_row():
+    """nn::conv2d_stride1_grad gives what eager autograd gives x and the weight."""
+    from strided.fx import layers
+
+    rng = np.random.default_rng(18)
+    x = _t(rng, (2, 3, 6, 5)).requires_grad_()
+    w = _t(rng, (4, 3, 3, 2)).requires_grad_()
+    g = _t(rng, (2, 4, 6, 6))
+    out = F.conv2d(x, w, None, padding=1)
+    out.backward(g)
+    np.testing.assert_array_equal(
+        layers.conv2d_stride1_grad(g, x.detach(), w.detach(), [1, 1], 0).numpy(), x.grad.numpy()
+    )
+    np.testing.assert_array_equal(
+        layers.conv2d_stride1_grad(g, x.detach(), w.detach(), [1, 1], 1).numpy(), w.grad.numpy()
+    )

@@ -137,6 +137,26 @@ def _row_call(node):
     return _ROW_NAMES.get(name, name), [x, dims, bool(node.kwargs.get("keepdims", False))]
 
 
+def _conv2d_stride1_row(node, grad):
+    """The joint graph's row of eager's ``nn::conv2d_stride1`` (x, weight, bias, padding):
+    Note [Eager's convolution in a joint graph]."""
+    from strided.fx import layers
+
+    x, weight, padding = node.args[0](), node.args[1](), node.args[3]()
+    need_x, need_w, need_b = node.needs[:3]
+    return (
+        layers.conv2d_stride1_grad(grad, x, weight, padding, 0) if need_x else None,
+        layers.conv2d_stride1_grad(grad, x, weight, padding, 1) if need_w else None,
+        strided.sum(grad, axis=(0, 2, 3)) if need_b else None,
+        None,
+    )
+
+
+# Rows the joint graph uses instead of the derivatives table's, for ops whose own formulas run
+# kernels a trace cannot see into
+_COMPILER_ROWS = {"nn::conv2d_stride1": _conv2d_stride1_row}
+
+
 def _needs_grad(graph, requires):
     """The nodes whose value depends on an input that requires grad."""
     needs = set()
@@ -196,7 +216,9 @@ def backward_graph(gm, requires):
                 continue
             call = _row_call(node)
             entry = derivatives.TABLE.get(call[0]) if call is not None and call[0] else None
-            if entry is None:
+            formula = _COMPILER_ROWS.get(call[0]) if call is not None else None
+            formula = formula or (entry.formula if entry is not None else None)
+            if formula is None:
                 raise JointError(f"{node.format()} has no derivative row the joint graph can use")
             name, args = call
             arg_needs = [hasattr(a, "op") and a in needs for a in args]
@@ -209,7 +231,7 @@ def backward_graph(gm, requires):
             values = [(lambda a=a: read(a)) if hasattr(a, "op") else (lambda a=a: a) for a in args]
             traced = _TracedNode(values, metas, lambda node=node: read(node), arg_needs)
             try:
-                input_grads = entry.formula(traced, g)
+                input_grads = formula(traced, g)
             except Exception as e:  # a formula that branches on data, or a missing op
                 raise JointError(f"the formula of {name} does not trace: {e}") from e
             for a, ga, need in zip(args, input_grads, arg_needs, strict=False):

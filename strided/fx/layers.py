@@ -5,7 +5,8 @@ cross-entropy, each with a schema, a CPU kernel and a meta function, declared wi
 
 Note [Layers as ops with rows]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``F.conv2d`` is a composite (Note [Convolution is a strided view and a matmul] in
+``F.conv2d`` (where eager does not run it as one op: Note [Eager's convolution in a joint
+graph] below) is a composite (Note [Convolution is a strided view and a matmul] in
 nn/functional/conv.py): a padded copy, an ``as_strided`` window view, the im2col reshape (the
 one copy), a matmul and views. Eager autograd records each part, and the window view's
 backward scatters its gradient back through storage cells (``formulas.strided_backward``),
@@ -33,6 +34,28 @@ the number of samples kept when the reduction is the mean), everything but ``q``
 elementwise or a reduction, and ``q`` does not depend on the logits: ``nn::class_targets``
 makes it, eagerly, and needs no row. These ops are the compiler's: ``F.conv2d`` and
 ``F.cross_entropy`` stay what they are for eager code.
+
+Note [Eager's convolution in a joint graph]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A convolution of stride 1, dilation 1 and one group, on the CPU in float32 or float64, runs
+eagerly as one op, ``nn::conv2d_stride1`` (Note [A stride-1 convolution as one op] in
+nn/functional/conv.py): Winograd's F(4x4, 3x3) forward, and a derivative row whose formulas
+run Winograd (or the C im2col rows and one GEMM) again for x's and the weight's gradients.
+Decomposed into im2col rows and GEMMs as above, the digits CNN's convolutions were ~320 us of
+GEMMs at OpenBLAS's peak, where eager's op did the same work in ~200 us (its second layer, on
+one thread: forward 62 us against im2col 23 + GEMM 87, x's gradient 59 against a GEMM 84 and
+col2im 25, the weight's 61 against a GEMM 88). So ``_conv2d`` in fx/passes.py keeps such a
+convolution as the op itself, whose forward then has eager's bits, and the joint graph
+differentiates it by the op's own row. That row's formulas call kernels on real tensors
+(choosing by grad mode), which a trace cannot see into, so the joint graph's row for the op
+(``_COMPILER_ROWS`` in _compile/joint.py) is made of ``nn::conv2d_stride1_grad`` nodes, an op
+whose kernel runs the row's formula for one input, x or the weight, on the call's tensors
+(eager's kernels, eager's bits), and of the bias's gradient as the sum of the gradient over
+(N, H, W), a primitive reduction that fuses with the ReLU's backward before it. That sum is
+taken in a double, as every fused sum is, where eager makes the bias's gradient inside
+Winograd's weight gradient: the two agree to float32 rounding, and the tests compare the
+compiled step's gradients with eager's at the step's tolerance (rtol 1e-4). Every other
+convolution (strided, dilated, grouped, on CUDA) keeps the im2col decomposition.
 """
 
 from __future__ import annotations
@@ -42,7 +65,7 @@ import ctypes
 import strided
 from strided import library
 
-__all__ = ["im2col", "class_targets"]
+__all__ = ["im2col", "class_targets", "conv2d_stride1_grad"]
 
 
 class _WindowGeometry:
@@ -285,6 +308,40 @@ def _ptr(t):
     return ctypes.c_void_p(t.data_ptr())
 
 
+class _RowNode:
+    """What a derivative row's formula reads from its node (Note [Named derivative rows] in
+    autograd/rows.py), over the real tensors of a call."""
+
+    def __init__(self, args, needs):
+        self.args, self.kwargs, self.needs = tuple(args), {}, tuple(needs)
+        self.saved = frozenset(i for i, a in enumerate(args) if isinstance(a, strided.Tensor))
+        self.input_meta = [
+            (tuple(a.shape), a.dtype, a.device.type) if isinstance(a, strided.Tensor) else None
+            for a in args
+        ]
+
+    def saved_tensor(self, key):
+        return self.args[key]
+
+
+def _conv_grad(grad, x, weight, padding, which):
+    """One input's gradient of eager's ``nn::conv2d_stride1`` (``which``: 0 for x, 1 for the
+    weight), by that op's own derivative row (Note [Eager's convolution in a joint graph])."""
+    from strided.autograd import derivatives
+    from strided.nn.functional import conv
+
+    conv._conv2d_stride1()  # declared, and its row with it
+    needs = (which == 0, which == 1, False, False)
+    node = _RowNode((x, weight, None, list(padding)), needs)
+    with strided.no_grad():
+        return derivatives.TABLE["nn::conv2d_stride1"].formula(node, grad)[which]
+
+
+def _conv_grad_meta(grad, x, weight, padding, which):
+    t = (x, weight)[which]
+    return library.TensorMeta(tuple(t.shape), t.dtype, t.device)
+
+
 _OPS = {}
 
 
@@ -300,6 +357,13 @@ def _define():
             f"nn::col2im(Tensor grad, int[] x_shape, {window}) -> Tensor",
             _col2im,
             _col2im_meta,
+        ),
+        (
+            "conv2d_stride1_grad",
+            "nn::conv2d_stride1_grad(Tensor grad, Tensor x, Tensor weight, int[] padding, "
+            "int which) -> Tensor",
+            _conv_grad,
+            _conv_grad_meta,
         ),
         (
             "class_targets",
@@ -331,6 +395,12 @@ def im2col(x, kernel, stride, padding, dilation):
     """``nn::im2col``: the (N*H_out*W_out, kh*kw*C) window rows of ``x`` (Note [Layers as
     ops with rows])."""
     return _define()["im2col"](x, *(list(v) for v in (kernel, stride, padding, dilation)))
+
+
+def conv2d_stride1_grad(grad, x, weight, padding, which):
+    """``nn::conv2d_stride1_grad``: x's (``which`` 0) or the weight's (1) gradient of eager's
+    stride-1 convolution (Note [Eager's convolution in a joint graph])."""
+    return _define()["conv2d_stride1_grad"](grad, x, weight, list(padding), int(which))
 
 
 def class_targets(target, num_classes, ignore_index, label_smoothing, mean, dtype):

@@ -162,6 +162,18 @@ def _shape(x):
     return None if meta is None else tuple(meta.shape)
 
 
+def _eager_conv_op(x, weight, bias):
+    """Whether eager conv2d runs these tensors as its one op ``nn::conv2d_stride1`` (given
+    stride 1, dilation 1 and one group): float32 or float64 on the CPU, all of one dtype."""
+    metas = [t.node.meta.get("tensor_meta") for t in (x, weight, bias) if isinstance(t, Proxy)]
+    if len(metas) != 2 + (bias is not None) or None in metas:
+        return False
+    dtype = metas[0].dtype
+    return dtype.name in ("float32", "float64") and all(
+        m.dtype == dtype and str(m.device) == "cpu" for m in metas
+    )
+
+
 def _conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """eager conv2d's steps, with its one copy, the im2col rows, as the op ``nn::im2col``
     (whose derivative row scatters the rows' gradient back); the rest are primitives and
@@ -177,6 +189,10 @@ def _conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         return None
     c_out, _, kh, kw = w_shape
     s, p, d = (pair(v, n, "conv2d") for v, n in ((stride, "s"), (padding, "p"), (dilation, "d")))
+    if s == (1, 1) and d == (1, 1) and _eager_conv_op(x, weight, bias):
+        from strided.nn.functional import conv  # Note [Eager's convolution in a joint graph]
+
+        return conv._conv2d_stride1()(x, weight, bias, list(p))
     ho, wo = layers._out_hw(x_shape, (kh, kw), s, p, d)
     rows = layers.im2col(x, (kh, kw), s, p, d)  # (N*H_out*W_out, kh*kw*C)
     w_rows = strided.reshape(strided.permute(weight, (0, 2, 3, 1)), (c_out, -1))
