@@ -494,3 +494,71 @@ def test_batch_norm_against_torch(rng):
     (a * a * a).sum().backward()
     (b * b * b).sum().backward()
     np.testing.assert_allclose(np.asarray(ours.grad), theirs.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def _layer_norm_by_ops(x, k, w, b, eps):
+    """F.layer_norm as the separate ops (Note [Layer norm rows] in _cpu/reduce.pyx.tp)."""
+    dims = tuple(range(x.ndim - k, x.ndim))
+    mean = strided.mean(x, axis=dims, keepdims=True)
+    out = (x - mean) / strided.sqrt(strided.var(x, axis=dims, keepdims=True) + eps)
+    if w is not None:
+        out = out * w
+    if b is not None:
+        out = out + b
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize(
+    "layout", ["contiguous", "transposed", "stepped", "negative-stride", "expanded", "empty"]
+)
+def test_layer_norm_rows_are_the_ops_bit_for_bit(layout, k, dtype, rng):
+    # Note [Layer norm rows]: without a graph to record, layer norm over contiguous trailing
+    # dims runs one pass per row; every other case runs the ops. The values are the same bits
+    # either way, with and without weight and bias, and with a weight that is not contiguous.
+    from layouts import make_layout
+
+    ref = (rng.standard_normal((4, 3, 37)) * 3 + 2).astype(dtype)
+    ref[0, 1, 5] = np.nan
+    ref[1, 2, :] = 7.0  # a constant row: variance 0
+    x = make_layout(layout, ref, rng)[0]
+    shape = tuple(x.shape[x.ndim - k :])
+    w = strided.asarray(rng.standard_normal(shape).astype(dtype))
+    b = strided.asarray(rng.standard_normal(shape).astype(dtype))
+    w_stepped = strided.asarray(rng.standard_normal((2,) + shape).astype(dtype))[1]
+    w_t = strided.asarray(rng.standard_normal(shape[::-1]).astype(dtype)).T
+    for weight, bias in [(None, None), (w, None), (None, b), (w, b), (w_stepped, b), (w_t, b)]:
+        got = F.layer_norm(x, shape, weight, bias, eps=1e-3)
+        assert got.shape == x.shape and got.dtype == x.dtype
+        if x.numel() == 0:
+            continue
+        want = _layer_norm_by_ops(x, k, weight, bias, 1e-3)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # with a graph to record, the ops (and their backward) run: the same values again
+    # (of a contiguous copy: the ops' sums over another layout may add in another order)
+    xc = strided.tensor(x.numpy())
+    got = F.layer_norm(strided.tensor(x.numpy(), requires_grad=True), shape, w, b, eps=1e-3)
+    np.testing.assert_array_equal(got.detach().numpy(), F.layer_norm(xc, shape, w, b, 1e-3).numpy())
+
+
+def test_layer_norm_rows_match_torch_and_threads(rng):
+    torch = pytest.importorskip("torch")
+    a = rng.standard_normal((300, 200)).astype(np.float32)
+    w = rng.standard_normal(200).astype(np.float32)
+    b = rng.standard_normal(200).astype(np.float32)
+    before = strided.get_num_threads()
+    try:
+        results = []
+        for threads in (1, 2):
+            strided.set_num_threads(threads)
+            results.append(
+                F.layer_norm(strided.asarray(a), (200,), strided.asarray(w), strided.asarray(b))
+            )
+    finally:
+        strided.set_num_threads(before)
+    np.testing.assert_array_equal(results[0].numpy(), results[1].numpy())
+    want = torch.nn.functional.layer_norm(
+        torch.from_numpy(a), (200,), torch.from_numpy(w), torch.from_numpy(b)
+    )
+    np.testing.assert_allclose(results[0].numpy(), want.numpy(), rtol=1e-5, atol=1e-5)

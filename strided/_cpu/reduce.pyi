@@ -19,3 +19,6 @@ def softmax_rows(x: TensorBase, dim: int, take_log: bool) -> TensorBase | None: 
 def softmax_backward_rows(
     grad: TensorBase, result: TensorBase, dim: int, take_log: bool
 ) -> TensorBase | None: ...
+def layer_norm_rows(
+    x: TensorBase, k: int, weight: TensorBase | None, bias: TensorBase | None, eps: float
+) -> TensorBase | None: ...

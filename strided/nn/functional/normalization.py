@@ -13,6 +13,7 @@ forward tests and fails the comparison of running statistics. The running update
 from __future__ import annotations
 
 import strided
+from strided._core import TensorBase
 from strided.autograd.grad_mode import no_grad
 from strided.nn.functional._args import need_float
 
@@ -71,6 +72,19 @@ def batch_norm(
     return out
 
 
+def _layer_norm_rows(x, k, weight, bias, eps):
+    """Layer norm in one pass per row, the ops' values (Note [Layer norm rows] in
+    strided/_cpu/reduce.pyx.tp), where no graph is recorded and the kernel applies; else None."""
+    tensors = (x, weight, bias)
+    if not all(t is None or isinstance(t, TensorBase) for t in tensors):
+        return None  # a traced value (strided.fx): the ops are the graph
+    if strided.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
+        return None  # the ops record the backward
+    from strided._cpu import reduce as _reduce
+
+    return _reduce.layer_norm_rows(x, k, weight, bias, float(eps))
+
+
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last ``len(normalized_shape)`` dims of ``x`` (each sample on its own),
     then scale by ``weight`` and shift by ``bias`` (both of shape ``normalized_shape``).
@@ -93,6 +107,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"{fn}: normalized_shape {normalized_shape} must equal the last dims of the input's "
             f"shape {tuple(x.shape)}"
         )
+    fused = _layer_norm_rows(x, k, weight, bias, eps)
+    if fused is not None:
+        return fused
     dims = tuple(range(x.ndim - k, x.ndim))
     mean = strided.mean(x, axis=dims, keepdims=True)
     var = strided.var(x, axis=dims, keepdims=True)
