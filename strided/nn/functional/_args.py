@@ -10,6 +10,10 @@ __all__ = ["pair", "need_tensor", "need_float", "need_ndim", "reduce_loss"]
 
 def pair(v, name, fn):
     """``v`` as a (height, width) pair of ints: an int means both."""
+    if type(v) is int:  # the common cases first, without the generator below
+        return (v, v)
+    if type(v) is tuple and len(v) == 2 and type(v[0]) is int and type(v[1]) is int:
+        return v
     if isinstance(v, int) and not isinstance(v, bool):
         return (v, v)
     try:

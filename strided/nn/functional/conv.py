@@ -48,6 +48,7 @@ whenever the maximum is unique.
 from __future__ import annotations
 
 import strided
+from strided import _core
 from strided.nn.functional._args import need_float, need_ndim, pair
 from strided.nn.functional.padding import pad
 
@@ -188,8 +189,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             f"conv2d: bias of shape {tuple(bias.shape)} must be ({c_out},), one value per "
             "output channel"
         )
-    _, _, pads, _, _ = _window_args(x, (kh, kw), stride, padding, dilation, fn)  # the checks
-    if _unit_stride_case(x, weight, bias, stride, dilation, groups):
+    _, strides, pads, dilations, _ = _window_args(x, (kh, kw), stride, padding, dilation, fn)
+    if _unit_stride_case(x, weight, bias, strides, dilations, groups):
         return _conv2d_stride1()(x, weight, bias, list(pads))
     win = _windows_last(x, (kh, kw), stride, padding, dilation, fn)  # (N, Ho, Wo, kh, kw, C)
     n, h_out, w_out = win.shape[:3]
@@ -310,7 +311,9 @@ def _conv2d_stride1_cpu(x, weight, bias, padding):
     n, c, h, w = x.shape
     k, _, kh, kw = weight.shape
     ho, wo = h + 2 * ph - kh + 1, w + 2 * pw - kw + 1
-    out = strided.empty((n, ho, wo, k), dtype=x.dtype)  # channels-last, see the Note above
+    # channels-last, see the Note above (_core's allocation: strided.empty's argument handling
+    # was a tenth of a small convolution's Python)
+    out = _core._empty((n, ho, wo, k), x.dtype, None)
     if out.size == 0:
         return strided.permute(out, (0, 3, 1, 2))
     if c == 0:
