@@ -122,6 +122,34 @@ stay eager's). Rerun (the same kernels, alternated, the harness's timing, so spr
 (1 and 2 threads; 15 rounds: 2.74-2.79 ms against single loop 3.42-3.47 and torch.compile
 2.64-2.67 at one thread, 1.24x and 0.96-0.97x; at two 3.26 / 3.98 / 3.51 ms, 1.22x and 1.08x,
 and once 1.78 / 1.78 / 1.43 with spreads of 27-59%).
+
+The training steps again (same machine, one thread, load 4-4.5, spreads 2-4%; medians of 7
+alternated rounds, one process per side, "before" being the compiler's Python files as they
+were over the same build, so eager already had its Winograd convolution, ~790 us a step):
+digits CNN (Adam) compiled 779 -> 490 us, with the fused Adam 754 -> 449 us, eager 785-793
+(1.60x and 1.75x eager; torch.compile 2.1-2.3 ms in ``--only CNN``). The cuts: the stride-1
+convolutions kept as eager's op in the compiled graph, differentiated by its own row (Note
+[Eager's convolution in a joint graph] in strided/fx/layers.py: the second layer's im2col and
+three GEMMs, ~230 us, against Winograd's ~180), the max-pool backward's counts of ties
+vectorised (Note [Counting bools in a vector loop] in codegen.py: 51 + 24 -> 14 + 6 us), the
+first layer's im2col by runs of taps (Note [The layers' loops in C]: 48 -> 16 us, before the
+convolution became the op) and the fused Adam's loops vectorised (Note [Adam's loop without
+branches] in strided/_compile/optim.py: 16 -> 2.4 us of C). The MLP step is unchanged, 572 us
+compiled and 582 with the fused SGD against eager's 638-645 (1.10-1.12x; torch.compile
+774-778): its five GEMMs take 470 us of eager's ~645 (bound 1.37x with all else free), at
+the GEMM's peak for the kernels OpenBLAS runs here (111-116 GFLOP/s for the two large ones,
+121 for a 1024^3 product), and no layout or operand order handed to OpenBLAS is faster (x @ w1
+as (w1.T @ x.T).T, x.T @ dh as (dh.T @ x).T: the same time, other bits). Those are its AVX2
+("Haswell") kernels, because this machine's environment sets OPENBLAS_CORETYPE=Haswell; unset,
+OpenBLAS picks its AVX-512 ("SkylakeX") kernels here: 64x784 @ 784x256 230 -> 143 us, 784x64
+@ 64x256 225 -> 121 us, 1024^3 17.7 -> 9.7 ms (and eager gains as much as compiled). The
+SGD update folded into the weight gradient's GEMM (W -= lr X^T dY as one sgemm with alpha =
+-lr, beta = 1) would save the update's pass over w1 (the fused SGD's C call is 45 us, bound by
+2.4 MB of traffic), not reach 1.5x, and is not done: the compiled function ends at the loss,
+so its backward cannot know the optimizer's step without a new API, and the product would be
+rounded once into W where eager rounds the gradient, its product with lr and the difference
+(up to an ulp of W per step). Rerun: ``cd benchmarks && STRIDED_NUM_THREADS=1 flock
+/tmp/strided-build.lock python bench_compile.py --threads 1 --only MLP --only CNN``.
 """
 
 from __future__ import annotations
