@@ -67,6 +67,16 @@
 #define STRIDED_VINLINE static inline
 #endif
 
+/* The fix-up passes' count of hard float64 lanes (Note [Fix-up passes] in unary.pyx.tp): 64
+ * bits wide at AVX2, where an int made GCC pack each pair of double masks into int lanes,
+ * unroll by two and spill (float64 exp2's loop 1.46x slower); an int where AVX-512's mask
+ * registers add into int lanes directly (there a 64-bit count made log and log1p 10% slower) */
+#if defined(__AVX2__) && !defined(__AVX512F__)
+typedef int64_t strided_count64_t;
+#else
+typedef int32_t strided_count64_t;
+#endif
+
 STRIDED_VINLINE uint64_t strided_bits64(double x) {
     uint64_t u;
     memcpy(&u, &x, sizeof u);
@@ -395,25 +405,34 @@ STRIDED_VINLINE float strided_vexpm1f(float x) {
  *
  * In float64 the plain 1 + r P(r) is 0.85 ulp off with FMA and 1.13 without (x86-64-v2): for
  * r < 0 the result is below 1, where an ulp is half as big, and P's rounding counts |r| times.
- * So the big term ln2 r is made exact: r_hi (r's top 26 bits) times ln2_hi (27 bits) is exact
- * in double, 1 + r_hi ln2_hi is added with its rounding error kept (Fast2Sum: s = 1 + A,
- * (1 - s) + A is exact as |A| < 1), and everything else (r_lo ln2, r_hi ln2_lo, r^2 Q(r), at
- * most 0.06) is added to that error before the last add: 0.64 ulp with FMA or without (0.76
- * where the result is subnormal and rounded a second time). 2^n goes into the exponent bits in
- * two halves, so that a subnormal result is rounded once (by the second multiply) and a big n
- * does not overflow the bits. x is clamped first (to +-1100: 2^1100 overflows to inf,
- * 2^-1100 underflows to 0, as NumPy's exp2 does for +-inf), NaN selected through at the end.
- * Not a checked op (Note [Floating-point errors]), no fix-up pass. */
-/* c2 + c3 r + ... + c9 r^7 of 2^r's Taylor series (c_k = ln2^k / k!), |r| <= 1/2 */
-STRIDED_VINLINE double strided_exp2_head(double r) {
-    double p = 1.01780860092397e-07;
-    p = p * r + 1.321548679014431e-06;
-    p = p * r + 1.5252733804059841e-05;
-    p = p * r + 0.0001540353039338161;
-    p = p * r + 0.0013333558146428443;
-    p = p * r + 0.009618129107628477;
-    p = p * r + 0.05550410866482158;
-    return p * r + 0.24022650695910072;
+ * So the big term ln2 r is made exact: with FMA, A = ln2 r and its rounding error by fma (plus
+ * r times ln2's own tail, 2.3e-17); without, r_hi (r's top 26 bits) times ln2_hi (27 bits) is
+ * exact in double, and r_lo ln2 + r_hi ln2_lo is the error. 1 + A is added with its rounding
+ * error kept (Fast2Sum: s = 1 + A, (1 - s) + A is exact as |A| < 1), and everything else (A's
+ * error, r^2 Q(r), at most 0.06) is added to that error before the last add: 0.64 ulp with
+ * FMA, 0.66 without. Q by pairs (Estrin's scheme).
+ * The vector code is for |x| < 1021, where 2^x is a normal double: 2^n goes into the exponent
+ * bits by one integer add (n is in the low bits of x + 1.5 * 2^52). The rest (subnormal
+ * results, overflow, +-inf, NaN) is the C library's, in the loop's fix-up pass (Note [Fix-up
+ * passes] in unary.pyx.tp). Before, x was clamped to +-1100 in every lane (GCC made the two
+ * selects eight blends, copying arithmetic into both arms), 2^n went in in two halves and NaN
+ * was selected through: ~60 instructions per vector, throughput-bound, 0.66x PyTorch's AVX2
+ * build at x86-64-v3 and 0.70x its AVX-512 one at v4. The loop alone, 1e6 float64 from [-120,
+ * 120], 1 thread, AMD EPYC with AVX-512: v3 1.18 -> 0.81 ms (with the fix-up pass's count
+ * of hard lanes 64 bits wide, strided_count64_t), v4 0.57 -> 0.47 ms; bench_transcendental.py
+ * --only exp2 --rounds 5 --threads 1: v3 0.98x PyTorch's AVX2 build (792 us, PyTorch 775; was
+ * 0.66x); v4 still 0.71x (552 us, PyTorch's AVX-512 build 392, the machine loaded). */
+/* Q(r) = c2 + c3 r + ... + c13 r^11 of 2^r's Taylor series (c_k = ln2^k / k!), |r| <= 1/2,
+ * by pairs */
+STRIDED_VINLINE double strided_exp2_q(double r, double r2) {
+    double r4 = r2 * r2, r8 = r4 * r4;
+    double p0 = 0.05550410866482158 * r + 0.24022650695910072;
+    double p1 = 0.0013333558146428443 * r + 0.009618129107628477;
+    double p2 = 1.5252733804059841e-05 * r + 0.0001540353039338161;
+    double p3 = 1.01780860092397e-07 * r + 1.321548679014431e-06;
+    double p4 = 4.4455382718708116e-10 * r + 7.054911620801123e-09;
+    double p5 = 1.3691488853904128e-12 * r + 2.5678435993488206e-11;
+    return ((p5 * r2 + p4) * r8 + (p3 * r2 + p2) * r4) + (p1 * r2 + p0);
 }
 
 /* 2^m for an integer-valued double m in [-1022, 1023]: m + 1.5 * 2^52 holds m + 1023 in its
@@ -424,25 +443,26 @@ STRIDED_VINLINE double strided_pow2_of(double m) {
 }
 
 STRIDED_VINLINE double strided_vexp2(double x) {
-    const double ln2 = 0.6931471805599453, ln2_hi = 0x1.62e42fcp-1,
-                 ln2_lo = 5.5459262969660605e-09;
-    double xc = x > 1100.0 ? 1100.0 : (x < -1100.0 ? -1100.0 : x);
-    double n = (xc + 6755399441055744.0) - 6755399441055744.0;   /* round to nearest */
-    double r = xc - n;
-    double t = 1.3691488853904128e-12;                          /* c10 + ... + c13 r^3 */
-    t = t * r + 2.5678435993488206e-11;
-    t = t * r + 4.4455382718708116e-10;
-    t = t * r + 7.054911620801123e-09;
-    double r4 = (r * r) * (r * r);
-    double q = strided_exp2_head(r) + (r4 * r4) * t;             /* Q(r) = c2 + c3 r + ... */
+    double t = x + 6755399441055744.0;                          /* 1.5 * 2^52: n in low bits */
+    double n = t - 6755399441055744.0;                          /* round to nearest */
+    double r = x - n;
+    double r2 = r * r;
+    double q = strided_exp2_q(r, r2);
+    const double ln2 = 0.6931471805599453;
+#if defined(__FMA__) || defined(__aarch64__)
+    double a = r * ln2;
+    double a_err = fma(r, ln2, -a) + r * 2.3190468138462996e-17;  /* ln2's tail */
+#else
+    const double ln2_hi = 0x1.62e42fcp-1, ln2_lo = 5.5459262969660605e-09;
     double r_hi = strided_from_bits64(strided_bits64(r) & 0xfffffffff8000000ULL);
-    double r_lo = r - r_hi;
     double a = r_hi * ln2_hi;                                   /* exact */
+    double a_err = (r - r_hi) * ln2 + r_hi * ln2_lo;
+#endif
     double s = 1.0 + a;
-    double e = ((1.0 - s) + a) + ((r_lo * ln2 + r_hi * ln2_lo) + (r * r) * q);
-    double y = s + e;
-    double n1 = (n * 0.5 + 6755399441055744.0) - 6755399441055744.0;
-    return x != x ? x : (y * strided_pow2_of(n1)) * strided_pow2_of(n - n1);
+    double y = s + (((1.0 - s) + a) + (a_err + r2 * q));
+    /* |x| < 1021 (the fix-up pass has the rest): y 2^n is normal */
+    uint64_t scale = (strided_bits64(t) - 0x4338000000000000ULL) << 52;
+    return strided_from_bits64(strided_bits64(y) + scale);
 }
 
 /* float32 in float lanes (twice as many per instruction as double; PyTorch's is): the same

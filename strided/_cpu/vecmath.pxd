@@ -8,6 +8,8 @@ cdef extern from "vecmath.h" nogil:
     float strided_vlog2f(float)
     float strided_vlog10f(float)
     float strided_vlog1pf(float)
+    # the fix-up passes' count of hard float64 lanes (Note [Fix-up passes] in unary.pyx.tp)
+    ctypedef int strided_count64_t
     # the fix-up passes' conditions: 1 where the argument is for the C library
     int strided_vlog_hard(double)
     int strided_vlogf_hard(float)
