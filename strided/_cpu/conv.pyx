@@ -202,8 +202,10 @@ cdef extern from "winograd.h" nogil:
                                  long y0, long x0, long cb, float* u, float* w, long plane)
     void strided_wino_grad_double(const double* g, long sk, long sh, long sw, long Ho, long Wo,
                                   long y0, long x0, long cb, double* u, double* w, long plane)
-    void strided_wino_weight_float(const float* s, long plane, float* g, long gh, long gw)
-    void strided_wino_weight_double(const double* s, long plane, double* g, long gh, long gw)
+    void strided_wino_weight_float(const float* s, long plane, long K, float* g, long gk,
+                                   long gh, long gw)
+    void strided_wino_weight_double(const double* s, long plane, long K, double* g, long gk,
+                                    long gh, long gw)
     void strided_wino_products_float(const float* v, long rs, long xs, long cs, const float* u,
                                      long C, long Kp, long rows, float* mt)
     void strided_wino_products_double(const double* v, long rs, long xs, long cs,
@@ -581,14 +583,12 @@ cdef int _winograd_weight(const floating* x, const floating* gr, floating* gw, P
         for k in range(g.k):
             gb[k * gbk] = <floating>bsums[k]
         free(bsums)
-    for k in range(g.k):
-        for c in range(g.c):
-            if floating is float:
-                strided_wino_weight_float(s0 + c * g.kp + k, g.c * g.kp, gw + k * gwk + c * gwc,
-                                          gwh, gww)
-            else:
-                strided_wino_weight_double(s0 + c * g.kp + k, g.c * g.kp,
-                                           gw + k * gwk + c * gwc, gwh, gww)
+    for c in range(g.c):
+        if floating is float:
+            strided_wino_weight_float(s0 + c * g.kp, g.c * g.kp, g.k, gw + c * gwc, gwk, gwh, gww)
+        else:
+            strided_wino_weight_double(s0 + c * g.kp, g.c * g.kp, g.k, gw + c * gwc, gwk, gwh,
+                                       gww)
     free(scratch)
     return 0
 

@@ -172,8 +172,8 @@ static inline void strided_wino_output_##T(const T* m, long plane, long cb, cons
 /* u = G g G^T for the 3x3 filters of kb output channels at once (filter k's element (i, j)   \
  * at g[k*gk + i*gh + j*gw]), computed in double and rounded once; element (a, b) of filter k's \
  * 6x6 result goes to u[(a*6 + b)*plane + k]. The channels are the vector lanes. */              \
-WINO_INLINE void strided_wino_filter_n_##T(const T* g, long gk, long gh, long gw, long kb,      \
-                                            T* u, long plane) {                                   \
+WINO_INLINE void strided_wino_filter_n_##T(const T* g, long gk, long gh, long gw, long kb,       \
+                                            T* u, long plane) {                                  \
   double f[9][WINO_CB], t[6][3][WINO_CB];                                                        \
   for (long i = 0; i < 3; i++)                                                                   \
     for (long j = 0; j < 3; j++) {                                                               \
@@ -181,15 +181,17 @@ WINO_INLINE void strided_wino_filter_n_##T(const T* g, long gk, long gh, long gw
       for (long k = kb; k < WINO_CB; k++) f[i * 3 + j][k] = 0;                                   \
     }                                                                                            \
   /* t = G g: the rows of G are 1/4 (1, 0, 0), -1/6 (1, 1, 1), -1/6 (1, -1, 1),                  \
-   * 1/24 (1, 2, 4), 1/24 (1, -2, 4), (0, 0, 1) */                                               \
+   * 1/24 (1, 2, 4), 1/24 (1, -2, 4), (0, 0, 1); by 1/6 and 1/24 as products with the double     \
+   * nearest (a last-bit difference in double, far below float's): 45 divisions of vectors of    \
+   * doubles a block were a twelfth of the forward of the digits CNN's second layer */           \
   for (long j = 0; j < 3; j++)                                                                   \
     for (long k = 0; k < WINO_CB; k++) {                                                         \
       const double g0 = f[j][k], g1 = f[3 + j][k], g2 = f[6 + j][k];                             \
-      t[0][j][k] = g0 / 4;                                                                       \
-      t[1][j][k] = -(g0 + g1 + g2) / 6;                                                          \
-      t[2][j][k] = -(g0 - g1 + g2) / 6;                                                          \
-      t[3][j][k] = (g0 + 2 * g1 + 4 * g2) / 24;                                                  \
-      t[4][j][k] = (g0 - 2 * g1 + 4 * g2) / 24;                                                  \
+      t[0][j][k] = g0 * 0.25;                                                                    \
+      t[1][j][k] = -(g0 + g1 + g2) * (1.0 / 6);                                                  \
+      t[2][j][k] = -(g0 - g1 + g2) * (1.0 / 6);                                                  \
+      t[3][j][k] = (g0 + 2 * g1 + 4 * g2) * (1.0 / 24);                                          \
+      t[4][j][k] = (g0 - 2 * g1 + 4 * g2) * (1.0 / 24);                                          \
       t[5][j][k] = g2;                                                                           \
     }                                                                                            \
   /* u = t G^T */                                                                                \
@@ -197,11 +199,11 @@ WINO_INLINE void strided_wino_filter_n_##T(const T* g, long gk, long gh, long gw
     T* o = u + a * 6 * plane;                                                                    \
     for (long k = 0; k < kb; k++) {                                                              \
       const double g0 = t[a][0][k], g1 = t[a][1][k], g2 = t[a][2][k];                            \
-      o[k] = (T)(g0 / 4);                                                                        \
-      o[plane + k] = (T)(-(g0 + g1 + g2) / 6);                                                   \
-      o[2 * plane + k] = (T)(-(g0 - g1 + g2) / 6);                                               \
-      o[3 * plane + k] = (T)((g0 + 2 * g1 + 4 * g2) / 24);                                       \
-      o[4 * plane + k] = (T)((g0 - 2 * g1 + 4 * g2) / 24);                                       \
+      o[k] = (T)(g0 * 0.25);                                                                     \
+      o[plane + k] = (T)(-(g0 + g1 + g2) * (1.0 / 6));                                           \
+      o[2 * plane + k] = (T)(-(g0 - g1 + g2) * (1.0 / 6));                                       \
+      o[3 * plane + k] = (T)((g0 + 2 * g1 + 4 * g2) * (1.0 / 24));                               \
+      o[4 * plane + k] = (T)((g0 - 2 * g1 + 4 * g2) * (1.0 / 24));                               \
       o[5 * plane + k] = (T)g2;                                                                  \
     }                                                                                            \
   }                                                                                              \
@@ -272,28 +274,39 @@ static inline void strided_wino_grad_##T(const T* g, long sk, long sh, long sw, 
   else strided_wino_grad_n_##T(g, sk, sh, sw, Ho, Wo, y0, x0, cb, u, w, plane);                  \
 }                                                                                                \
                                                                                                  \
-/* gw = G^T s G (3x3) from the 6x6 sums s, element (a, b) at s[(a*6 + b)*plane], in double;    \
- * gw's (i, j) at gw[i*gh + j*gw]. */                                                            \
-static inline void strided_wino_weight_##T(const T* s, long plane, T* g, long gh, long gw) {    \
+/* gw = G^T s G (3x3) from the 6x6 sums s of K filters of one input channel, filter k's        \
+ * element (a, b) at s[(a*6 + b)*plane + k], in double; filter k's (i, j) at                    \
+ * gw[k*gk + i*gh + j*gw]. The filters are the vector lanes, a block of WINO_CB at a time (one   \
+ * filter at a time, scalar, this was 8% of the digits CNN's second weight gradient). */         \
+static inline void strided_wino_weight_##T(const T* s, long plane, long K, T* g, long gk,       \
+                                           long gh, long gw) {                                   \
   static const double G[6][3] = {{1.0 / 4, 0, 0},                                                \
                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},                                 \
                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},                                  \
                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},                                  \
                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},                                 \
                                  {0, 0, 1}};                                                     \
-  double t[3][6];                                                                                \
-  for (int i = 0; i < 3; i++)                                                                    \
-    for (int b = 0; b < 6; b++) {                                                                \
-      double acc = 0;                                                                            \
-      for (int a = 0; a < 6; a++) acc += G[a][i] * (double)s[(a * 6 + b) * plane];               \
-      t[i][b] = acc;                                                                             \
-    }                                                                                            \
-  for (int i = 0; i < 3; i++)                                                                    \
-    for (int j = 0; j < 3; j++) {                                                                \
-      double acc = 0;                                                                            \
-      for (int b = 0; b < 6; b++) acc += t[i][b] * G[b][j];                                      \
-      g[i * gh + j * gw] = (T)acc;                                                               \
-    }                                                                                            \
+  for (long k0 = 0; k0 < K; k0 += WINO_CB) {                                                     \
+    const long kb = K - k0 < WINO_CB ? K - k0 : WINO_CB;                                         \
+    double t[3][6][WINO_CB], acc[WINO_CB];                                                       \
+    for (int i = 0; i < 3; i++)                                                                  \
+      for (int b = 0; b < 6; b++) {                                                              \
+        for (long k = 0; k < WINO_CB; k++) acc[k] = 0;                                           \
+        for (int a = 0; a < 6; a++) {                                                            \
+          const T* r = s + (a * 6 + b) * plane + k0;                                             \
+          const double c = G[a][i];                                                              \
+          for (long k = 0; k < WINO_CB; k++) acc[k] += c * (double)r[k];                         \
+        }                                                                                        \
+        for (long k = 0; k < WINO_CB; k++) t[i][b][k] = acc[k];                                  \
+      }                                                                                          \
+    for (int i = 0; i < 3; i++)                                                                  \
+      for (int j = 0; j < 3; j++) {                                                              \
+        for (long k = 0; k < WINO_CB; k++) acc[k] = 0;                                           \
+        for (int b = 0; b < 6; b++)                                                              \
+          for (long k = 0; k < WINO_CB; k++) acc[k] += t[i][b][k] * G[b][j];                     \
+        for (long k = 0; k < kb; k++) g[(k0 + k) * gk + i * gh + j * gw] = (T)acc[k];            \
+      }                                                                                          \
+  }                                                                                              \
 }                                                                                                \
                                                                                                  \
 /* The products of WINO_RT tiles for one block of WINO_CB output channels (Note [The products \
