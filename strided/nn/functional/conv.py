@@ -260,8 +260,27 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 # (the first two rows are the digits CNN's convolutions, padding 1; without a bias PyTorch's
 # 8x64x56x56 forward is ~7.9 ms wall on an idle machine, Winograd's ~8.0 ms. The first layer's
 # rows were cut later, 71 -> ~55 us and, without an input gradient, 213 -> 163 us against
-# PyTorch's 45 and 148, and the products moved out of OpenBLAS: Note [The products in
-# registers] in _cpu/conv.pyx.)
+# PyTorch's 45 and 148.)
+#
+# Issue 20's second round took the products out of OpenBLAS (Note [The products in registers]
+# in _cpu/conv.pyx), put the tiles of few-channel inputs in the vector lanes (Note [Tiles in
+# lanes]), made the bias's gradient inside the weight's (Note [The bias's gradient in the
+# weight's]) and the input's gradient channels-first (Note [The input's gradient
+# channels-first] below), and cut the Python front (~1 us). ``STRIDED_NUM_THREADS=1 python
+# benchmarks/bench_conv.py --threads 1 --rounds 5`` (wall-clock medians, alternated with
+# PyTorch in one process; PyTorch / strided, above 1: strided faster; the machine shared, its
+# load 0.6 before and 3.6 after, so the ratios are what compares):
+#
+# ====================================  ================  ================  =========
+# case                                  before            after             PyTorch
+# ====================================  ================  ================  =========
+# 64x1x8x8, 16 filters, forward          54 us (0.90x)     24 us (1.86x)     45-49 us
+# 64x1x8x8, 16 filters, fwd + bwd        286 us (1.02x)    293 us (1.60x)    293-469
+# 64x16x8x8, 32 filters, forward         212 us (1.01x)    158 us (1.70x)    215-269
+# 64x16x8x8, 32 filters, fwd + bwd       819 us (0.92x)    709 us (1.59x)    757-1130
+# 8x64x56x56, 64 filters, forward        8.45 ms (2.15x)   8.31 ms (3.00x)   18-25 ms
+# 8x64x56x56, 64 filters, fwd + bwd      25.9 ms (2.01x)   22.8 ms (2.76x)   52-63 ms
+# ====================================  ================  ================  =========
 #
 # Winograd against im2col (the C rows and one GEMM), forward, 64 images, 16 -> 32 channels,
 # by the share of the 4x4 tiles that the output fills: an output of 4x4 (all of it) 74 us
