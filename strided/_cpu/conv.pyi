@@ -23,4 +23,5 @@ def winograd_weight_grad(
     gw: TensorBase,
     block: int = ...,
     products: int = ...,
+    gb: TensorBase | None = ...,
 ) -> TensorBase: ...
