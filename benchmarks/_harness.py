@@ -63,6 +63,8 @@ def machine_facts(threads):
         f"NumPy's BLAS threads: {numpy_blas_threads() or 'unknown'}",
         "idle threads: "  # Note [The other libraries' idle threads] in strided/bench/_run.py
         + " ".join(f"{k}={os.environ.get(k, 'unset')}" for k in IDLE_THREAD_SETTINGS),
+        # a machine may force OpenBLAS's kernels (strided's and NumPy's GEMMs, not PyTorch's)
+        f"OpenBLAS kernels: {os.environ.get('OPENBLAS_CORETYPE', 'unset (detected)')}",
         f"strided {strided.__version__}, numpy {np.__version__}",
         f"torch {torch.__version__}" if torch is not None else "torch: not installed",
     ]

@@ -38,6 +38,10 @@ def machine_facts(threads):
             "idle threads",
             " ".join(f"{k}={os.environ.get(k, 'unset')}" for k in IDLE_THREAD_SETTINGS),
         ),
+        # a machine may force OpenBLAS's kernels (strided's and NumPy's GEMMs): Haswell's AVX2
+        # ones run the MLP's matmuls ~1.7x slower than its AVX-512 ones on an AVX-512 CPU,
+        # while PyTorch's BLAS does not read the variable
+        ("OpenBLAS kernels", os.environ.get("OPENBLAS_CORETYPE", "unset (detected)")),
     ]
     facts += [(k, v) for k, v in build_facts() if k in ("strided", "python", "numpy", "BLAS")]
     try:
