@@ -91,7 +91,12 @@ input, filters                     forward          weight gradient
 =================================  ===============  ===============
 
 (the first row's "OpenBLAS" is the GEMM path run on one input channel; the path it replaces,
-one tile's products at a time by plain loops, took ~45 us.) Past ~100 channels the weight
+one tile's products at a time by plain loops, took ~45 us.) At x86-64-v3 (AVX2, 4 tiles a
+group, a block two registers), same machine and load, OpenBLAS -> here: forward 107 -> 48,
+291 -> 245, 380 -> 254 us, 15.3 -> 12.5 ms, 8.1 -> 8.2 ms; weight gradient 71 -> 43, 296 ->
+269, 296 -> 328 us, 14.4 -> 15.6 ms, 6.6 -> 5.3 ms: about even for the weight gradient. At the
+baseline (SSE, 2 tiles a group) the products in registers lost with 16 input channels (684
+against 469 us), so there they are made here only with the tiles in lanes. Past ~100 channels the weight
 gradient's sums, which load and store their rows of S, lose to OpenBLAS; the forward still
 wins there on this machine, whose OpenBLAS runs AVX2 kernels, but one threshold serves both
 and leaves large layers to the library that blocks for the caches.
@@ -184,6 +189,7 @@ cdef extern from "winograd.h" nogil:
     enum:
         WINO_CB
         WINO_RT
+        WINO_VB
     void strided_wino_patch_float(const float* x, long sc, long sh, long sw, long H, long W,
                                   long y0, long x0, long cb, float* d)
     void strided_wino_patch_double(const double* x, long sc, long sh, long sw, long H, long W,
@@ -599,6 +605,11 @@ cdef bint _blas_products(Py_ssize_t c, Py_ssize_t k, Py_ssize_t itemsize, int pr
     cdef Py_ssize_t kp = (k + WINO_CB - 1) // WINO_CB * WINO_CB
     if products >= 0:
         return products == 0
+    if WINO_VB < 32 and c > LANE_CHANNELS:
+        # the baseline build (SSE: registers of 4 floats) lost to OpenBLAS with 16 channels
+        # (64x16x8x8 -> 32: 684 against 469 us, though OpenBLAS ran its AVX2 kernels on that
+        # AVX-512 machine); with the tiles in lanes it still won (64x1x8x8: 136 against 257)
+        return True
     return 36 * c * kp * itemsize > OWN_PRODUCTS_BYTES
 
 

@@ -21,25 +21,32 @@
  * compiler unrolls it completely first, and then fails to vectorise the stores through six
  * row pointers (the module is compiled with OpenMP, which reads the pragma). */
 #define WINO_SIMD _Pragma("omp simd")
-/* A block's channels as one value of GCC's vector extension (one AVX-512 register of floats,
- * two of doubles, two or four narrower ones): the register-blocked products below hold
- * WINO_RT of them as accumulators, which plain loops over arrays left to the compiler do not
- * reliably keep in registers. The types may point at any element (aligned to the element
- * only) and alias the element type. */
-typedef float strided_wino_vec_float
-    __attribute__((vector_size(WINO_CB * sizeof(float)), aligned(sizeof(float)), may_alias));
-typedef double strided_wino_vec_double
-    __attribute__((vector_size(WINO_CB * sizeof(double)), aligned(sizeof(double)), may_alias));
-/* Tiles per group of the products: WINO_RT accumulators and a block of u in registers. With
- * AVX-512's 32 registers, 8 (8 accumulators of floats, 16 registers of doubles); with AVX2's
- * 16, 4; with SSE's 16 narrow ones, 2 (a float block is four SSE registers). */
+/* The machine's vectors as values of GCC's vector extension (one AVX-512, AVX2 or SSE register),
+ * a block of WINO_CB channels being WINO_NV(T) of them: the register-blocked products below
+ * hold WINO_RT blocks as accumulators, which plain loops over arrays left to the compiler do
+ * not reliably keep in registers. Memory is read and written through the _mem types, which
+ * may point at any element (aligned to the element only) and alias the element type. (One
+ * vector of a whole block, wider than AVX2's registers, made GCC move each half through the
+ * stack and general registers: the products ran 3-5x slower than OpenBLAS's at x86-64-v3.)
+ * Tiles per group, WINO_RT: with AVX-512's 32 registers, 8 (8 accumulators of floats, 16 of
+ * doubles); with AVX2's 16, 4 (8 of floats); with SSE's 16, 2 (8 of floats). */
 #if defined(__AVX512F__)
+#define WINO_VB 64
 #define WINO_RT 8
 #elif defined(__AVX2__)
+#define WINO_VB 32
 #define WINO_RT 4
 #else
+#define WINO_VB 16
 #define WINO_RT 2
 #endif
+#define WINO_NV(T) (WINO_CB * (long)sizeof(T) / WINO_VB)
+typedef float strided_wino_vec_float __attribute__((vector_size(WINO_VB)));
+typedef double strided_wino_vec_double __attribute__((vector_size(WINO_VB)));
+typedef float strided_wino_mem_float
+    __attribute__((vector_size(WINO_VB), aligned(sizeof(float)), may_alias));
+typedef double strided_wino_mem_double
+    __attribute__((vector_size(WINO_VB), aligned(sizeof(double)), may_alias));
 #define WINO_UNROLL _Pragma("GCC unroll 16")
 
 #define STRIDED_WINOGRAD(T)                                                                     \
@@ -317,20 +324,33 @@ static inline void strided_wino_weight_##T(const T* s, long plane, long K, T* g,
 WINO_INLINE void strided_wino_products_n_##T(const T* restrict v, long rs, long xs, long cs,     \
                                              const T* restrict u, long C, long Kp, long rows,    \
                                              T* restrict mt) {                                   \
+  typedef strided_wino_vec_##T V;                                                                \
+  typedef strided_wino_mem_##T M;                                                                \
+  enum { NV = WINO_NV(T) };                                                                      \
   for (long xi = 0; xi < 36; xi++) {                                                             \
     const T* a = v + xi * xs;                                                                    \
     const T* b = u + xi * C * Kp;                                                                \
-    strided_wino_vec_##T acc[WINO_RT];                                                           \
+    V acc[WINO_RT][NV];                                                                          \
     WINO_UNROLL                                                                                  \
-    for (long r = 0; r < rows; r++) acc[r] = (strided_wino_vec_##T){0};                          \
-    for (long c = 0; c < C; c++) {                                                               \
-      const strided_wino_vec_##T bc = *(const strided_wino_vec_##T*)(b + c * Kp);                \
+    for (long r = 0; r < rows; r++)                                                              \
       WINO_UNROLL                                                                                \
-      for (long r = 0; r < rows; r++) acc[r] += a[r * rs + c * cs] * bc;                         \
+      for (long q = 0; q < NV; q++) acc[r][q] = (V){0};                                          \
+    for (long c = 0; c < C; c++) {                                                               \
+      V bc[NV];                                                                                  \
+      WINO_UNROLL                                                                                \
+      for (long q = 0; q < NV; q++) bc[q] = *(const M*)(b + c * Kp + q * (WINO_VB / sizeof(T))); \
+      WINO_UNROLL                                                                                \
+      for (long r = 0; r < rows; r++) {                                                          \
+        const T ar = a[r * rs + c * cs];                                                         \
+        WINO_UNROLL                                                                              \
+        for (long q = 0; q < NV; q++) acc[r][q] += ar * bc[q];                                   \
+      }                                                                                          \
     }                                                                                            \
     WINO_UNROLL                                                                                  \
     for (long r = 0; r < rows; r++)                                                              \
-      *(strided_wino_vec_##T*)(mt + (r * 36 + xi) * WINO_CB) = acc[r];                           \
+      WINO_UNROLL                                                                                \
+      for (long q = 0; q < NV; q++)                                                              \
+        *(M*)(mt + (r * 36 + xi) * WINO_CB + q * (WINO_VB / sizeof(T))) = acc[r][q];             \
   }                                                                                              \
 }                                                                                                \
 static inline void strided_wino_products_##T(const T* v, long rs, long xs, long cs, const T* u, \
@@ -347,18 +367,30 @@ static inline void strided_wino_products_##T(const T* v, long rs, long xs, long 
 WINO_INLINE void strided_wino_sums_n_##T(const T* restrict mt, const T* restrict v, long rs,     \
                                          long xs, long cs, T* restrict s, long C, long Kp,       \
                                          long rows) {                                            \
+  typedef strided_wino_vec_##T V;                                                                \
+  typedef strided_wino_mem_##T M;                                                                \
+  enum { NV = WINO_NV(T) };                                                                      \
   for (long xi = 0; xi < 36; xi++) {                                                             \
     const T* a = v + xi * xs;                                                                    \
     T* o = s + xi * C * Kp;                                                                      \
-    strided_wino_vec_##T w[WINO_RT];                                                             \
+    V w[WINO_RT][NV];                                                                            \
     WINO_UNROLL                                                                                  \
     for (long r = 0; r < rows; r++)                                                              \
-      w[r] = *(const strided_wino_vec_##T*)(mt + (r * 36 + xi) * WINO_CB);                       \
-    for (long c = 0; c < C; c++) {                                                               \
-      strided_wino_vec_##T acc = *(strided_wino_vec_##T*)(o + c * Kp);                           \
       WINO_UNROLL                                                                                \
-      for (long r = 0; r < rows; r++) acc += a[r * rs + c * cs] * w[r];                          \
-      *(strided_wino_vec_##T*)(o + c * Kp) = acc;                                                \
+      for (long q = 0; q < NV; q++)                                                              \
+        w[r][q] = *(const M*)(mt + (r * 36 + xi) * WINO_CB + q * (WINO_VB / sizeof(T)));         \
+    for (long c = 0; c < C; c++) {                                                               \
+      V acc[NV];                                                                                 \
+      WINO_UNROLL                                                                                \
+      for (long q = 0; q < NV; q++) acc[q] = *(M*)(o + c * Kp + q * (WINO_VB / sizeof(T)));      \
+      WINO_UNROLL                                                                                \
+      for (long r = 0; r < rows; r++) {                                                          \
+        const T ar = a[r * rs + c * cs];                                                         \
+        WINO_UNROLL                                                                              \
+        for (long q = 0; q < NV; q++) acc[q] += ar * w[r][q];                                    \
+      }                                                                                          \
+      WINO_UNROLL                                                                                \
+      for (long q = 0; q < NV; q++) *(M*)(o + c * Kp + q * (WINO_VB / sizeof(T))) = acc[q];      \
     }                                                                                            \
   }                                                                                              \
 }                                                                                                \
