@@ -96,10 +96,11 @@ group, a block two registers), same machine and load, OpenBLAS -> here: forward 
 291 -> 245, 380 -> 254 us, 15.3 -> 12.5 ms, 8.1 -> 8.2 ms; weight gradient 71 -> 43, 296 ->
 269, 296 -> 328 us, 14.4 -> 15.6 ms, 6.6 -> 5.3 ms: about even for the weight gradient. At the
 baseline (SSE, 2 tiles a group) the products in registers lost with 16 input channels (684
-against 469 us), so there they are made here only with the tiles in lanes. Past ~100 channels the weight
-gradient's sums, which load and store their rows of S, lose to OpenBLAS; the forward still
-wins there on this machine, whose OpenBLAS runs AVX2 kernels, but one threshold serves both
-and leaves large layers to the library that blocks for the caches.
+against 469 us), so there they are made here only with the tiles in lanes.
+
+Past ~100 channels the weight gradient's sums, which load and store their rows of S, lose to
+OpenBLAS; the forward still wins there on this machine, whose OpenBLAS runs AVX2 kernels, but
+one threshold serves both and leaves large layers to the library that blocks for the caches.
 
 Note [Tiles in lanes]
 ~~~~~~~~~~~~~~~~~~~~~
