@@ -268,26 +268,33 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 # weight's]) and the input's gradient channels-first (Note [The input's gradient
 # channels-first] below), and cut the Python front (~1 us). ``STRIDED_NUM_THREADS=1 python
 # benchmarks/bench_conv.py --threads 1 --rounds 5`` (wall-clock medians, alternated with
-# PyTorch in one process; PyTorch / strided, above 1: strided faster; the machine shared, its
-# load 0.6 before and 3.6 after, so the ratios are what compares):
+# PyTorch in one process; PyTorch / strided, above 1: strided faster; PyTorch's own times were
+# within 10% in both runs):
 #
-# ====================================  ================  ================  =========
+# ====================================  ================  ================  ==============
 # case                                  before            after             PyTorch
-# ====================================  ================  ================  =========
-# 64x1x8x8, 16 filters, forward          54 us (0.90x)     24 us (1.86x)     45-49 us
-# 64x1x8x8, 16 filters, fwd + bwd        286 us (1.02x)    293 us (1.60x)    293-469
-# 64x16x8x8, 32 filters, forward         212 us (1.01x)    158 us (1.70x)    215-269
-# 64x16x8x8, 32 filters, fwd + bwd       819 us (0.92x)    709 us (1.59x)    757-1130
-# 8x64x56x56, 64 filters, forward        8.45 ms (2.15x)   8.31 ms (3.00x)   18-25 ms
-# 8x64x56x56, 64 filters, fwd + bwd      25.9 ms (2.01x)   22.8 ms (2.76x)   52-63 ms
-# ====================================  ================  ================  =========
+# ====================================  ================  ================  ==============
+# 64x1x8x8, 16 filters, forward          54 us (0.90x)     24 us (1.87x)     49 / 44 us
+# 64x1x8x8, 16 filters, fwd + bwd        286 us (1.02x)    175 us (1.55x)    293 / 271 us
+# 64x16x8x8, 32 filters, forward         212 us (1.01x)    126 us (1.66x)    215 / 208 us
+# 64x16x8x8, 32 filters, fwd + bwd       819 us (0.92x)    448 us (1.59x)    757 / 714 us
+# 8x64x56x56, 64 filters, forward        8.45 ms (2.15x)   5.05 ms (3.25x)   18.2 / 16.4 ms
+# 8x64x56x56, 64 filters, fwd + bwd      25.9 ms (2.01x)   14.9 ms (3.16x)   52.0 / 47.0 ms
+# ====================================  ================  ================  ==============
+#
+# The digits CNN's Adam step (strided/_train.make_cnn, batch 64, 1 thread, thread time,
+# alternated): 803 us against PyTorch's 1419 (1.77x).
 #
 # Winograd against im2col (the C rows and one GEMM), forward, 64 images, 16 -> 32 channels,
 # by the share of the 4x4 tiles that the output fills: an output of 4x4 (all of it) 74 us
 # against 135 us, 6x6 (0.56) 222 against 307, 9x9 (0.56) 474 against 693, 5x5 (0.39) 217
 # against 214, 2x2 (0.25, 32 channels) 116 against 61, 1x1 117 against 20. So the rule
 # (``_winograd_pays``): Winograd for every 3x3 filter whose output fills at least half of the
-# tiles that cover it, else im2col's GEMM, which computes no wasted outputs.
+# tiles that cover it, else im2col's GEMM, which computes no wasted outputs. The digits CNN's
+# 8x8 (and, after pooling, 4x4) outputs fill their 4x4 tiles exactly, so F(2x2, 3x3), with 4
+# multiplications an output against F(4x4)'s 2.25, has no wasted outputs to win back there;
+# after the second round im2col's GEMM took 140 and 614 us for its two convolutions against
+# Winograd's 27 and 136 (the op's CPU impl, thread time, 1 thread).
 #
 # Note [The input's gradient channels-first]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -432,22 +439,19 @@ _OP = []
 
 def _conv2d_stride1():
     """``nn::conv2d_stride1``, declared on first use (Note [A stride-1 convolution as one op])."""
-    if _OP:
-        return _OP[0]
-    from strided import library
+    if not _OP:
+        from strided import library
 
-    name = "nn::conv2d_stride1"
-    try:
-        op = library.get_op(name)
-    except ValueError:
-        op = library.define(
-            f"{name}(Tensor x, Tensor weight, Tensor? bias, int[] padding) -> Tensor"
+        _OP.append(
+            library.declare(
+                "nn::conv2d_stride1(Tensor x, Tensor weight, Tensor? bias, int[] padding)"
+                " -> Tensor",
+                _conv2d_stride1_cpu,
+                _conv2d_stride1_meta,
+                **{"x": _input_grad, "weight, bias": _weight_bias_grad},
+            )
         )
-        library.impl(name, "CPU", _conv2d_stride1_cpu)
-        library.register_meta(name, _conv2d_stride1_meta)
-        library.register_autograd(name, **{"x": _input_grad, "weight, bias": _weight_bias_grad})
-    _OP.append(op)
-    return op
+    return _OP[0]
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
