@@ -498,6 +498,31 @@ STRIDED_VINLINE float strided_vexp2f(float x) {
     return x != x ? x : y;
 }
 
+/* strided_vexp2f for |x| < 125 only, where 2^x is a normal float: no clamp, no select, and 2^n
+ * goes into the exponent bits by one integer add (n is in the low bits of x + 1.5 * 2^23). The
+ * float32 loop's fix-up pass gives the rest (subnormal results, overflow, inf, NaN) to the C
+ * library, as float64's does (Note [exp2 without a logarithm's rounding]); the half loops, which
+ * have none, keep strided_vexp2f. The same values as strided_vexp2f on |x| < 125 (every float
+ * checked). The loop alone, 1e6 float32 from [-120, 120], 1 thread, AMD EPYC with AVX-512,
+ * writing out directly: x86-64-v3 0.283 -> 0.157 ms, v4 0.136 -> 0.092 ms. */
+#define STRIDED_VEXP2F_MAX 125.0f
+STRIDED_VINLINE float strided_vexp2f_normal(float x) {
+    float t = x + 12582912.0f;                                  /* 1.5 * 2^23: n in low bits */
+    float n = t - 12582912.0f;                                  /* round to nearest */
+    float r = x - n;
+    float r2 = r * r;
+    float p01 = 0.24022650718688965f * r + 0.6931471824645996f;
+    float p23 = 0.009618056938052177f * r + 0.055503569543361664f;
+    float p45 = 0.00015461447765119374f * r + 0.0013390866806730628f;
+    float y = 1.0f + r * ((p45 * r2 + p23) * r2 + p01);
+    uint32_t tb, yb;
+    memcpy(&tb, &t, sizeof tb);
+    memcpy(&yb, &y, sizeof yb);
+    yb += (tb - 0x4b400000u) << 23;                             /* t's bits less 1.5 * 2^23's */
+    memcpy(&y, &yb, sizeof y);
+    return y;
+}
+
 /* ---- expm1 in float64 ---------------------------------------------------------------- */
 
 /* expm1 in float64. Note [expm1 in float64]

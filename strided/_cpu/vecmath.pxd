@@ -16,6 +16,7 @@ cdef extern from "vecmath.h" nogil:
     int strided_vlog1pf_hard(float)
     float strided_vexpm1f(float)
     float strided_vexp2f(float)
+    float strided_vexp2f_normal(float)
     double strided_vexp2(double)
     double strided_vexpm1(double)
     double strided_vlog2(double)
@@ -71,4 +72,5 @@ cdef extern from "vecmath.h" nogil:
     int strided_vpow_hard(double, double, double)
     # the largest |x| whose trig reduction the vector code does; beyond, the C library's
     float STRIDED_VTRIGF_MAX
+    float STRIDED_VEXP2F_MAX
     double STRIDED_VTRIG_MAX
