@@ -103,6 +103,27 @@ def test_forward_of_an_expanded_input(rng):
     close(F.conv2d(x, strided.asarray(w), padding=1), ref_conv(x_np, w, None, (1, 1)), "float64")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("channels", [20, 3])
+def test_channels_expanded_from_one_value(rng, dtype, channels):
+    """An input whose channels are one value expanded (stride 0: the gather broadcasts it), and
+    the gradient of a sum, every element of it one value expanded."""
+    x1 = rng.standard_normal((2, 1, 9, 7)).astype(dtype)
+    x = strided.broadcast_to(strided.asarray(x1), (2, channels, 9, 7))
+    x_np = np.broadcast_to(x1, (2, channels, 9, 7))
+    wt = rng.standard_normal((17, channels, 3, 3)).astype(dtype)
+    b = rng.standard_normal(17).astype(dtype)
+    close(F.conv2d(x, strided.asarray(wt), padding=1), ref_conv(x_np, wt, None, (1, 1)), dtype)
+    xs = strided.asarray(x_np.copy()).requires_grad_()
+    w, bb = strided.asarray(wt).requires_grad_(), strided.asarray(b).requires_grad_()
+    F.conv2d(xs, w, bb, padding=1).sum().backward()  # the gradient: ones, all strides 0
+    g = np.ones((2, 17, 9, 7), dtype)
+    flipped = np.ascontiguousarray(wt[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+    close(xs.grad, ref_conv(g, flipped, None, (1, 1)), dtype)
+    close(w.grad, ref_weight_grad(x_np, g, (1, 1)), dtype)
+    close(bb.grad, g.sum(axis=(0, 2, 3)), dtype)
+
+
 @pytest.mark.parametrize("kernel", [(1, 1), (2, 2), (5, 5), (3, 5), (3, 3)])
 @pytest.mark.parametrize("hw", [(3, 3), (4, 6), (9, 7)])
 def test_other_filters_and_small_outputs_take_im2col(rng, kernel, hw):

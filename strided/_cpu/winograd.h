@@ -61,6 +61,11 @@ WINO_INLINE void strided_wino_gather_n_##T(const T* src, long sc, long cb, T* ds
   if (src != NULL && sc == 1) {                                                                  \
     WINO_SIMD                                                                                    \
     for (long c = 0; c < cb; c++) dst[c] = src[c];                                               \
+  } else if (src != NULL && sc == 0) {                                                           \
+    /* channels expanded from one value (the gradient of a sum): one broadcast */                \
+    const T s0 = src[0];                                                                         \
+    WINO_SIMD                                                                                    \
+    for (long c = 0; c < cb; c++) dst[c] = s0;                                                   \
   } else if (src != NULL) {                                                                      \
     WINO_SIMD                                                                                    \
     for (long c = 0; c < cb; c++) dst[c] = src[c * sc];                                          \
