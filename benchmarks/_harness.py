@@ -138,3 +138,35 @@ def alternated(cases, rounds, threads, title, others=("numpy", "torch")):
         cols += ["-"] * (3 - len(cols))
         ratios = [f"{m / med[0]:.2f}" for m in med[1:]] + ["-"] * (3 - len(med))
         print(f"| {name} | {' | '.join(cols)} | {' | '.join(ratios)} |", flush=True)
+
+
+def alternated_main(doc, rows, check, title, others):
+    """A benchmark script's ``main``: ``--threads`` (default 1: the machine is shared) and
+    ``--rounds``, then ``alternated`` over ``rows()``'s (name, strided, other, other) cases,
+    each first checked by ``check(name, *fns)``."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=15)
+    args = p.parse_args()
+    cases = [
+        (name, s_fn, o_fn, t_fn, lambda a=(name, s_fn, o_fn, t_fn): check(*a))
+        for name, s_fn, o_fn, t_fn in rows()
+    ]
+    alternated(cases, args.rounds, args.threads, title, others)
+
+
+def switched_off(module, predicate, fn):
+    """``fn`` run with ``module.predicate`` (a function that says whether a fast path applies)
+    answering False: the "before" column of a fast path's benchmark."""
+
+    def run():
+        keep = getattr(module, predicate)
+        setattr(module, predicate, lambda *args: False)
+        try:
+            return fn()
+        finally:
+            setattr(module, predicate, keep)
+
+    return run

@@ -12,10 +12,8 @@ other / strided (above 1: strided is faster). 1 thread by default: the machine i
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
-from _harness import alternated, torch
+from _harness import alternated_main, switched_off, torch
 
 import strided
 from strided.nn.functional import conv as _conv
@@ -29,16 +27,7 @@ SHAPES = [
 
 def _composite(fn):
     """``fn`` run with the stride-1 op switched off: the composite convolution."""
-
-    def run():
-        keep = _conv._unit_stride_case
-        _conv._unit_stride_case = lambda *args: False
-        try:
-            return fn()
-        finally:
-            _conv._unit_stride_case = keep
-
-    return run
+    return switched_off(_conv, "_unit_stride_case", fn)
 
 
 def conv_rows():
@@ -98,15 +87,7 @@ def _check(name, s_fn, c_fn, t_fn):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=15)
-    args = p.parse_args()
-    rows = [
-        (name, s_fn, c_fn, t_fn, lambda a=(name, s_fn, c_fn, t_fn): _check(*a))
-        for name, s_fn, c_fn, t_fn in conv_rows()
-    ]
-    alternated(rows, args.rounds, args.threads, "conv2d, float32", ("before", "torch"))
+    alternated_main(__doc__, conv_rows, _check, "conv2d, float32", ("before", "torch"))
 
 
 if __name__ == "__main__":

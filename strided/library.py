@@ -45,6 +45,7 @@ __all__ = [
     "register_autograd",
     "register_meta",
     "get_op",
+    "declare",
     "ops",
 ]
 
@@ -313,6 +314,32 @@ def get_op(name):
         return _OPS[name]
     except KeyError:
         raise ValueError(f"no custom op named {name!r}; declare it with library.define") from None
+
+
+def declare(schema, cpu, meta, **formulas):
+    """The op of ``schema``: declared with its CPU kernel, meta function and derivative row
+    (``formulas``, as ``register_autograd`` takes them) on the first call, returned as it is
+    on later ones (how a layer declares its op on first use).
+
+    Examples
+    --------
+    >>> import strided
+    >>> from strided import library
+    >>> op = library.declare("doc::thrice(Tensor x) -> Tensor", lambda x: x * 3,
+    ...                      lambda x: library.TensorMeta(x.shape, x.dtype, x.device),
+    ...                      x=lambda grad: grad * 3)
+    >>> op is library.declare("doc::thrice(Tensor x) -> Tensor", None, None)
+    True
+    """
+    name = schema.split("(", 1)[0]
+    if name in _OPS:
+        return _OPS[name]
+    op = define(schema)
+    impl(name, "CPU", cpu)
+    register_meta(name, meta)
+    if formulas:
+        register_autograd(name, **formulas)
+    return op
 
 
 def impl(name, key, kernel=None):
