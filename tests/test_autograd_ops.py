@@ -584,6 +584,14 @@ EXPLICIT = {
             _r(4, seed=5, device=d),
         ),
     ),
+    "layer_norm_2d_no_affine": (
+        lambda x: F.layer_norm(x, (3, 4)),
+        lambda L, d: (_r(2, 3, 4, layout=L, device=d),),
+    ),
+    "layer_norm_weight_only": (
+        lambda x, w: F.layer_norm(x, (4,), w),
+        lambda L, d: (_r(3, 4, layout=L, device=d), _r(4, seed=4, device=d)),
+    ),
     "batch_norm_training": (
         lambda x, w, b: F.batch_norm(
             x,

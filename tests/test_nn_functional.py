@@ -562,3 +562,83 @@ def test_layer_norm_rows_match_torch_and_threads(rng):
         torch.from_numpy(a), (200,), torch.from_numpy(w), torch.from_numpy(b)
     )
     np.testing.assert_allclose(results[0].numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize(
+    "layout", ["contiguous", "transposed", "stepped", "negative-stride", "expanded", "empty"]
+)
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+def test_layer_norm_one_op_gradients_match_torch(layout, k, dtype, affine, rng):
+    # Note [Layer norm as one op]: with a graph recorded, layer norm is one op whose backward
+    # runs one pass per row (or the formulas as ops where the kernel does not apply); its
+    # values are the ops' and its gradients PyTorch's, on every layout of x, with an incoming
+    # gradient that is a tensor of x's shape and one that is expanded (``.sum()``'s)
+    torch = pytest.importorskip("torch")
+    from layouts import make_layout
+
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    ref = (rng.standard_normal((4, 3, 37)) * 3 + 2).astype(dtype)
+    x0 = make_layout(layout, ref, rng)[0]
+    shape = tuple(x0.shape[x0.ndim - k :])
+    w_np = rng.standard_normal(shape).astype(dtype)
+    b_np = rng.standard_normal(shape).astype(dtype)
+    c_np = rng.standard_normal(tuple(x0.shape)).astype(dtype)
+    for weighted in (True, False):
+        x = x0.detach().requires_grad_()
+        w = strided.tensor(w_np).requires_grad_() if affine != "none" else None
+        b = strided.tensor(b_np).requires_grad_() if affine == "both" else None
+        y = F.layer_norm(x, shape, w, b, eps=1e-3)
+        assert y.grad_fn.op == "nn::layer_norm"
+        (y * strided.asarray(c_np) if weighted else y).sum().backward()
+        tx = torch.tensor(x0.numpy().copy(), requires_grad=True)
+        tw = torch.tensor(w_np, requires_grad=True) if w is not None else None
+        tb = torch.tensor(b_np, requires_grad=True) if b is not None else None
+        ty = torch.nn.functional.layer_norm(tx, shape, tw, tb, eps=1e-3)
+        (ty * torch.tensor(c_np) if weighted else ty).sum().backward()
+        np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol)
+        for ours, theirs in ((x, tx), (w, tw), (b, tb)):
+            if ours is not None:
+                assert ours.grad.shape == ours.shape
+                np.testing.assert_allclose(
+                    ours.grad.numpy(), theirs.grad.numpy(), rtol=tol, atol=10 * tol
+                )
+
+
+def test_layer_norm_one_op_backward_kernel_and_formulas_agree(rng):
+    # the backward's kernel (no graph recorded) against its formulas as ops (create_graph),
+    # and at 1 and 2 threads (whole rows go to threads: the same bits)
+    a = rng.standard_normal((300, 200)).astype(np.float32)
+    w = strided.asarray(rng.standard_normal(200).astype(np.float32)).requires_grad_()
+    c = strided.asarray(rng.standard_normal((300, 200)).astype(np.float32))
+    before = strided.get_num_threads()
+    grads = []
+    try:
+        for threads, create_graph in ((1, False), (2, False), (1, True)):
+            strided.set_num_threads(threads)
+            x = strided.asarray(a).requires_grad_()
+            loss = (F.layer_norm(x, (200,), w) * c).sum()
+            grads.append(strided.autograd.grad(loss, (x, w), create_graph=create_graph))
+    finally:
+        strided.set_num_threads(before)
+    for g1, g2 in zip(grads[0], grads[1], strict=True):
+        np.testing.assert_array_equal(g1.numpy(), g2.numpy())
+    for g1, g3 in zip(grads[0], grads[2], strict=True):
+        np.testing.assert_allclose(g1.numpy(), g3.detach().numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_layer_norm_one_op_gradcheck_and_double_backward(k, rng):
+    from strided.autograd import gradgradcheck
+
+    x = s64(rng.standard_normal((3, 4, 5)))
+    shape = tuple(x.shape[3 - k :])
+    w, b = s64(rng.standard_normal(shape)), s64(rng.standard_normal(shape))
+    for fn, args in [
+        (lambda x, w, b: F.layer_norm(x, shape, w, b), (x, w, b)),
+        (lambda x: F.layer_norm(x, shape), (x,)),
+        (lambda x: F.layer_norm(x[..., ::-1], shape), (x,)),  # rows not contiguous
+    ]:
+        assert gradcheck(fn, args)
+        assert gradgradcheck(fn, args)

@@ -22,3 +22,11 @@ def softmax_backward_rows(
 def layer_norm_rows(
     x: TensorBase, k: int, weight: TensorBase | None, bias: TensorBase | None, eps: float
 ) -> TensorBase | None: ...
+def layer_norm_backward_rows(
+    grad: TensorBase,
+    x: TensorBase,
+    k: int,
+    weight: TensorBase | None,
+    eps: float,
+    xhat_grad: bool,
+) -> tuple[TensorBase, TensorBase | None] | None: ...

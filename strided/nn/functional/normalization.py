@@ -110,6 +110,14 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     fused = _layer_norm_rows(x, k, weight, bias, eps)
     if fused is not None:
         return fused
+    if _one_op_case(x, normalized_shape, weight, bias):
+        return _layer_norm_op()(x, k, weight, bias, float(eps))
+    return _layer_norm_ops(x, k, weight, bias, eps)
+
+
+def _layer_norm_ops(x, k, weight, bias, eps):
+    """Layer norm over the last ``k`` dims as separate ops (the composite every other path
+    must agree with)."""
     dims = tuple(range(x.ndim - k, x.ndim))
     mean = strided.mean(x, axis=dims, keepdims=True)
     var = strided.var(x, axis=dims, keepdims=True)
@@ -119,3 +127,135 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         out = out + bias
     return out
+
+
+# Note [Layer norm as one op]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Where a graph is recorded (training), the ops above record ten nodes, and their backward
+# is ten more loops over the tensor, most of them writing a tensor of its size. On the CPU, in
+# float32 and float64, with weight and bias None or of ``normalized_shape`` and x's dtype,
+# layer norm is instead one op, ``nn::layer_norm(x, k, weight, bias, eps)``, with a derivative
+# row of its own, as Note [A stride-1 convolution as one op] in conv.py does for convolution:
+#
+# * its forward is ``layer_norm_rows`` (Note [Layer norm rows] in _cpu/reduce.pyx.tp: the
+#   ops' values bit for bit) where the rows are contiguous, else the ops, run unrecorded;
+# * it saves x (and the weight), not the rows' mean and 1 / sd: recomputing them costs two
+#   passes over a row that the backward kernel reads into L1 anyway, where saving them would
+#   cost every forward two small tensors, and the saved tensors would have to be kept in step
+#   with the rows' layout. The result is not saved either (xhat from the output would divide
+#   by the weight, which may be 0);
+# * its backward, x's gradient ``(gw - mean(gw) - xhat mean(gw xhat)) / sd`` with
+#   ``gw = grad * weight``, is ``layer_norm_backward_rows`` (Note [Layer norm's backward rows]
+#   in _cpu/reduce.pyx.tp), one pass per row that also writes grad * xhat where the weight's
+#   gradient is wanted; the weight's gradient is that summed over the leading dims, the bias's
+#   grad summed over them. A grad whose rows are not contiguous (the expanded ones of
+#   ``.sum()``'s backward) is copied first;
+# * when the backward is itself recorded (``create_graph=True``), the same formulas run as
+#   public ops, so double backward differentiates them.
+#
+# The compiler does not see this op: it decomposes ``F.layer_norm`` itself (``_layer_norm`` in
+# fx/passes.py) and fuses the rows (Note [One pass per row] in _compile/rows.py).
+#
+# Measured at 1 thread on the 2-core AMD EPYC (x86-64-v4 kernels), float32, with weight and
+# bias, all requiring grad, a step of ``(layer_norm(x, (n,), w, b) * c).sum().backward()``;
+# ``STRIDED_NUM_THREADS=1 python benchmarks/bench_layer_norm.py --rounds 11`` (wall-clock
+# medians, alternated with PyTorch in one process; the machine shared, load 3-5, so the
+# spreads are wide and the ratios are what compares):
+#
+# ==============  ==================  =========  ==========
+# x               before (the ops)    this op    PyTorch
+# ==============  ==================  =========  ==========
+# 4096 x 1024     21.8 ms             7.50 ms    20.4 ms
+# 64 x 256        226 us              76 us      44 us
+# ==============  ==================  =========  ==========
+#
+# (``* c`` and ``.sum()`` with their backward are ~1.9 ms and 28 us of strided's step, ~2.2 ms
+# and 20 us of PyTorch's; PyTorch's layer norm forward is ~1.06 ms, so its backward at one
+# thread is most of its 4096 x 1024 step. At 64 x 256 the op's Python (the call, the
+# recorded node, the formula, two small sums) is most of strided's ~48 us.)
+
+
+def _one_op_case(x, normalized_shape, weight, bias):
+    """Whether layer norm runs as the op of Note [Layer norm as one op]."""
+    if not isinstance(x, TensorBase) or x.device.type != "cpu":
+        return False
+    dt = x.dtype
+    if dt.name not in ("float32", "float64"):
+        return False
+    return all(
+        t is None
+        or (
+            isinstance(t, TensorBase)
+            and t.dtype == dt
+            and t.device.type == "cpu"
+            and tuple(t.shape) == normalized_shape
+        )
+        for t in (weight, bias)
+    )
+
+
+def _layer_norm_cpu(x, k, weight, bias, eps):
+    from strided._cpu import reduce as _reduce
+
+    out = _reduce.layer_norm_rows(x, k, weight, bias, eps)
+    if out is not None:
+        return out
+    with no_grad():
+        return _layer_norm_ops(x, k, weight, bias, eps)
+
+
+def _layer_norm_meta(x, k, weight, bias, eps):
+    from strided import library
+
+    return library.TensorMeta(tuple(x.shape), x.dtype, x.device)
+
+
+def _layer_norm_grads(grad, x, k, weight, eps, needs):
+    """Note [Layer norm as one op]: the gradients of x, the weight and the bias."""
+    need_x, need_w, need_b = needs[0], needs[2], needs[3]
+    lead = tuple(range(x.ndim - k))
+    gb = strided.sum(grad, axis=lead) if need_b else None
+    if not (need_x or need_w):
+        return None, None, gb
+    if not strided.is_grad_enabled():
+        from strided._cpu import reduce as _reduce
+
+        pair = _reduce.layer_norm_backward_rows(grad, x, k, weight, eps, need_w)
+        if pair is None:
+            g, xc = strided.ascontiguousarray(grad), strided.ascontiguousarray(x)
+            pair = _reduce.layer_norm_backward_rows(g, xc, k, weight, eps, need_w)
+        if pair is not None:
+            gx, hat = pair
+            gw = strided.sum(hat, axis=lead) if need_w else None
+            return (gx if need_x else None), gw, gb
+    dims = tuple(range(x.ndim - k, x.ndim))
+    mean = strided.mean(x, axis=dims, keepdims=True)
+    sd = strided.sqrt(strided.var(x, axis=dims, keepdims=True) + eps)
+    xhat = (x - mean) / sd
+    gw = grad if weight is None else grad * weight
+    gx = None
+    if need_x:
+        m1 = strided.mean(gw, axis=dims, keepdims=True)
+        m2 = strided.mean(gw * xhat, axis=dims, keepdims=True)
+        gx = (gw - m1 - xhat * m2) / sd
+    return gx, (strided.sum(grad * xhat, axis=lead) if need_w else None), gb
+
+
+_OP = []
+
+
+def _layer_norm_op():
+    """``nn::layer_norm``, declared on first use (Note [Layer norm as one op])."""
+    if not _OP:
+        from strided import library
+
+        _OP.append(
+            library.declare(
+                "nn::layer_norm(Tensor x, int k, Tensor? weight, Tensor? bias, float eps)"
+                " -> Tensor",
+                _layer_norm_cpu,
+                _layer_norm_meta,
+                **{"x, weight, bias": _layer_norm_grads},
+            )
+        )
+    return _OP[0]
