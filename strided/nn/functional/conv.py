@@ -274,12 +274,12 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 # ====================================  ================  ================  ==============
 # case                                  before            after             PyTorch
 # ====================================  ================  ================  ==============
-# 64x1x8x8, 16 filters, forward          54 us (0.90x)     24 us (1.87x)     49 / 44 us
-# 64x1x8x8, 16 filters, fwd + bwd        286 us (1.02x)    175 us (1.55x)    293 / 271 us
-# 64x16x8x8, 32 filters, forward         212 us (1.01x)    126 us (1.66x)    215 / 208 us
-# 64x16x8x8, 32 filters, fwd + bwd       819 us (0.92x)    448 us (1.59x)    757 / 714 us
-# 8x64x56x56, 64 filters, forward        8.45 ms (2.15x)   5.05 ms (3.25x)   18.2 / 16.4 ms
-# 8x64x56x56, 64 filters, fwd + bwd      25.9 ms (2.01x)   14.9 ms (3.16x)   52.0 / 47.0 ms
+# 64x1x8x8, 16 filters, forward          54 us (0.90x)     25 us (1.91x)     49 / 48 us
+# 64x1x8x8, 16 filters, fwd + bwd        286 us (1.02x)    168 us (1.73x)    293 / 291 us
+# 64x16x8x8, 32 filters, forward         212 us (1.01x)    136 us (1.52x)    215 / 207 us
+# 64x16x8x8, 32 filters, fwd + bwd       819 us (0.92x)    423 us (1.77x)    757 / 749 us
+# 8x64x56x56, 64 filters, forward        8.45 ms (2.15x)   4.38 ms (3.80x)   18.2 / 16.7 ms
+# 8x64x56x56, 64 filters, fwd + bwd      25.9 ms (2.01x)   13.5 ms (3.51x)   52.0 / 47.4 ms
 # ====================================  ================  ================  ==============
 #
 # The digits CNN's Adam step (strided/_train.make_cnn, batch 64, 1 thread, thread time,
