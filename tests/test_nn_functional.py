@@ -608,18 +608,20 @@ def test_layer_norm_one_op_gradients_match_torch(layout, k, dtype, affine, rng):
 
 def test_layer_norm_one_op_backward_kernel_and_formulas_agree(rng):
     # the backward's kernel (no graph recorded) against its formulas as ops (create_graph),
-    # and at 1 and 2 threads (whole rows go to threads: the same bits)
-    a = rng.standard_normal((300, 200)).astype(np.float32)
-    w = strided.asarray(rng.standard_normal(200).astype(np.float32)).requires_grad_()
-    c = strided.asarray(rng.standard_normal((300, 200)).astype(np.float32))
+    # and at 1 and 2 threads (whole rows go to threads, the weight's and the bias's sums are
+    # made over blocks of rows fixed by the shape: the same bits); 301 rows, a last block of 13
+    a = rng.standard_normal((301, 400)).astype(np.float32)
+    w = strided.asarray(rng.standard_normal(400).astype(np.float32)).requires_grad_()
+    b = strided.asarray(rng.standard_normal(400).astype(np.float32)).requires_grad_()
+    c = strided.asarray(rng.standard_normal((301, 400)).astype(np.float32))
     before = strided.get_num_threads()
     grads = []
     try:
         for threads, create_graph in ((1, False), (2, False), (1, True)):
             strided.set_num_threads(threads)
             x = strided.asarray(a).requires_grad_()
-            loss = (F.layer_norm(x, (200,), w) * c).sum()
-            grads.append(strided.autograd.grad(loss, (x, w), create_graph=create_graph))
+            loss = (F.layer_norm(x, (400,), w, b) * c).sum()
+            grads.append(strided.autograd.grad(loss, (x, w, b), create_graph=create_graph))
     finally:
         strided.set_num_threads(before)
     for g1, g2 in zip(grads[0], grads[1], strict=True):

@@ -28,5 +28,5 @@ def layer_norm_backward_rows(
     k: int,
     weight: TensorBase | None,
     eps: float,
-    xhat_grad: bool,
+    param_grads: bool,
 ) -> tuple[TensorBase, TensorBase | None] | None: ...

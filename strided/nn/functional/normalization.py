@@ -146,10 +146,10 @@ def _layer_norm_ops(x, k, weight, bias, eps):
 #   by the weight, which may be 0);
 # * its backward, x's gradient ``(gw - mean(gw) - xhat mean(gw xhat)) / sd`` with
 #   ``gw = grad * weight``, is ``layer_norm_backward_rows`` (Note [Layer norm's backward rows]
-#   in _cpu/reduce.pyx.tp), one pass per row that also writes grad * xhat where the weight's
-#   gradient is wanted; the weight's gradient is that summed over the leading dims, the bias's
-#   grad summed over them. A grad whose rows are not contiguous (the expanded ones of
-#   ``.sum()``'s backward) is copied first;
+#   in _cpu/reduce.pyx.tp), one pass per row that also sums grad * xhat and grad over blocks
+#   of rows, whose sums over the blocks are the weight's and the bias's gradients. A grad
+#   whose rows are not contiguous (the expanded ones of ``.sum()``'s backward) is copied
+#   first;
 # * when the backward is itself recorded (``create_graph=True``), the same formulas run as
 #   public ops, so double backward differentiates them.
 #
@@ -159,20 +159,21 @@ def _layer_norm_ops(x, k, weight, bias, eps):
 # Measured at 1 thread on the 2-core AMD EPYC (x86-64-v4 kernels), float32, with weight and
 # bias, all requiring grad, a step of ``(layer_norm(x, (n,), w, b) * c).sum().backward()``;
 # ``STRIDED_NUM_THREADS=1 python benchmarks/bench_layer_norm.py --rounds 11`` (wall-clock
-# medians, alternated with PyTorch in one process; the machine shared, load 3-5, so the
-# spreads are wide and the ratios are what compares):
+# medians, alternated with PyTorch in one process; the machine shared, load ~4, so the
+# ratios are what compares; the weight's and bias's sums made in the kernel took the first
+# row from 7.50 ms, with g * xhat written out and two column sums, to 6.67):
 #
 # ==============  ==================  =========  ==========
 # x               before (the ops)    this op    PyTorch
 # ==============  ==================  =========  ==========
-# 4096 x 1024     21.8 ms             7.50 ms    20.4 ms
-# 64 x 256        226 us              76 us      44 us
+# 4096 x 1024     22.8 ms             6.67 ms    21.5 ms
+# 64 x 256        228 us              75 us      43 us
 # ==============  ==================  =========  ==========
 #
 # (``* c`` and ``.sum()`` with their backward are ~1.9 ms and 28 us of strided's step, ~2.2 ms
 # and 20 us of PyTorch's; PyTorch's layer norm forward is ~1.06 ms, so its backward at one
 # thread is most of its 4096 x 1024 step. At 64 x 256 the op's Python (the call, the
-# recorded node, the formula, two small sums) is most of strided's ~48 us.)
+# recorded node, the formula, the blocks' sum) is most of strided's ~47 us.)
 
 
 def _one_op_case(x, normalized_shape, weight, bias):
@@ -214,20 +215,26 @@ def _layer_norm_grads(grad, x, k, weight, eps, needs):
     """Note [Layer norm as one op]: the gradients of x, the weight and the bias."""
     need_x, need_w, need_b = needs[0], needs[2], needs[3]
     lead = tuple(range(x.ndim - k))
-    gb = strided.sum(grad, axis=lead) if need_b else None
-    if not (need_x or need_w):
-        return None, None, gb
     if not strided.is_grad_enabled():
         from strided._cpu import reduce as _reduce
 
-        pair = _reduce.layer_norm_backward_rows(grad, x, k, weight, eps, need_w)
+        sums = need_w or need_b
+        pair = _reduce.layer_norm_backward_rows(grad, x, k, weight, eps, sums)
         if pair is None:
             g, xc = strided.ascontiguousarray(grad), strided.ascontiguousarray(x)
-            pair = _reduce.layer_norm_backward_rows(g, xc, k, weight, eps, need_w)
+            pair = _reduce.layer_norm_backward_rows(g, xc, k, weight, eps, sums)
         if pair is not None:
-            gx, hat = pair
-            gw = strided.sum(hat, axis=lead) if need_w else None
+            gx, part = pair
+            gw = gb = None
+            if sums:  # the blocks' partial sums of grad * xhat and of grad
+                shape = tuple(x.shape[x.ndim - k :])
+                both = strided.sum(part, axis=0)
+                gw = strided.reshape(both[0], shape) if need_w else None
+                gb = strided.reshape(both[1], shape) if need_b else None
             return (gx if need_x else None), gw, gb
+    gb = strided.sum(grad, axis=lead) if need_b else None
+    if not (need_x or need_w):
+        return None, None, gb
     dims = tuple(range(x.ndim - k, x.ndim))
     mean = strided.mean(x, axis=dims, keepdims=True)
     sd = strided.sqrt(strided.var(x, axis=dims, keepdims=True) + eps)
