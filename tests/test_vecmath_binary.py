@@ -383,8 +383,9 @@ def test_pow_float64_silent_where_numpy_is():
 
 
 def test_softplus_float32_is_logaddexp_with_zero():
-    """float32 softplus runs strided_vlogaddexpf(x, 0) (unary.pyx.tp's VECTORISED): within the
-    bound of log1p(e^x) in float64, inf, NaN and the far tails as NumPy's logaddexp(x, 0)."""
+    """float32 softplus (strided_vsoftplusf, Note [softplus in float lanes]) is logaddexp(x, 0):
+    within the bound of log1p(e^x) in float64, inf, NaN and the far tails as NumPy's
+    logaddexp(x, 0)."""
     rng = np.random.default_rng(5)
     x = np.concatenate(
         [_bits(rng, 1 << 20), rng.uniform(-120, 90, 1 << 19).astype(np.float32), SPECIALS]

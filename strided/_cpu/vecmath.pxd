@@ -59,6 +59,7 @@ cdef extern from "vecmath.h" nogil:
     double strided_vtan(double)
     # binary.pyx.tp's VECTORISED and FIXUP (Note [Vectorised binary functions])
     float strided_vlogaddexpf(float, float)
+    float strided_vsoftplusf(float)
     float strided_vatan2f(float, float)
     int strided_vatan2f_hard(float, float)
     double strided_vatan2(double, double)
