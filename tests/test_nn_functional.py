@@ -644,3 +644,30 @@ def test_layer_norm_one_op_gradcheck_and_double_backward(k, rng):
     ]:
         assert gradcheck(fn, args)
         assert gradgradcheck(fn, args)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "layout",
+    ["contiguous", "transposed", "stepped", "negative-stride", "expanded", "0-d", "empty"],
+)
+def test_gelu_in_one_loop_is_the_ops_bit_for_bit(layout, dtype, rng):
+    # Note [gelu in one loop]: without a graph to record, the erf gelu is one loop with the
+    # ops' values bit for bit (special values included) and the ops' output layout
+    from layouts import make_layout
+
+    from strided.nn.functional.activation import _INV_SQRT2
+
+    ref = (rng.standard_normal((4, 3, 37)) * 4).astype(dtype)
+    ref[0, 0, :6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, np.finfo(dtype).smallest_subnormal]
+    x = make_layout(layout, ref, rng)[0]
+    got = F.gelu(x)
+    want = x * 0.5 * (1.0 + strided.erf(x * _INV_SQRT2))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.strides == want.strides or x.numel() == 0
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # with a graph to record, the ops run (and their backward): the same values
+    xg = strided.tensor(x.numpy(), requires_grad=True)
+    np.testing.assert_array_equal(
+        F.gelu(xg).detach().numpy(), F.gelu(strided.tensor(x.numpy())).numpy()
+    )

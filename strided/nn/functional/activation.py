@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import strided
+from strided._core import TensorBase
 from strided.nn.functional._args import need_float
 
 __all__ = ["relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax"]
@@ -28,6 +29,16 @@ def relu(x):
     return strided.relu(need_float(x, "input", "relu"))
 
 
+def _gelu_one_loop(x):
+    """The erf gelu in one loop, the ops' values (Note [gelu in one loop] in
+    strided/_cpu/unary.pyx.tp), where no graph is recorded and the kernel applies; else None."""
+    if not isinstance(x, TensorBase) or (strided.is_grad_enabled() and x.requires_grad):
+        return None  # a traced value (strided.fx), or the ops record the backward
+    from strided._cpu import unary as _unary
+
+    return _unary.gelu_erf(x, _INV_SQRT2)
+
+
 def gelu(x, approximate="none"):
     """Gaussian error linear unit ``x * Phi(x)``, Phi the standard normal CDF.
 
@@ -43,6 +54,9 @@ def gelu(x, approximate="none"):
     """
     need_float(x, "input", "gelu")
     if approximate == "none":
+        fused = _gelu_one_loop(x)
+        if fused is not None:
+            return fused
         return x * 0.5 * (1.0 + strided.erf(x * _INV_SQRT2))
     if approximate == "tanh":
         inner = (x + 0.044715 * x * x * x) * _SQRT_2_OVER_PI
