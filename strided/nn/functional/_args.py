@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from strided._core import TensorBase
 
-__all__ = ["pair", "need_tensor", "need_float", "need_ndim", "reduce_loss"]
+__all__ = ["pair", "need_tensor", "need_float", "need_ndim", "reduce_loss", "no_graph"]
 
 
 def pair(v, name, fn):
@@ -62,3 +62,16 @@ def reduce_loss(loss, reduction, fn):
     if reduction == "none":
         return loss
     raise ValueError(f"{fn}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def no_graph(*tensors):
+    """Whether a call on ``tensors`` (None allowed) records nothing, so that a one-pass kernel
+    may replace the ops (Note [Softmax rows in one pass] and its kin): all are tensors, not a
+    tracer's values (strided.fx), and grad mode is off or none requires grad."""
+    import strided
+
+    if not all(t is None or isinstance(t, TensorBase) for t in tensors):
+        return False
+    return not strided.is_grad_enabled() or not any(
+        t is not None and t.requires_grad for t in tensors
+    )

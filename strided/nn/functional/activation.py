@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 
 import strided
-from strided._core import TensorBase
-from strided.nn.functional._args import need_float
+from strided.nn.functional._args import need_float, no_graph
 
 __all__ = ["relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax"]
 
@@ -32,7 +31,7 @@ def relu(x):
 def _gelu_one_loop(x):
     """The erf gelu in one loop, the ops' values (Note [gelu in one loop] in
     strided/_cpu/unary.pyx.tp), where no graph is recorded and the kernel applies; else None."""
-    if not isinstance(x, TensorBase) or (strided.is_grad_enabled() and x.requires_grad):
+    if not no_graph(x):
         return None  # a traced value (strided.fx), or the ops record the backward
     from strided._cpu import unary as _unary
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import strided
 from strided._core import TensorBase
 from strided.autograd.grad_mode import no_grad
-from strided.nn.functional._args import need_float
+from strided.nn.functional._args import need_float, no_graph
 
 __all__ = ["batch_norm", "layer_norm"]
 
@@ -75,11 +75,8 @@ def batch_norm(
 def _layer_norm_rows(x, k, weight, bias, eps):
     """Layer norm in one pass per row, the ops' values (Note [Layer norm rows] in
     strided/_cpu/reduce.pyx.tp), where no graph is recorded and the kernel applies; else None."""
-    tensors = (x, weight, bias)
-    if not all(t is None or isinstance(t, TensorBase) for t in tensors):
-        return None  # a traced value (strided.fx): the ops are the graph
-    if strided.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
-        return None  # the ops record the backward
+    if not no_graph(x, weight, bias):
+        return None  # a traced value (strided.fx), or a graph to record
     from strided._cpu import reduce as _reduce
 
     return _reduce.layer_norm_rows(x, k, weight, bias, float(eps))
