@@ -122,6 +122,35 @@ def test_copy_results_do_not_depend_on_threads(which, split_every_loop):
     np.testing.assert_array_equal(two, ref, strict=True)
 
 
+@pytest.mark.parametrize(
+    "shape,perm,flip",
+    [
+        ((64, 2, 2, 32), (0, 3, 1, 2), None),  # a channels-last batch flattened: 64 of 32 x 4
+        ((3, 40, 70), (0, 2, 1), 1),  # reversed rows
+        ((5, 33, 2, 37), (2, 0, 3, 1), 3),  # odd sizes, tiles cut at both edges
+        ((2, 300, 520), (0, 2, 1), None),  # two matrices: bands of rows with 4 threads
+        ((40, 64, 130), (0, 2, 1), 2),  # forty matrices: whole matrices per thread
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_stacked_transposes_copy_in_tiles(shape, perm, flip, dtype, threads, split_every_loop):
+    # Note [Blocked transpose]: a plan with outer dims is a stack of transposes, each in tiles
+    a = np.random.default_rng(1).normal(size=shape).astype(dtype)
+    x = strided.asarray(a)
+    if flip is not None:
+        x, a = x.flip(flip), np.flip(a, flip)
+    strided.set_num_threads(threads)
+    y = x.permute(*perm).contiguous()
+    plan = strided.last_copy_plan()
+    assert plan["kernel"] == "transpose_tiles" and len(plan["loop_shape"]) > 2, plan
+    assert plan["parallel"] is (threads > 1 and y.numel() >= 2 * 32768), plan
+    np.testing.assert_array_equal(
+        np.asarray(y), np.ascontiguousarray(a.transpose(perm)), strict=True
+    )
+
+
 def test_small_copies_stay_serial():
     strided.set_num_threads(2)
     strided.arange(100.0).reshape(10, 10).T.contiguous()
