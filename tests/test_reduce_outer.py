@@ -1,5 +1,6 @@
 """The outer strategy of argmax/argmin and max/min (Note [argmax over an outer dim] and Note
-[Branch-free max rows] in strided/_cpu/reduce.pyx.tp) and PyTorch's max(dim=) in one pass
+[Branch-free max rows] in strided/_cpu/reduce.pyx.tp), its rows folded a block of columns at
+a time (Note [Columns in registers]) and PyTorch's max(dim=) in one pass
 (Note [max(dim=) in one pass] in strided/_ops/reduction.py), against NumPy and PyTorch on
 every layout, with NaNs and ties, at one and two threads."""
 
@@ -38,6 +39,64 @@ def test_arg_and_extremes_every_axis(dtype, shape):
                 got = getattr(strided, fn)(s, axis=axis).numpy()
                 want = getattr(np, fn)(a, axis=axis)
                 assert np.array_equal(got, want, equal_nan=True), (layout, axis, fn)
+
+
+def _rows_in_order(a, fn, axes):
+    """fn folded over the reduced axes one row at a time, in memory order: the order of
+    operations the outer strategy promises, so float results must match bit for bit."""
+    moved = np.moveaxis(a, axes, range(len(axes)))
+    rows = moved.reshape((-1,) + moved.shape[len(axes) :])
+    acc = rows[0].copy()
+    for row in rows[1:]:
+        acc = fn(acc, row)
+    return acc
+
+
+@pytest.mark.parametrize(
+    "dtype,shape,axes",
+    [
+        (np.float32, (4096, 16), (0,)),  # one vector of columns, 1024 rows a call
+        (np.float32, (5000, 16), (0,)),  # ... and a last call of 904
+        (np.float32, (300, 70), (0,)),  # four vectors, then 6 columns left
+        (np.float32, (64, 8, 8, 16), (0, 1, 2)),  # a channels-last bias gradient
+        (np.float64, (2000, 40), (0,)),  # five vectors of 8
+        (np.float64, (30, 3000), (0,)),  # wide rows: blocks of OUTER_BLOCK outputs, 8 rows
+        (np.int64, (1000, 300), (0,)),
+        (np.uint8, (700, 130), (0,)),
+        (np.complex64, (500, 20), (0,)),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("layout", ["contiguous", "stepped rows", "negative rows", "strided"])
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+def test_outer_columns_in_registers(dtype, shape, axes, layout, op):
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    a = (rng.random(shape) * 3 + 0.5).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        if op in ("max", "min"):
+            return  # complex numbers have no order
+        a = a + 1j * (rng.random(shape) * 2).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a.flat[rng.integers(0, a.size, 2)] = np.nan
+    if op == "prod":  # values near 1: no overflow to disagree on
+        a = (a % 2 + 1) if np.dtype(dtype).kind in "iu" else (a / 1000 + 0.999).astype(dtype)
+    s = strided.asarray(a)
+    if layout == "stepped rows":  # the reduced rows do not coalesce: one walked like an odometer
+        a, s = a[::2], s[::2]
+    elif layout == "negative rows":
+        a, s = a[::-1], s[::-1]
+    elif layout == "strided":  # the columns' stride is not the element's size
+        a, s = a[..., ::3], s[..., ::3]
+    fold = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}[op]
+    got = getattr(strided, op)(s, axis=axes).numpy()
+    # sums and products of small ints accumulate in int64/uint64
+    want = _rows_in_order(np.asarray(a).astype(got.dtype), fold, axes)
+    if op == "prod" and np.dtype(dtype).kind == "c":
+        # a complex product's parts may be rounded once (a fused multiply-add) where NumPy
+        # rounds twice: the order is the same, the last bit is not
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        return
+    np.testing.assert_array_equal(got, want, strict=True)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
