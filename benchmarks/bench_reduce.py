@@ -113,6 +113,27 @@ def cases():
         lambda: torch.amax(ta, 0),
         0,
     )
+    # narrow rows folded many a call (Note [Columns in registers]): a bias gradient over a
+    # channels-last batch, and a tall matrix of three columns
+    cl_np = rng.random((64, 8, 8, 16), dtype=np.float32).transpose(0, 3, 1, 2)
+    cl = strided.asarray(np.ascontiguousarray(cl_np.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)
+    t_cl = _t(cl_np.transpose(0, 2, 3, 1)).permute(0, 3, 1, 2) if torch is not None else None
+    case(
+        "sum over (N, H, W), channels-last 64x16x8x8 f32",
+        lambda: cl.sum(axis=(0, 2, 3)),
+        lambda: cl_np.sum(axis=(0, 2, 3)),
+        lambda: t_cl.sum(dim=(0, 2, 3)),
+        1e-5,
+    )
+    tall_np = rng.random((100000, 3), dtype=np.float32)
+    tall, t_tall = strided.asarray(tall_np), _t(tall_np)
+    case(
+        "sum dim 0, 100000x3 f32",
+        lambda: tall.sum(0),
+        lambda: tall_np.sum(0),
+        lambda: t_tall.sum(0),
+        1e-4,
+    )
     out.append(
         (
             "max(dim=1) values and indices, 4000x4000 f32",

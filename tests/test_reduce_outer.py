@@ -91,12 +91,45 @@ def test_outer_columns_in_registers(dtype, shape, axes, layout, op):
     got = getattr(strided, op)(s, axis=axes).numpy()
     # sums and products of small ints accumulate in int64/uint64
     want = _rows_in_order(np.asarray(a).astype(got.dtype), fold, axes)
+    if op == "sum" and got.dtype.kind in "fc" and got.nbytes < 32:
+        # few outputs: each column is summed pairwise, as an inner row (Note [Reductions])
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        return
     if op == "prod" and np.dtype(dtype).kind == "c":
         # a complex product's parts may be rounded once (a fused multiply-add) where NumPy
         # rounds twice: the order is the same, the last bit is not
         np.testing.assert_allclose(got, want, rtol=1e-5)
         return
     np.testing.assert_array_equal(got, want, strict=True)
+
+
+@pytest.mark.parametrize("shape", [(100000, 3), (50001, 2), (7, 3), (2, 40000, 1)], ids=str)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_few_outputs_fold_each_column_as_a_row(shape, threads):
+    """Fewer outputs than half a vector (Note [Reductions]): each strided column is folded like
+    an inner row, so a float sum is pairwise (far closer to the exact sum than NumPy's row after
+    row), and max, min and integer sums are NumPy's exactly, at any thread count."""
+    rng = np.random.default_rng(3)
+    a = rng.random(shape, dtype=np.float32) + np.float32(1)
+    axes = tuple(range(a.ndim - 1))
+    exact = a.astype(np.float64).sum(axis=axes)
+    old = strided.get_num_threads()
+    strided.set_num_threads(threads)
+    try:
+        s = strided.asarray(a)
+        got = strided.sum(s, axis=axes).numpy()
+        assert got.dtype == np.float32
+        err, numpy_err = np.abs(got - exact), np.abs(a.sum(axis=axes) - exact)
+        assert np.all(err <= np.maximum(numpy_err, 4 * np.spacing(got))), (err, numpy_err)
+        for fn in ("max", "min"):
+            np.testing.assert_array_equal(
+                getattr(strided, fn)(s, axis=axes).numpy(), getattr(np, fn)(a, axis=axes)
+            )
+        ints = (a * 1000).astype(np.int32)
+        got_i = strided.sum(strided.asarray(ints), axis=axes).numpy()
+        np.testing.assert_array_equal(got_i, ints.sum(axis=axes), strict=True)
+    finally:
+        strided.set_num_threads(old)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
