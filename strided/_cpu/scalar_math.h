@@ -751,22 +751,69 @@ static inline float strided_tanhf(float x) {
  * sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, e = exp(-|x|) <= 1: e cannot
  * overflow, so none of strided_expf's guards for it (the clamp at 88.8, the select of inf) is
  * needed, and the one division takes a selected numerator. 1 / (1 + exp(-x)) gave 0 for x
- * below -88.7, where exp(-x) overflows but sigmoid is e^x, a subnormal (2e6 ulp off); now e
- * is scaled by 2^n in two halves, so it is rounded once there. Measured on every float32,
- * against float64: 2.40 ulp, at -4.16 (the old form 2.48 for |x| < 80: exp's error and the
- * division's); 0.98 from -104 to -80, the subnormal results. 1e6 float32 from [-30, 30], the
- * loop alone, 1 thread, AMD EPYC with AVX-512 (medians of 31 alternated rounds): x86-64-v4
- * 0.267 -> 0.207 ms, v3 0.461 -> 0.422 ms; bench_transcendental.py --only sigmoid --rounds 7
- * --threads 1 at v4: 0.82x -> 1.07x PyTorch's speed (215 us, PyTorch 229). NaN goes through
- * the arithmetic (a compare of it is false). */
+ * below -88.7, where exp(-x) overflows but sigmoid is e^x, a subnormal (2e6 ulp off); here e
+ * is 2^n exp(r) with 2^n exact down to 2^-149, so it is rounded once there.
+ *
+ * Note [sigmoid within 2 ulp]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * e rounded to float, then 1 + e rounded, then the division rounded made 2.40 ulp (at x =
+ * -4.16; every float32 measured against float64): each of the three is worth up to an ulp of a
+ * result just below a power of two. With fused multiply-adds two of them go for a few
+ * instructions:
+ *   - 1 + e = d + dl exactly, dl = e - (d - 1) (Fast2Sum: 1 >= e);
+ *   - q = num / d rounded; num - q d is exact as fma(-q, d, num), so num / (d + dl) = q + (num
+ *     - q d - q dl) / d, whose correction (about an ulp of q) needs 1 / d only to a few bits:
+ *     the bits of d subtracted from a constant (a reciprocal within 5.1%, one integer subtract).
+ *   - e = fma(2^n, expm1(r), 2^n), rounded once (it was 1 + expm1(r) rounded, then scaled).
+ * What is left is e's rounding and the polynomial's error: 1.53 ulp over every float32 (at x =
+ * -5.86; 0.71 in the subnormal tail), at x86-64-v3 and v4. To pay for the correction, exp(r)'s
+ * polynomial is a degree below strided_expf's (fitted for sigmoid: relative error 5e-9 with
+ * float coefficients, a tenth of an ulp) in Estrin's form, 2^n is one multiply (2^(n + 64) from
+ * the bits, times 2^-64), and |x| is clamped at 104 by an integer minimum on its bits (a float
+ * select there GCC carried through the arithmetic as blends), NaN selected back in at the end.
+ * 1e6 float32 from [-30, 30], the loop alone, 1 thread, AMD EPYC with AVX-512, medians of
+ * three runs: x86-64-v4 0.211 -> 0.218 ms, v3 0.413 -> 0.422 ms; bench_transcendental.py
+ * --only sigmoid --rounds 7 --threads 1: 1.03x PyTorch at v4, 1.12x at v3 (its AVX2 build).
+ * Without fma (x86-64-v2) the roundings are avoided in double instead: e, 1 + e and the
+ * quotient in double lanes, one rounding to float: 1.05 ulp, at 1.19 -> 1.43 ms. */
 static inline float strided_sigmoidf(float x) {
-    float a = fabsf(x);
-    float xc = a > 104.0f ? -104.0f : -a;                 /* e^-104 is below float's last */
-    float fn = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;   /* round */
-    int32_t n = (int32_t)fn, n1 = n >> 1;
-    float r = (xc - fn * 0.693359375f) - fn * -2.12194440e-4f;          /* strided_expf's */
-    float e = strided_expf_reduced(r) * strided_pow2if(n1) * strided_pow2if(n - n1);
-    return (x < 0.0f ? e : 1.0f) / (1.0f + e);
+    uint32_t ab;
+    memcpy(&ab, &x, sizeof ab);
+    ab &= 0x7fffffffu;
+    ab = ab < 0x42d00000u ? ab : 0x42d00000u;     /* min(|x|, 104): e^-104 is below float's
+                                                   * last; NaN too */
+    float a;
+    memcpy(&a, &ab, sizeof a);
+    float big = a * -1.44269504088896341f + 12582912.0f;     /* 1.5 * 2^23 + n, n <= 0 */
+    float fn = big - 12582912.0f;
+    float r = (-a - fn * 0.693359375f) - fn * -2.12194440e-4f;   /* -a - n ln 2: strided_expf's */
+    uint32_t sb;
+    memcpy(&sb, &big, sizeof sb);
+    sb = (sb + 191u) << 23;                       /* the low bits of 1.5 * 2^23 + n: 2^(n + 64) */
+    float s;
+    memcpy(&s, &sb, sizeof s);
+    s = s * 5.42101086e-20f;                      /* 2^n (times 2^-64: exact down to 2^-149) */
+    float r2 = r * r;
+    float em1 = ((0.49999997f + 0.1666652f * r) + r2 * ((0.041667234f + 0.008368898f * r)
+                                                        + r2 * 0.0013879609f)) * r2 + r;
+    float y;
+#if defined(__FMA__) || defined(__aarch64__)
+    float e = fmaf(s, em1, s);                    /* 2^n exp(r), rounded once */
+    float d = 1.0f + e;
+    float dl = e - (d - 1.0f);                    /* 1 + e = d + dl */
+    float num = x < 0.0f ? e : 1.0f;
+    float q = num / d;
+    uint32_t rb;
+    memcpy(&rb, &d, sizeof rb);
+    rb = 0x7ef311c3u - rb;                        /* 1 / d within 5.1% */
+    float rd;
+    memcpy(&rd, &rb, sizeof rd);
+    y = fmaf(fmaf(-q, dl, fmaf(-q, d, num)), rd, q);
+#else
+    double e = (double)s * (1.0 + (double)em1);
+    y = (float)((x < 0.0f ? e : 1.0) / (1.0 + e));
+#endif
+    return x != x ? x : y;
 }
 
 static inline double strided_sigmoid(double x) {
