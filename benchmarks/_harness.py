@@ -157,6 +157,20 @@ def alternated_main(doc, rows, check, title, others):
     alternated(cases, args.rounds, args.threads, title, others)
 
 
+def agree(rtol, atol):
+    """A benchmark's check for ``alternated_main``: strided's function, the other strided one
+    and PyTorch's (or None) return tuples of the same values, to ``rtol`` and ``atol``."""
+
+    def check(name, s_fn, c_fn, t_fn):
+        for got, ref in zip(s_fn(), c_fn(), strict=True):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=rtol, atol=atol)
+        if t_fn is not None:
+            for got, ref in zip(s_fn(), t_fn(), strict=True):
+                np.testing.assert_allclose(np.asarray(got), ref.numpy(), rtol=rtol, atol=atol)
+
+    return check
+
+
 def switched_off(module, predicate, fn):
     """``fn`` run with ``module.predicate`` (a function that says whether a fast path applies)
     answering False: the "before" column of a fast path's benchmark."""

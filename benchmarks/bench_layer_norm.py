@@ -12,7 +12,7 @@ other / strided (above 1: strided is faster). 1 thread by default: the machine i
 from __future__ import annotations
 
 import numpy as np
-from _harness import alternated_main, switched_off, torch
+from _harness import agree, alternated_main, switched_off, torch
 
 import strided
 from strided.nn.functional import normalization as _norm
@@ -61,17 +61,10 @@ def layer_norm_rows():
     return out
 
 
-def _check(name, s_fn, c_fn, t_fn):
-    """The three agree to float32 rounding."""
-    for got, ref in zip(s_fn(), c_fn(), strict=True):
-        np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=1e-4, atol=1e-4)
-    if t_fn is not None:
-        for got, ref in zip(s_fn(), t_fn(), strict=True):
-            np.testing.assert_allclose(np.asarray(got), ref.numpy(), rtol=1e-4, atol=1e-4)
-
-
 def main():
-    alternated_main(__doc__, layer_norm_rows, _check, "layer_norm, float32", ("before", "torch"))
+    alternated_main(
+        __doc__, layer_norm_rows, agree(1e-4, 1e-4), "layer_norm, float32", ("before", "torch")
+    )
 
 
 if __name__ == "__main__":
