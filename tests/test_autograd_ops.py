@@ -652,11 +652,12 @@ def _declare_ops_declared_on_first_use():
     table then holds their rows whatever ran before in this process (a worker that ran the
     compiler's tests first had nn::im2col's row, another did not)."""
     from strided.fx import layers
-    from strided.nn.functional import conv, normalization
+    from strided.nn.functional import activation, conv, normalization
 
     layers._define()
     conv._conv2d_stride1()
     normalization._layer_norm_op()
+    activation._gelu_op()
 
 
 def test_im2col_op_gradcheck():
