@@ -183,14 +183,17 @@ def _power_arguments64(rng, n):
     return a, b
 
 
-def test_softplus_float64_is_logaddexp_with_zero():
-    """float64 softplus runs strided_vlogaddexp(x, 0) (unary.pyx.tp's VECTORISED): within 1 ulp
-    of logaddexp(x, 0) in long double (softplus is positive: no cancellation, no floor on the
-    ulp), and inf, NaN and the far tails as NumPy's logaddexp(x, 0)."""
+def test_softplus_float64_ulp_error_and_special_values():
+    """float64 softplus (strided_vsoftplus, Note [softplus in float64]; the C library from
+    |x| = 700 on, in the loop's fix-up pass): within 1 ulp of logaddexp(x, 0) in long double
+    (softplus is positive: no cancellation, no floor on the ulp), both sides of the fix-up
+    pass's edge and the subnormal results below -708, and inf, NaN and the far tails as NumPy's
+    logaddexp(x, 0)."""
     rng = np.random.default_rng(6)
     bits = rng.integers(0, 2**64 - 1, 1 << 20, dtype=np.uint64, endpoint=True).view(np.float64)
     x = np.concatenate([bits, rng.uniform(-760, 720, 1 << 19), rng.uniform(-3, 3, 1 << 18)])
-    x = np.concatenate([x, SPECIALS64])
+    edge = np.nextafter(np.repeat([700.0, -700.0], 2), np.tile([0.0, np.inf], 2))
+    x = np.concatenate([x, edge, -edge, rng.uniform(-750, -690, 1 << 14), SPECIALS64])
     got = np.asarray(strided.softplus(strided.asarray(x)))
     with np.errstate(all="ignore"):
         want = np.logaddexp(x.astype(np.longdouble), np.longdouble(0))
@@ -201,6 +204,39 @@ def test_softplus_float64_is_logaddexp_with_zero():
         want_rest = np.logaddexp(x[~finite], 0.0)
     assert err.max() <= 1.0, x[finite][np.argmax(err)]
     np.testing.assert_array_equal(got[~finite], want_rest)
+
+
+def test_softplus_float64_layouts():
+    """float64 softplus's fix-up pass on every layout: out apart from x (the vector pass writes
+    out), out = x (through a block), strided, negative strides, expanded, 0-d and empty, each
+    against the contiguous result, with hard elements (|x| >= 700, inf, NaN) among the rest."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-800, 800, 3000)
+    x[::97] = np.inf
+    x[1::97] = -np.inf
+    x[2::97] = np.nan
+    want = np.asarray(strided.softplus(strided.asarray(x)))
+    t = strided.asarray(np.repeat(x, 2))
+    np.testing.assert_array_equal(np.asarray(strided.softplus(t[::2])), want)
+    np.testing.assert_array_equal(np.asarray(strided.softplus(t[::-2])), want[::-1])
+    m = strided.asarray(x.reshape(50, 60))
+    np.testing.assert_array_equal(np.asarray(strided.softplus(m.T)), want.reshape(50, 60).T)
+    inplace = strided.asarray(x.copy())
+    strided.softplus(inplace, out=inplace)
+    np.testing.assert_array_equal(np.asarray(inplace), want)
+    shifted = strided.asarray(np.concatenate([[0.0], x]))
+    strided.softplus(shifted[1:], out=shifted[:-1])  # out overlapping x, one element behind
+    np.testing.assert_array_equal(np.asarray(shifted)[:-1], want)
+    e = strided.broadcast_to(strided.asarray(x[:7]), (5, 7))
+    np.testing.assert_array_equal(
+        np.asarray(strided.softplus(e)), np.broadcast_to(want[:7], (5, 7))
+    )
+    for v in (-750.0, 700.0, np.nan):
+        np.testing.assert_array_equal(
+            np.asarray(strided.softplus(strided.asarray(v))),
+            np.asarray(strided.softplus(strided.asarray([v])))[0],
+        )
+    assert np.asarray(strided.softplus(strided.asarray(np.empty(0)))).shape == (0,)
 
 
 @pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot", "power"])

@@ -64,6 +64,7 @@ cdef extern from "vecmath.h" nogil:
     int strided_vatan2f_hard(float, float)
     double strided_vatan2(double, double)
     double strided_vlogaddexp(double, double)
+    double strided_vsoftplus(double)
     float strided_vhypotf(float, float)
     double strided_vhypot(double, double)
     int strided_vatan2_hard(double, double)
