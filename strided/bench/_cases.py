@@ -100,6 +100,7 @@ def nn_cases(only=None):
     out = [Case("nn", "conv2d 64x16x8x8, 32 3x3 filters, padding 1 (forward)", fns, rtol=1e-4)]
     out += _conv_backward_cases(torch, rng, x_np, w_np)
     out.append(_max_pool_backward_case(torch, x_np))
+    out += _gelu_step_cases(torch, rng)
 
     from strided._train import make_cnn
 
@@ -189,6 +190,39 @@ def _conv_backward_cases(torch, rng, x_np, w_np):
             fns["torch"] = t_step
         name = f"conv2d {label} 3x3 filters, padding 1, forward + backward"
         out.append(Case("nn", name, fns, reference="torch", rtol=1e-3))
+    return out
+
+
+def _gelu_step_cases(torch, rng):
+    """F.gelu forward + backward (x's gradient compared), both forms, float32, 1e6 elements:
+    strided against PyTorch (Note [gelu as one op] in strided/_cpu/unary.pyx.tp; the forward
+    alone is bench_transcendental.py's row, and benchmarks/bench_gelu.py times both dtypes and
+    the ops)."""
+    from strided.nn import functional as F
+
+    xn = rng.standard_normal(1_000_000, dtype=np.float32) * 3
+    gn = rng.standard_normal(1_000_000, dtype=np.float32)
+    out = []
+    for form in ("none", "tanh"):
+        x, g = strided.asarray(xn).requires_grad_(), strided.asarray(gn)
+
+        def s_step(x=x, g=g, form=form):
+            F.gelu(x, approximate=form).backward(g)
+            grad, x.grad = x.grad, None
+            return grad
+
+        fns = {"strided": s_step}
+        if torch is not None:
+            tx, tg = torch.from_numpy(xn.copy()).requires_grad_(), torch.from_numpy(gn)
+
+            def t_step(tx=tx, tg=tg, form=form):
+                torch.nn.functional.gelu(tx, approximate=form).backward(tg)
+                grad, tx.grad = tx.grad, None
+                return grad.numpy()
+
+            fns["torch"] = t_step
+        name = f"gelu 1e6 f32 ({form}), forward + backward"
+        out.append(Case("nn", name, fns, reference="torch", rtol=1e-4))
     return out
 
 
