@@ -1,5 +1,7 @@
 """Activation functions: each one line of strided ops, so autograd differentiates them with the
-rows of ``strided/autograd/derivatives.py`` (relu, sigmoid, tanh, erf, softmax, log_softmax).
+rows of ``strided/autograd/derivatives.py`` (relu, sigmoid, tanh, softmax, log_softmax); gelu on
+the CPU is one loop, or one op with a row of its own (Note [gelu as one op] in
+strided/_cpu/unary.pyx.tp).
 """
 
 from __future__ import annotations
