@@ -312,6 +312,61 @@ def test_layouts(name):
             np.testing.assert_array_max_ulp(got, want_k.astype(got.dtype), maxulp=1)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["arctan2", "power"])
+def test_fixup_out_apart_or_aliasing(name, dtype):
+    """The fix-up loops write out directly when out is apart from both inputs and go through
+    the block when out is one of them (Note [Fix-up passes] in unary.pyx.tp): out = a, out = b,
+    out = a = b, an operand with stride 0 (a scalar, an expanded row), out overlapping an input
+    one element off (a temporary), strided, negative-stride and transposed views, 0-d and
+    empty, with hard elements (the C library's: inf, NaN, zeros, negative bases) in every
+    block, all against the values computed with out apart."""
+    rng = np.random.default_rng(4)
+    n = 1000  # four blocks, the last partial
+    a = rng.uniform(-4, 4, n).astype(dtype)
+    b = rng.uniform(-4, 4, n).astype(dtype)
+    a[::53], b[5::61], a[9::67], b[11::71] = np.inf, np.nan, 0.0, -0.0
+    fn = getattr(strided, name)
+    with strided.errstate(all="ignore"), np.errstate(all="ignore"):
+        want = _call(name, a, b)
+        fresh = strided.empty(n, dtype=dtype)  # out apart: the direct writes
+        fn(strided.asarray(a), strided.asarray(b), out=fresh)
+        np.testing.assert_array_equal(np.asarray(fresh), want)
+        for which in ("a", "b", "ab"):
+            ta, tb = strided.asarray(a.copy()), strided.asarray(b.copy())
+            if which == "ab":
+                ta = tb = strided.asarray(a.copy())
+            out = ta if which != "b" else tb
+            fn(ta, tb, out=out)
+            ref = _call(name, a, a) if which == "ab" else want
+            np.testing.assert_array_equal(np.asarray(out), ref)
+        for k in (0, 53, 61):  # a scalar operand, hard or not; out = the other operand
+            ta = strided.asarray(a.copy())
+            fn(ta, float(b[k]), out=ta)
+            np.testing.assert_array_equal(np.asarray(ta), _call(name, a, np.full_like(a, b[k])))
+            tb = strided.asarray(b.copy())
+            fn(float(a[k]), tb, out=tb)
+            np.testing.assert_array_equal(np.asarray(tb), _call(name, np.full_like(b, a[k]), b))
+            row = strided.asarray(b[k : k + 1]).expand(n)  # stride 0, out apart
+            got = np.asarray(fn(strided.asarray(a), row))
+            np.testing.assert_array_equal(got, _call(name, a, np.full_like(a, b[k])))
+        both = strided.asarray(np.concatenate([[0], a]).astype(dtype))
+        fn(both[1:], strided.asarray(b), out=both[:-1])  # out one element behind a
+        np.testing.assert_array_equal(np.asarray(both)[:-1], want)
+        wa, wb = strided.asarray(np.repeat(a, 2)), strided.asarray(np.repeat(b, 3))
+        np.testing.assert_array_equal(np.asarray(fn(wa[::2], wb[::3])), want)
+        ra, rb = strided.asarray(a[::-1].copy()), strided.asarray(b[::-1].copy())
+        np.testing.assert_array_equal(np.asarray(fn(ra[::-1], rb[::-1])), want)
+        ma, mb = strided.asarray(a.reshape(20, 50)), strided.asarray(b.reshape(20, 50))
+        got = strided.empty((50, 20), dtype=dtype)
+        fn(ma.T, mb.T, out=got)
+        np.testing.assert_array_equal(np.asarray(got), want.reshape(20, 50).T)
+        zero_d = fn(strided.asarray(a[53]), strided.asarray(b[0]))  # inf: a hard element
+        np.testing.assert_array_equal(np.asarray(zero_d), _call(name, a[53:54], b[0:1])[0])
+        empty = strided.empty(0, dtype=dtype)
+        assert np.asarray(fn(empty, empty, out=empty)).shape == (0,)
+
+
 _POW_FLAGS = [
     # (base, exponent, NumPy's warning or None)
     (2.0, 200.0, "overflow"),
