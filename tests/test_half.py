@@ -327,6 +327,57 @@ def test_reductions_accumulate_in_float32(name):
     assert strided.sum(t, dtype="float64").dtype is strided.float64
 
 
+_HALF_SUM_VIEWS = {
+    "contiguous": lambda t: t,
+    "transposed": lambda t: t.T,
+    "stepped": lambda t: t[::2, ::3],
+    "negative": lambda t: t[::-1, ::-1],
+    "expanded": lambda t: t[:1].expand(5, t.shape[1]),
+    "0-d": lambda t: t[1, 2],
+    "empty": lambda t: t[:0],
+    "3-d": lambda t: t.reshape(6, 50, 30)[:, 1::2],
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("layout", list(_HALF_SUM_VIEWS))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_half_sums_are_the_float32_sums_of_the_same_layout(name, layout, threads, split_every_loop):
+    # Note [Half sums widened by the leaf]: the halves are widened a leaf at a time, with
+    # float32's splits, so the sum is bit for bit float32's over a float32 tensor laid out the
+    # same, whatever the layout, the dims and the threads; over a dim that is not the fastest the
+    # kernel widens the whole tensor first (the same value again)
+    rng = np.random.default_rng(6)
+    base = strided.asarray((rng.standard_normal((300, 30)) * 4).astype(HALVES[name]))
+    base32 = base.astype("float32")
+    view = _HALF_SUM_VIEWS[layout]
+    t, t32 = view(base), view(base32)
+    strided.set_num_threads(threads)
+    dims_list = [None] + [(d,) for d in range(t.ndim)] + ([(0, 1)] if t.ndim > 1 else [])
+    for dims in dims_list:
+        got = strided.sum(t, axis=dims, dtype="float32")
+        want = strided.sum(t32, axis=dims)
+        assert got.dtype is strided.float32 and got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=str(dims))
+        rounded = strided.sum(t, axis=dims)
+        assert rounded.dtype is t.dtype
+        np.testing.assert_array_equal(bits(rounded), bits(want.astype(name)), err_msg=str(dims))
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_half_sum_of_a_long_row_splits_as_float32s(name):
+    # 1e6 halves: many leaves, split in two down to 2048; NaN and inf come through
+    a = np.random.default_rng(7).random(1_000_003).astype(HALVES[name])
+    t = strided.asarray(a)
+    want = strided.sum(t.astype("float32"))
+    assert strided.sum(t, dtype="float32").item() == want.item()
+    a[5] = np.inf
+    assert strided.sum(strided.asarray(a), dtype="float32").item() == np.inf
+    a[77777] = np.nan
+    assert np.isnan(strided.sum(strided.asarray(a), dtype="float32").item())
+
+
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_sorting_searching_and_scans(name):
     rng = np.random.default_rng(6)

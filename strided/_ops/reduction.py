@@ -126,6 +126,10 @@ def _run(name, x, dims, keepdims, acc):
         return _run(name, _copying.cast_in_memory_order(x, float32), dims, keepdims, acc)
     if name not in ("argmax", "argmin") and _is_half(acc):
         return _copying.cast_in_memory_order(_run(name, x, dims, keepdims, float32), acc)
+    if name == "sum" and acc is float32 and _is_half(x.dtype) and x.device.is_cpu:
+        # summed without a widened copy (Note [Half sums widened by the leaf] in
+        # _cpu/reduce.pyx.tp)
+        return _reduce.reduce(name, x, dims, keepdims, acc)
     if name not in ("argmax", "argmin") and x.dtype is not acc:
         x = _copying.cast_in_memory_order(x, acc)
     if x.device.is_cuda:
