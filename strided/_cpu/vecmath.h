@@ -22,7 +22,7 @@
  * with NumPy 2.4's on the same points in brackets:
  *   float64: log 0.73 ulp (0.51), log2 0.63 (0.54), log10 0.63 (1.57), log1p 0.74 (0.79),
  *            sin 0.76 (0.52), cos 0.76 (0.52), exp2 0.76 (0.51), expm1 0.89 (0.83), tanh 0.73
- *            (1.17), erf 0.79 (SciPy's 2.6), erfc 0.74, atan 0.83 (0.52), asin 0.85 (0.51),
+ *            (1.17), erf 0.79 (SciPy's 2.6), erfc 0.84, atan 0.83 (0.52), asin 0.85 (0.51),
  *            acos 0.89 (0.52), sinh 0.73 (1.81), cosh 0.60 (1.81), asinh 0.74 (1.65), acosh
  *            0.73 (2.09), atanh 0.74 (1.60), tan 0.79 (0.57; 0.87 built without FMA);
  *   float32: log 0.74 (3.36), log2 1.06, log10 0.90, log1p 0.80 (float lanes: Note [Float
@@ -686,7 +686,8 @@ STRIDED_VINLINE double strided_vtanh(double x) {
 
 /* Note [erf and erfc in float64]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A float64 result within 1 ulp needs every step before the last rounding within about a
+ * (The form built without fused multiply-adds, x86-64-v2; with them, Note [erf and erfc in
+ * float64 with fma] below.) A float64 result within 1 ulp needs every step before the last rounding within about a
  * quarter of an ulp, so the pieces are written as a double plus a small correction:
  *   small |x|:  erf(x) = x + x y(x^2), y = erf(x)/x - 1 of degree 13 (|x| < 0.84375, fdlibm's
  *               first split; |x y| <= 0.11 |erf|, so y's rounding costs ~0.1 ulp), and
@@ -716,6 +717,248 @@ STRIDED_VINLINE double strided_vtanh(double x) {
  * NaN is selected through at the end; erf and
  * erfc are not checked ops (Note [Floating-point errors]), so the lanes may raise what they like
  * (the small piece's x^2 underflows for subnormal x). No fix-up pass. */
+/* Note [erf and erfc in float64 with fma]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The form of Note [erf and erfc in float64] picks each lane's piece coefficients by selects:
+ * ~300 instructions per vector, 57 of them blends, every lane computing the small piece, four
+ * pieces' coefficients, the asymptotic series and a division; 0.31x PyTorch at x86-64-v3 for
+ * erf, 0.55x for erfc. With fma() one instruction, both are rebuilt with fewer pieces and no
+ * coefficient selects (fits: Chebyshev interpolation at 50 digits in mpmath):
+ *   erf, |x| < 1.2:  x + x y, y = erf(x)/x - 1 a polynomial of degree 13 in v = x^2 - 3/4 (z
+ *                    = x^2 rounds: z + zl exactly by fma, and z - 3/4 = v + dz by Fast2Sum, so
+ *                    y gets dz y'(z) from a line for y'), its last step v y1 with y1 in two
+ *                    doubles, then fma(x, y, x): one rounding. The small piece cannot go much
+ *                    further: from 1.25 on |y| > 1/4 and y's own rounding costs 0.3 ulp; in
+ *                    powers of x^2 (not v) the Horner steps' roundings grow with x^2 (1.9 ulp
+ *                    at 1.5).
+ *   erf, |x| >= 1.2: 1 - exp(-a^2) q(t) w, w = 1 / (a + 2), t = 1 - 4w (exact: 4w in [1/2,
+ *                    2]), q of degree 15 fitted to erfcx(a) (a + 2) on [1.2, 6] (a clamped; erf
+ *                    is +-1 from 5.92). erfc <= 0.09 there, so a double each for exp(-a^2) =
+ *                    2^k (1 + em) and q suffices, with two corrections: a^2's rounding (A_lo)
+ *                    in exp's argument, and w's and a + 2's (q w is erfcx at 1/w - 2, not a:
+ *                    times 1 + L (a - a'), L = erfcx'/erfcx a quadratic in t); the product q
+ *                    (1 + em + delta) rounds once and 1 - it w 2^k once more, by fma.
+ *   erfc, all x:     one piece, exp(-a^2) Q(t) / (a + 2) on [0, 27.5] (a clamped), Q of
+ *                    degree 27 (2^-59 relative; t reaches -1 at a = 0, where erfc = 1). Its
+ *                    relative error counts down to the subnormals, so each part is a double and
+ *                    a tail: 1 / (a + 2) = wh + wl (a + 2 itself by Fast2Sum, the residual by
+ *                    fma), t = th + tl, Q = S + t^3 U with S = c0 + c1 t + c2 t^2 in two doubles
+ *                    (its coefficients too) and U of degree 24 in doubles, exp(-a^2) = 2^k (s +
+ *                    te) as in the form without fma (A_lo, expm1's tail), the product rounded
+ *                    once by fma, scaled by 2^(k - k1) once more (k1 = max(k, -1000) keeps the
+ *                    product normal: one rounding into the subnormals). x < 0: 2 - erfc(a)
+ *                    from erfc(a) rounded (< 1, its rounding is at most a quarter of the
+ *                    result's ulp).
+ * At x86-64-v3 the loops are bound by the length of their dependency chains, not by their
+ * count of instructions (one iteration of erfc is ~170 instructions, two fit in the
+ * out-of-order window; at v4 the same count covers 8 lanes and the loops run twice as fast):
+ * so the polynomials run as two or four Horner chains in t^2 or t^4 (constants as memory
+ * operands: Estrin's scheme needed a register broadcast per pair, and spilled), S beside U
+ * rather than three nested steps in two doubles, and clamps compare the bits as integers (a
+ * select of doubles had GCC compute what follows in both arms: 11 blends). NaN flows through
+ * erf's small piece and is selected through in erfc; +-inf clamp to 1 and 0 / 2. Not checked
+ * ops (Note [Floating-point errors]): a subnormal's x^2 may underflow in its lane.
+ * Measured against the long double oracle of tests/test_vecmath_accuracy.py: erf 0.79 ulp,
+ * erfc 0.78 on its 2.5 million points, and on 2 million uniform points each of [0, 0.2],
+ * [0.9, 1.6] (erf), [-1, 1] and [1, 30] (erfc): erf 0.79, erfc 0.84; the same values at v3
+ * and v4. Time, 1e6 elements, out=, 1 thread, benchmarks/bench_transcendental.py --only
+ * erf,erfc --rounds 7 --threads 1 (PyTorch alternated in the same process; at v3
+ * STRIDED_CPU_FEATURES=x86-64-v3 ATEN_CPU_CAPABILITY=avx2), AMD EPYC with AVX-512, shared:
+ *                    before                  after                  PyTorch
+ *     v4  erf   3.87 ms (0.62x PyTorch)  1.24 ms (2.01x)        2.40-2.50 ms
+ *         erfc  3.59 ms (1.17x)          1.98 ms (2.17x)        4.21-4.30 ms
+ *     v3  erf   7.68 ms (0.31x)          2.51 ms (1.00x)        2.41-2.52 ms (AVX2 build)
+ *         erfc  7.60 ms (0.55x)          4.24 ms (1.07x)        4.19-4.53 ms
+ *     v2  unchanged (the form of Note [erf and erfc in float64]). */
+#if defined(__FMA__) || defined(__aarch64__)
+/* erf(x) in float64 with fused multiply-adds (Note [erf and erfc in float64 with fma]) */
+STRIDED_VINLINE double strided_verf(double x) {
+    double a = fabs(x);
+    /* |x| < 1.2: x + x y(z), y = erf(x)/x - 1 in v = z - 3/4 (z = x^2 = z + zl exactly) */
+    double z = x * x, zl = fma(x, x, -z);
+    double v = z - 0.75;
+    double dz = (z - (v + 0.75)) + zl;                /* z + zl - 3/4 = v + dz (Fast2Sum) */
+    double v2 = v * v;
+    double s0 = 4.7503560349461324e-11;
+    s0 = fma(s0, v2, 7.479287420132449e-09);
+    s0 = fma(s0, v2, 8.43695181614313e-07);
+    s0 = fma(s0, v2, 6.318505372171521e-05);
+    s0 = fma(s0, v2, 0.00284720833496622);
+    s0 = fma(s0, v2, 0.06691888796466312);
+    double s1 = -3.4626566025252654e-12;
+    s1 = fma(s1, v2, -6.172752275637845e-10);
+    s1 = fma(s1, v2, -8.321177888187076e-08);
+    s1 = fma(s1, v2, -7.725334054346784e-06);
+    s1 = fma(s1, v2, -0.0004554912389295751);
+    s1 = fma(s1, v2, -0.015131144700105025);
+    s0 = fma(s1, v, s0);                              /* y = y0 + y1 v + v^2 s0 */
+    double dy = fma(0.13383777592932625, v, -0.24458841374655807);   /* ~y'(z), for dz */
+    double inner = fma(v2, s0, fma(dz, dy, -0.10010880203447822));
+    double y = fma(v, -0.24458841374655807, fma(v, 9.48679611503098e-18, inner));
+    double small = fma(x, y, x);
+    /* |x| >= 1.2: 1 - exp(-a^2) q(t) / (a + 2), t = (a - 2) / (a + 2), a clamped to [1.2, 6]
+     * by integer compares on its bits (a >= 0: the bits order as the values) */
+    int64_t ab = (int64_t)strided_bits64(a);
+    ab = ab < 0x3ff3333333333333LL ? 0x3ff3333333333333LL : ab;                   /* 1.2 */
+    ab = ab > 0x4018000000000000LL ? 0x4018000000000000LL : ab;                   /* 6 */
+    double ac = strided_from_bits64((uint64_t)ab);
+    double dh = ac + 2.0;
+    double dl = ac - (dh - 2.0);                      /* a + 2 = dh + dl exactly */
+    double w = 1.0 / dh;
+    double res = fma(-dh, w, 1.0);                    /* 1 - dh w, exact */
+    double t = fma(-4.0, w, 1.0);                     /* exact: 4w in [1/2, 2] */
+    double t2 = t * t;
+    double t4 = t2 * t2;
+    double q0 = -2.1601802799799367e-05;
+    q0 = fma(q0, t4, -0.0006630730152543587);
+    q0 = fma(q0, t4, -0.0215106618893405);
+    q0 = fma(q0, t4, 1.021582705242023);
+    double q1 = -1.644898638861683e-05;
+    q1 = fma(q1, t4, 3.43707458646245e-05);
+    q1 = fma(q1, t4, 0.006479185067490458);
+    q1 = fma(q1, t4, -0.6871606844138106);
+    double q2 = -1.2931637877125887e-06;
+    q2 = fma(q2, t4, 0.00014446071832385115);
+    q2 = fma(q2, t4, 0.003090612046962112);
+    q2 = fma(q2, t4, 0.2794720925560541);
+    double q3 = 5.394086547437862e-06;
+    q3 = fma(q3, t4, 3.417135137512823e-05);
+    q3 = fma(q3, t4, -0.0008372960508437889);
+    q3 = fma(q3, t4, -0.03644223150687403);
+    q0 = fma(q1, t, q0);
+    q2 = fma(q3, t, q2);
+    q0 = fma(q2, t2, q0);
+    /* q w is erfcx at a' = 1/w - 2, not a: times 1 + L (a - a'), L = erfcx'/erfcx (a
+     * quadratic in t, 0.1%), a - a' = dl - dh res */
+    double el = fma(fma(-0.1920792391047524, t, 0.6072228584934051), t, -0.4177302815194279);
+    double delta = -el * fma(dh, res, -dl);
+    /* exp(-a^2) = 2^k (1 + em): a^2 = A + A_lo, r = -A - k ln2 - A_lo */
+    double A = ac * ac, A_lo = fma(ac, ac, -A);
+    double kt = fma(A, -1.4426950408889634, 6755399441055744.0);      /* 1.5 * 2^52 + k */
+    double k = kt - 6755399441055744.0;
+    double r = fma(k, -6.93147180369123816490e-01, -A) -              /* exact */
+               fma(k, 1.90821492927058770002e-10, A_lo);
+    double r2 = r * r;
+    double e0 = 2.5110037605963777e-08;
+    e0 = fma(e0, r2, 2.755724091857897e-06);
+    e0 = fma(e0, r2, 0.00019841269890047113);
+    e0 = fma(e0, r2, 0.008333333333319601);
+    e0 = fma(e0, r2, 0.1666666666666668);
+    e0 = fma(e0, r2, 1.0);
+    double e1 = 2.763263963904103e-07;
+    e1 = fma(e1, r2, 2.4801485482328494e-05);
+    e1 = fma(e1, r2, 0.0013888888952314775);
+    e1 = fma(e1, r2, 0.0416666666664881);
+    e1 = fma(e1, r2, 0.5000000000000019);
+    e0 = fma(e1, r, e0);
+    double em = r * e0;                               /* e^r - 1 */
+    double two_k = strided_from_bits64((strided_bits64(kt) + 1023 - 0x0008000000000000ULL) << 52);
+    double m = fma(q0, em + delta, q0);               /* q (1 + em + delta) */
+    double big = copysign(fma(-m, w * two_k, 1.0), x);
+    return a >= 1.2 ? big : small;                    /* NaN: small, which is NaN */
+}
+
+/* erfc(x) in float64 with fused multiply-adds (Note [erf and erfc in float64 with fma]) */
+STRIDED_VINLINE double strided_verfc(double x) {
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    double a = fabs(x);
+    int64_t ab = (int64_t)strided_bits64(a);          /* a >= 0: the bits order as the values */
+    ab = ab > 0x403b800000000000LL ? 0x403b800000000000LL : ab;                   /* 27.5 */
+    double ac = strided_from_bits64((uint64_t)ab);
+    double dh = ac + 2.0;
+    double dl = ac - (dh - 2.0);                      /* a + 2 = dh + dl exactly */
+    double wh = 1.0 / dh;
+    double wl = wh * (fma(-dh, wh, 1.0) - dl * wh);   /* 1 / (a + 2) = wh + wl */
+    double w4 = 4.0 * wh;
+    double th = 1.0 - w4;                             /* t = (a - 2) / (a + 2) = th + tl */
+    double tl = ((1.0 - th) - w4) - 4.0 * wl;
+    /* Q(t) = S(t) + t^3 U(t): S = c0 + c1 t + c2 t^2 in two doubles (c_i and t = th + tl
+     * too; Fast2Sums, each sum's first term the bigger), beside U of degree 24 by Estrin's
+     * scheme (Note [erf and erfc in float64 with fma]: the chain, not the count, is the time) */
+    double th2 = th * th;
+    double th4 = th2 * th2;
+    double u0 = 1.001678806772894e-09;
+    u0 = fma(u0, th4, -6.5828387701094655e-09);
+    u0 = fma(u0, th4, -3.1912682474346437e-07);
+    u0 = fma(u0, th4, 3.6453760319315154e-06);
+    u0 = fma(u0, th4, 3.414896908291877e-05);
+    u0 = fma(u0, th4, -0.0008372960623146001);
+    u0 = fma(u0, th4, -0.03644223150687938);
+    double u1 = -2.0760858629105406e-08;
+    u1 = fma(u1, th4, -9.429515766181598e-09);
+    u1 = fma(u1, th4, 1.9975259228468624e-06);
+    u1 = fma(u1, th4, -2.1696754571714906e-05);
+    u1 = fma(u1, th4, -0.0006630735134038681);
+    u1 = fma(u1, th4, -0.02151066188949216);
+    double u2 = -4.5948703589607996e-09;
+    u2 = fma(u2, th4, 1.0509801990537705e-07);
+    u2 = fma(u2, th4, -1.5216648817948621e-09);
+    u2 = fma(u2, th4, -1.612135962063602e-05);
+    u2 = fma(u2, th4, 3.437143004068811e-05);
+    u2 = fma(u2, th4, 0.006479185067745441);
+    double u3 = 2.5965306870672166e-09;
+    u3 = fma(u3, th4, 6.176456583654824e-08);
+    u3 = fma(u3, th4, -5.648430964479494e-07);
+    u3 = fma(u3, th4, -1.1236162048948927e-06);
+    u3 = fma(u3, th4, 0.00014447083626129305);
+    u3 = fma(u3, th4, 0.00309061205956084);
+    u0 = fma(u1, th, u0);
+    u2 = fma(u3, th, u2);
+    u0 = fma(u2, th2, u0);
+    const double c0h = 1.021582705242023, c0l = -1.6894539517907146e-17;
+    const double c1h = -0.6871606844138106, c1l = 3.146068988787412e-17;
+    const double c2h = 0.27947209255605476, c2l = -2.5749684749198137e-17;
+    double t2 = th * th, t2l = fma(th, th, -t2) + 2.0 * th * tl;
+    double p1 = c1h * th, p2 = c2h * t2;
+    double s1 = c0h + p1;
+    double s2 = s1 + p2;
+    double sl = (((c0h - s1) + p1) + ((s1 - s2) + p2)) +
+                ((fma(c1h, th, -p1) + fma(c2h, t2, -p2)) +
+                 ((c0l + c1h * tl) + (c1l * th + (c2h * t2l + c2l * t2))));
+    double t3 = t2 * th;
+    double m3 = t3 * u0;
+    double qh = s2 + m3;
+    double ql = ((s2 - qh) + m3) + (sl + (fma(t3, u0, -m3) + (3.0 * tl) * (t2 * u0)));
+    /* exp(-a^2) = 2^k (s + te) (as strided_erfc_big does) */
+    double A = ac * ac, A_lo = fma(ac, ac, -A);
+    double kt = fma(A, -1.44269504088896340736, 6755399441055744.0);   /* 1.5 * 2^52 + k */
+    double k = kt - 6755399441055744.0;
+    double r_hi = -A - k * ln2_hi;                    /* exact */
+    double r_lo = k * ln2_lo + A_lo;
+    double uu = r_hi - r_lo;
+    double s = 1.0 + uu;
+    /* e^uu - 1 - uu = uu^2 (1/2 + uu P(uu)), P the Taylor series to uu^11 / 14! (as
+     * strided_expm1_tail_of's reduced form), in two Horner chains in uu^2 */
+    double uu2 = uu * uu;
+    double pe = 1.6059043836821613e-10, po = 1.1470745597729725e-11;
+    pe = fma(pe, uu2, 2.505210838544172e-08);
+    po = fma(po, uu2, 2.08767569878681e-09);
+    pe = fma(pe, uu2, 2.7557319223985893e-06);
+    po = fma(po, uu2, 2.755731922398589e-07);
+    pe = fma(pe, uu2, 0.0001984126984126984);
+    po = fma(po, uu2, 2.48015873015873e-05);
+    pe = fma(pe, uu2, 0.008333333333333333);
+    po = fma(po, uu2, 0.001388888888888889);
+    pe = fma(pe, uu2, 0.16666666666666666);
+    po = fma(po, uu2, 0.041666666666666664);
+    double em_tail = uu2 * (0.5 + uu * fma(po, uu, pe)) + ((r_hi - uu) - r_lo) * (1.0 + uu);
+    double te = ((1.0 - s) + uu) + em_tail;
+    /* 2^k = 2^k1 2^(k - k1), k1 = max(k, -1000): 2^k1 (s + te) / (a + 2) stays normal; on
+     * the bits of kt, integers (a select of doubles had GCC compute what follows in both arms) */
+    int64_t kb = (int64_t)strided_bits64(kt);
+    int64_t k1b = kb < 0x4337fffffffffc18LL ? 0x4337fffffffffc18LL : kb;        /* k1 = -1000 */
+    double two_k1 = strided_from_bits64((uint64_t)(k1b + 1023 - 0x0008000000000000LL) << 52);
+    double two_kk = strided_from_bits64((uint64_t)(kb - k1b + 1023) << 52);
+    double sh = s * two_k1, stl = te * two_k1;
+    double fh = sh * wh;
+    double fl = fma(sh, wh, -fh) + (sh * wl + stl * wh);
+    /* erfc(a) = Q F rounded once (then into the subnormals by 2^(k - k1)); erfc(-a) = 2 -
+     * erfc(a), a second rounding: erfc(a)'s (< 1) is at most a quarter of the result's ulp */
+    double e = fma(qh, fh, qh * fl + ql * fh);
+    double y = x < 0.0 ? 2.0 - e : e * two_kk;
+    return x != x ? x : y;
+}
+#else
 #define STRIDED_ERF_PIECE(c0, c1, c2, c3) (p3 ? (c3) : (p2 ? (c2) : (p1 ? (c1) : (c0))))
 STRIDED_VINLINE double strided_erfc_big(double a) {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
@@ -843,6 +1086,7 @@ STRIDED_VINLINE double strided_verfc(double x) {
     double big = x < 0.0 ? 2.0 - e : e;
     return x != x ? x : ((x > -0.84375 && x < 0.25) ? small : big);
 }
+#endif
 
 /* ---- atan, asin, acos in float64 ------------------------------------------------------- */
 
