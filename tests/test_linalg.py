@@ -215,6 +215,28 @@ def test_many_small_matrices_run_across_the_batch(dtype, rng):
     assert strided.last_matmul_plan()["threads"] == "across the batch"
 
 
+@pytest.mark.parametrize("dtype", [strided.float32, strided.float64], ids=lambda d: d.name)
+@pytest.mark.parametrize("layout1", OPERAND_LAYOUTS)
+@pytest.mark.parametrize("layout2", ["contiguous", "transposed", "negative-stride"])
+@pytest.mark.parametrize("mnk", [(3, 3, 3), (4, 4, 4), (1, 1, 64), (2, 5, 6), (4, 4, 5)], ids=str)
+def test_small_products_without_blas(dtype, layout1, layout2, mnk, rng):
+    # Note [Small products without BLAS]: up to 64 multiply-adds a product, a loop over the
+    # views' own strides (4x4x5 is the first size past it: BLAS again)
+    m, n, k = mnk
+    x1, a1 = pair(dtype, (50, m, k), rng, layout1)
+    x2, a2 = pair(dtype, (50, k, n), rng, layout2)
+    check(x1 @ x2, a1 @ a2)
+    check(x1[0] @ x2[0], a1[0] @ a2[0])
+    check(x1 @ x2[3], a1 @ a2[3])  # a broadcast batch (stride 0)
+    out = strided.empty((50, n, m), dtype=dtype).mT  # a transposed out=
+    assert strided.matmul(x1, x2, out=out) is out
+    check(out, a1 @ a2)
+    c, ac = pair(dtype, (m, n), rng)
+    for alpha, beta in [(2.5, -0.5), (1, 0), (0.5, 0), (0, 3)]:
+        expected = (beta * ac + alpha * (a1[1] @ a2[1])).astype(a1.dtype)
+        check(strided.addmm(c, x1[1], x2[1], alpha=alpha, beta=beta), expected)
+
+
 # ---------------------------------------------------------------------------------------------
 # Shapes: empty dims, 1-D promotion, batch broadcasting
 # ---------------------------------------------------------------------------------------------
