@@ -718,6 +718,29 @@ def test_gelu_one_loop_values_and_layout(layout, dtype, approximate, rng):
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_strided_blocks_equal_the_contiguous_loop(dtype, approximate, rng):
+    # Note [gelu as one op]: strided operands go through blocks of GELU_BLOCK (256) elements,
+    # reversed runs copied as one: the same function, so the contiguous loop's values, over
+    # several blocks and a partial last one
+    from strided._cpu import unary
+
+    tanh = approximate == "tanh"
+    a = (rng.standard_normal(2 * 1000 + 1) * 4).astype(dtype)
+    g = rng.standard_normal(2 * 1000 + 1).astype(dtype)
+    for view in (np.s_[::2], np.s_[::-1], np.s_[-2::-2]):
+        x, gx = strided.asarray(a)[view], strided.asarray(g)[view]
+        xc, gc = strided.asarray(a[view].copy()), strided.asarray(g[view].copy())
+        np.testing.assert_array_equal(unary.gelu(x, tanh).numpy(), unary.gelu(xc, tanh).numpy())
+        np.testing.assert_array_equal(
+            unary.gelu_backward(gx, x, tanh).numpy(), unary.gelu_backward(gc, xc, tanh).numpy()
+        )
+        np.testing.assert_array_equal(  # strided x, contiguous grad
+            unary.gelu_backward(gc, x, tanh).numpy(), unary.gelu_backward(gc, xc, tanh).numpy()
+        )
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gelu_accuracy_and_derivative_on_many_points(dtype, approximate):
     # Note [gelu's lanes]: float32 every 251st float of |x| < 12 (8.7e6), float64 1e6 points
     from strided._cpu import unary
