@@ -745,7 +745,7 @@ STRIDED_VINLINE double strided_vtanh(double x) {
  *                    is +-1 from 5.92). erfc <= 0.09 there, so a double each for exp(-a^2) =
  *                    2^k (1 + em) and q suffices, with two corrections: a^2's rounding (A_lo)
  *                    in exp's argument, and w's and a + 2's (q w is erfcx at 1/w - 2, not a:
- *                    times 1 + L (a - a'), L = erfcx'/erfcx a quadratic in t); the product q
+ *                    times 1 + L (a - a'), L = erfcx'/erfcx a line in t); the product q
  *                    (1 + em + delta) rounds once and 1 - it w 2^k once more, by fma.
  *   erfc, all x:     one piece, exp(-a^2) Q(t) / (a + 2) on [0, 27.5] (a clamped), Q of
  *                    degree 27 (2^-59 relative; t reaches -1 at a = 0, where erfc = 1). Its
@@ -838,8 +838,8 @@ STRIDED_VINLINE double strided_verf(double x) {
     q2 = fma(q3, t, q2);
     q0 = fma(q2, t2, q0);
     /* q w is erfcx at a' = 1/w - 2, not a: times 1 + L (a - a'), L = erfcx'/erfcx (a
-     * quadratic in t, 0.1%), a - a' = dl - dh res */
-    double el = fma(fma(-0.1920792391047524, t, 0.6072228584934051), t, -0.4177302815194279);
+     * line in t, 9%), a - a' = dl - dh res */
+    double el = fma(0.5603317281102214, t, -0.42849271295120556);
     double delta = -el * fma(dh, res, -dl);
     /* exp(-a^2) = 2^k (1 + em): a^2 = A + A_lo, r = -A - k ln2 - A_lo */
     double A = ac * ac, A_lo = fma(ac, ac, -A);
@@ -861,9 +861,11 @@ STRIDED_VINLINE double strided_verf(double x) {
     e1 = fma(e1, r2, 0.5000000000000019);
     e0 = fma(e1, r, e0);
     double em = r * e0;                               /* e^r - 1 */
-    double two_k = strided_from_bits64((strided_bits64(kt) + 1023 - 0x0008000000000000ULL) << 52);
+    /* w 2^k by an integer add to w's exponent (w 2^k >= 2^-55 stays normal): kt's low bits
+     * are 2^51 + k, and shifted by 52 only k is left */
+    double w2k = strided_from_bits64(strided_bits64(w) + (strided_bits64(kt) << 52));
     double m = fma(q0, em + delta, q0);               /* q (1 + em + delta) */
-    double big = copysign(fma(-m, w * two_k, 1.0), x);
+    double big = copysign(fma(-m, w2k, 1.0), x);
     return a >= 1.2 ? big : small;                    /* NaN: small, which is NaN */
 }
 
