@@ -206,37 +206,41 @@ def test_softplus_float64_ulp_error_and_special_values():
     np.testing.assert_array_equal(got[~finite], want_rest)
 
 
-def test_softplus_float64_layouts():
-    """float64 softplus's fix-up pass on every layout: out apart from x (the vector pass writes
-    out), out = x (through a block), strided, negative strides, expanded, 0-d and empty, each
-    against the contiguous result, with hard elements (|x| >= 700, inf, NaN) among the rest."""
+@pytest.mark.parametrize(
+    "name,dtype,top", [("softplus", "float64", 800.0), ("sigmoid", "float32", 120.0)]
+)
+def test_unary_fixup_layouts(name, dtype, top):
+    """The fix-up pass of float64 softplus (Note [softplus in float64]: |x| >= 700) and float32
+    sigmoid (Note [sigmoid within 2 ulp]: |x| >= 87) on every layout: out apart from x (the
+    vector pass writes out), out = x (through a block), out overlapping x one element behind,
+    strided, negative strides, transposed, expanded, 0-d and empty, each against the
+    contiguous result, with hard elements (inf, NaN, beyond the edge) among the rest."""
     rng = np.random.default_rng(3)
-    x = rng.uniform(-800, 800, 3000)
+    fn = getattr(strided, name)
+    x = rng.uniform(-top, top, 3000).astype(dtype)
     x[::97] = np.inf
     x[1::97] = -np.inf
     x[2::97] = np.nan
-    want = np.asarray(strided.softplus(strided.asarray(x)))
+    want = np.asarray(fn(strided.asarray(x)))
     t = strided.asarray(np.repeat(x, 2))
-    np.testing.assert_array_equal(np.asarray(strided.softplus(t[::2])), want)
-    np.testing.assert_array_equal(np.asarray(strided.softplus(t[::-2])), want[::-1])
+    np.testing.assert_array_equal(np.asarray(fn(t[::2])), want)
+    np.testing.assert_array_equal(np.asarray(fn(t[::-2])), want[::-1])
     m = strided.asarray(x.reshape(50, 60))
-    np.testing.assert_array_equal(np.asarray(strided.softplus(m.T)), want.reshape(50, 60).T)
+    np.testing.assert_array_equal(np.asarray(fn(m.T)), want.reshape(50, 60).T)
     inplace = strided.asarray(x.copy())
-    strided.softplus(inplace, out=inplace)
+    fn(inplace, out=inplace)
     np.testing.assert_array_equal(np.asarray(inplace), want)
-    shifted = strided.asarray(np.concatenate([[0.0], x]))
-    strided.softplus(shifted[1:], out=shifted[:-1])  # out overlapping x, one element behind
+    shifted = strided.asarray(np.concatenate([[0.0], x]).astype(dtype))
+    fn(shifted[1:], out=shifted[:-1])  # out overlapping x, one element behind
     np.testing.assert_array_equal(np.asarray(shifted)[:-1], want)
     e = strided.broadcast_to(strided.asarray(x[:7]), (5, 7))
-    np.testing.assert_array_equal(
-        np.asarray(strided.softplus(e)), np.broadcast_to(want[:7], (5, 7))
-    )
-    for v in (-750.0, 700.0, np.nan):
+    np.testing.assert_array_equal(np.asarray(fn(e)), np.broadcast_to(want[:7], (5, 7)))
+    for v in (-top + 1, top - 100, np.nan):
         np.testing.assert_array_equal(
-            np.asarray(strided.softplus(strided.asarray(v))),
-            np.asarray(strided.softplus(strided.asarray([v])))[0],
+            np.asarray(fn(strided.asarray(np.asarray(v, dtype)))),
+            np.asarray(fn(strided.asarray(np.asarray([v], dtype))))[0],
         )
-    assert np.asarray(strided.softplus(strided.asarray(np.empty(0)))).shape == (0,)
+    assert np.asarray(fn(strided.asarray(np.empty(0, dtype)))).shape == (0,)
 
 
 @pytest.mark.parametrize("name", ["arctan2", "logaddexp", "hypot", "power"])
