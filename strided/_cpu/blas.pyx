@@ -91,7 +91,7 @@ from strided._dtype cimport (
     kFloat64,
     promote_types,
 )
-from strided._fused cimport matmul_acc_t as acc_t, unsigned_t as elem_t
+from strided._fused cimport matmul_acc_t as acc_t, real_t, unsigned_t as elem_t
 from strided._iter cimport (
     LoopPlan,
     ScalarBuf,
@@ -294,31 +294,26 @@ cdef enum:
     SMALL_MNK = 64
 
 
-ctypedef fused small_t:
-    float
-    double
-
-
 cdef void _small_gemm(GemmCtx* g, char* c, const char* a, const char* b,
-                      small_t* kind) noexcept nogil:
+                      real_t* kind) noexcept nogil:
     """C = alpha A @ B + beta C for one small product (Note [Small products without BLAS])."""
     cdef Py_ssize_t i, j, p
-    cdef small_t acc
-    cdef small_t alpha = (<small_t*>&g.alpha)[0], beta = (<small_t*>&g.beta)[0]
+    cdef real_t acc
+    cdef real_t alpha = (<real_t*>&g.alpha)[0], beta = (<real_t*>&g.beta)[0]
     cdef bint plain = alpha == 1 and g.beta_zero
     for i in range(g.m):
         for j in range(g.n):
             acc = 0
             for p in range(g.k):
-                acc = acc + (<const small_t*>(a + i * g.a_s0 + p * g.a_s1))[0] * (
-                    <const small_t*>(b + p * g.b_s0 + j * g.b_s1))[0]
+                acc = acc + (<const real_t*>(a + i * g.a_s0 + p * g.a_s1))[0] * (
+                    <const real_t*>(b + p * g.b_s0 + j * g.b_s1))[0]
             if plain:
-                (<small_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = acc
+                (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = acc
             elif g.beta_zero:
-                (<small_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = alpha * acc
+                (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = alpha * acc
             else:
-                (<small_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = (
-                    alpha * acc + beta * (<small_t*>(c + i * g.c_s0 + j * g.c_s1))[0])
+                (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = (
+                    alpha * acc + beta * (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0])
 
 
 # =============================================================================================
