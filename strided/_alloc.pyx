@@ -20,8 +20,8 @@ and enough for any SIMD load). Buffers of 256 KiB and more are *cached blocks*:
   kernel does not fault and zero them again. This is the CPU twin of PyTorch's
   CUDA caching allocator; on the project's machines it makes an allocating 1e7-element op ~2x
   faster (see ``benchmarks/bench_core.py``). The cache holds at most ``STRIDED_CPU_CACHE_MB``
-  (default 1024) MiB in CACHE_SLOTS blocks; when the slots are full, a freed block takes the
-  place of the oldest one, which goes back to the kernel. ``strided._alloc.empty_cpu_cache()``
+  (default 1024) MiB in CACHE_SLOTS blocks; a freed block always goes in, and the oldest blocks
+  go back to the kernel until it fits. ``strided._alloc.empty_cpu_cache()``
   hands it all back; ``cpu_cache_info()`` counts hits and misses.
 * Why 256 KiB and not only the large blocks: glibc's malloc serves these sizes from its heap
   and gives the heap's free top back to the kernel once it passes its trim threshold, twice the
@@ -115,24 +115,28 @@ cdef void* large_alloc(size_t* n, bint zero) noexcept nogil:
 
 
 cdef void large_free(void* p, size_t n) noexcept nogil:
-    """Keep the block for reuse if the cache has room for its bytes (a full set of slots gives
-    its oldest block back), else give it back to the kernel."""
+    """Keep the block for reuse: the oldest cached blocks go back to the kernel until it fits in
+    the slots and under the byte limit. The blocks freed now are the ones the program uses; a
+    cache that turned them away once it was full of blocks freed long ago missed every
+    allocation from then on (a training step that had run after bigger work: every 4 MB
+    temporary faulted its pages in again, 9x slower). A block larger than the whole limit goes
+    back at once."""
     global _cache_count, _cache_bytes
     cdef int i
-    if _cache_count == CACHE_SLOTS and _cache_bytes - _cache_size[0] + n <= _cache_limit:
+    if n > _cache_limit:
+        munmap(p, n)
+        return
+    while _cache_count > 0 and (_cache_count == CACHE_SLOTS or _cache_bytes + n > _cache_limit):
         munmap(_cache_ptr[0], _cache_size[0])  # the oldest block: slot 0, the rest move down
         _cache_bytes -= _cache_size[0]
         _cache_count -= 1
         for i in range(_cache_count):
             _cache_ptr[i] = _cache_ptr[i + 1]
             _cache_size[i] = _cache_size[i + 1]
-    if _cache_count < CACHE_SLOTS and _cache_bytes + n <= _cache_limit:
-        _cache_ptr[_cache_count] = p
-        _cache_size[_cache_count] = n
-        _cache_count += 1
-        _cache_bytes += n
-    else:
-        munmap(p, n)
+    _cache_ptr[_cache_count] = p
+    _cache_size[_cache_count] = n
+    _cache_count += 1
+    _cache_bytes += n
 
 
 def empty_cpu_cache():

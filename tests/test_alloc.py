@@ -100,6 +100,27 @@ def test_the_byte_limit_holds(fresh_cache):
         _alloc.set_cpu_cache_limit(-1)
 
 
+def test_a_cache_full_of_old_blocks_still_keeps_the_new_ones(fresh_cache):
+    # the byte limit filled by blocks freed long ago: the blocks freed now push the oldest out,
+    # so the working set is served from the cache again (it once turned them all away)
+    _alloc.set_cpu_cache_limit(4 * 1024 * 1024)
+    old = [strided.empty((1024 * 1024,), dtype=strided.uint8) for _ in range(4)]
+    del old
+    info = _alloc.cpu_cache_info()
+    assert info["blocks"] == 4 and info["bytes"] == 4 * 1024 * 1024
+    x = strided.empty((600_000,), dtype=strided.uint8)  # 640 KiB: a miss, nothing fits
+    ptr = x.data_ptr()
+    del x
+    info = _alloc.cpu_cache_info()
+    assert info["bytes"] <= 4 * 1024 * 1024 and info["blocks"] == 4  # one old block went
+    hits, misses = _counts()
+    for _ in range(3):
+        y = strided.empty((600_000,), dtype=strided.uint8)
+        assert y.data_ptr() == ptr  # the same block each time: hits, no fresh pages
+        del y
+    assert _counts() == (hits + 3, misses)
+
+
 def test_a_block_at_most_a_quarter_larger_is_reused(fresh_cache):
     # 400 KB rounds to 448 KiB; 360 KB to 384 KiB (448 <= 1.25 x 384: reused); 300 KB to
     # 320 KiB (448 > 1.25 x 320: a fresh block, the cached one stays)
