@@ -23,7 +23,10 @@ import pstats
 import time
 
 import numpy as np
-from bench_cuda_host import mlp_step  # the same training step (benchmarks/ is on the path)
+from bench_cuda_host import (  # the same training steps (benchmarks/ is on the path)
+    compiled_mlp_step,
+    mlp_step,
+)
 
 import strided
 from strided.cuda import _backend
@@ -48,6 +51,7 @@ def _cases(dev):
     return {
         "add1": ("1-element add", lambda: a + a),
         "mlp": ("MLP 784-256-10 training step, batch 64", step),
+        "compiled": ("the same step compiled (fused SGD)", compiled_mlp_step(dev)),
         "sum": (f"sum of {big:.0e} float32", lambda: strided.sum(v)),
         "rowsum": (f"sum over dim 1 of {side}x{side}", lambda: strided.sum(m, axis=1)),
     }
