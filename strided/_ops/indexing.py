@@ -585,8 +585,14 @@ def take_along_axis(x, indices, /, axis=-1):
             f"take_along_axis: x of shape {x.shape} and indices of shape {idx.shape} do not "
             f"broadcast together outside axis {axis}"
         ) from None
-    x = _views.expand(x, common[:axis] + [x.shape[axis]] + common[axis + 1 :])
-    idx = _views.expand(idx, common[:axis] + [idx.shape[axis]] + common[axis + 1 :])
+    # expanded only where broadcasting changes a shape: an expand to the same shape would still
+    # be a view, and under autograd a node of the graph
+    x_shape = (*common[:axis], x.shape[axis], *common[axis + 1 :])
+    idx_shape = (*common[:axis], idx.shape[axis], *common[axis + 1 :])
+    if x.shape != x_shape:
+        x = _views.expand(x, x_shape)
+    if idx.shape != idx_shape:
+        idx = _views.expand(idx, idx_shape)
     return _dispatched("take_along_axis", _gather_cpu, x, axis, idx)
 
 

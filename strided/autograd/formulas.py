@@ -415,8 +415,9 @@ def pad_backward(grad, x_meta, pads, mode, value):
 
 
 def gather_backward(grad, x_meta, dim, index):
-    """gather(x, dim, index) and take_along_axis: grad added back where each element came from."""
-    return _ix.scatter_add(zeros_of(x_meta, grad.dtype), dim, index, grad)
+    """gather(x, dim, index) and take_along_axis: grad added back where each element came from
+    (into the fresh zeros themselves: a copy of them would be one more allocation and launch)."""
+    return _ix.scatter_add(zeros_of(x_meta, grad.dtype), dim, index, grad, inplace=True)
 
 
 def take_backward(grad, x_meta, indices, axis):
