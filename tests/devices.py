@@ -18,6 +18,7 @@ __all__ = [
     "DEVICES",
     "GPU",
     "GPU_ONLY",
+    "NVRTC_ONLY",
     "REQUIRE_GPU",
     "on",
     "output_pairs",
@@ -31,6 +32,20 @@ GPU_ONLY = pytest.mark.skipif(
     not GPU and not REQUIRE_GPU, reason="no usable GPU (cupy.is_available() is False)"
 )
 DEVICES = ["cuda-emulated", pytest.param("cuda", marks=GPU_ONLY)]
+
+
+def _nvrtc_available():
+    from strided.cuda import compile_check
+
+    return compile_check.nvrtc_available()
+
+
+# Tests that compile CUDA sources with NVRTC (no GPU needed): skipped where NVRTC is missing,
+# unless ``STRIDED_REQUIRE_NVRTC=1`` asks for them (then they fail instead)
+NVRTC_ONLY = pytest.mark.skipif(
+    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1" and not _nvrtc_available(),
+    reason="NVRTC is not installed (pip install 'strided[cuda]')",
+)
 
 
 def on(device, t):

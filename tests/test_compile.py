@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from devices import DEVICES
+from devices import DEVICES, NVRTC_ONLY
 
 import strided
 from strided import _compile, library, nn
@@ -1461,11 +1461,7 @@ def test_every_reduction_opinfo_row_gives_the_eager_answer(dtype):
     assert len(groups) >= 20
 
 
-@pytest.mark.skipif(
-    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
-    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
-    reason="NVRTC is not installed (pip install 'strided[cuda]')",
-)
+@NVRTC_ONLY
 def test_fused_cuda_source_compiles_with_nvrtc_for_sm80_and_sm90():
     """The generated CUDA C++ (here a forward and a joint backward made on cuda-emulated) is
     what NVRTC compiles on a GPU: compile it for the project's GPUs, without one."""

@@ -13,11 +13,9 @@ errors (mixed devices, missing backends, ops without a CUDA kernel), the memory 
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
-from devices import DEVICES, GPU, on, standin_gpu
+from devices import DEVICES, GPU, NVRTC_ONLY, on, standin_gpu
 from layouts import ALL_DTYPES, LAYOUTS, make_layout, make_values
 from opinfo_elementwise import EW_OPS, check, dtype_of, quiet, ranged, reference
 from test_elementwise_edge_cases import assert_same_bits, nextafter_cases
@@ -372,11 +370,7 @@ def test_interop_with_cupy_zero_copy():
     assert e.data.ptr == c.data.ptr
 
 
-@pytest.mark.skipif(
-    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
-    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
-    reason="NVRTC is not installed (pip install 'strided[cuda]')",
-)
+@NVRTC_ONLY
 def test_every_kernel_compiles_for_sm90_without_spills(capsys):
     """sm_90 only: both archs take ~25 CPU-minutes, beyond CI's budget (compile_check's
     docstring); sm_80 is compiled by ``python -m strided.cuda.compile_check``."""
@@ -1038,11 +1032,7 @@ def test_softmax_backward_keeps_a_line_that_fits_in_registers(monkeypatch, log, 
             ], where
 
 
-@pytest.mark.skipif(
-    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
-    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
-    reason="NVRTC is not installed (pip install 'strided[cuda]')",
-)
+@NVRTC_ONLY
 def test_softmax_kernels_compile_for_sm90_without_spills_loading_a_kept_line_once():
     """Note [A softmax line read once]: the softmax module compiles for sm_90 without spills,
     and the kept kernels of 8192- and 4096-wide float32 lines (K = 32, 16) have one load of the

@@ -12,11 +12,9 @@ own tests compare it with NumPy), and NumPy is checked too where it has the dtyp
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
-from devices import DEVICES, on
+from devices import DEVICES, NVRTC_ONLY, on
 from layouts import make_values
 
 import strided
@@ -152,11 +150,7 @@ def test_vector_widths_match_the_kernels():
     assert [_elementwise.vector_width(s) for s in (1, 2, 4, 8, 16)] == [8, 8, 4, 2, 1]
 
 
-@pytest.mark.skipif(
-    os.environ.get("STRIDED_REQUIRE_NVRTC") != "1"
-    and not __import__("strided.cuda.compile_check").cuda.compile_check.nvrtc_available(),
-    reason="NVRTC is not installed (pip install 'strided[cuda]')",
-)
+@NVRTC_ONLY
 @pytest.mark.parametrize(
     "name, vector_load",
     [

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from devices import DEVICES, on
+from devices import DEVICES, NVRTC_ONLY, on
 from layouts import LAYOUTS, make_layout, make_values, to_numpy_dtype
 
 import strided
@@ -255,3 +255,105 @@ def test_each_stream_has_its_own_counters():
     gpu.drop_counters()
     c = gpu.counters()
     assert c not in (a, b) and memsets[-1] == (c, 0, 4 * _backend.COUNTERS, 5)
+
+
+def _block_order_sum(x, head, vector):
+    """The float32 sum of ``x`` by one block of the block kernel (no split), in the order
+    kernels/reduce.cu gives (Note [Vector loads in the block reduction]): ``head`` elements up
+    to the first 16-byte boundary, then vectors of ``vector`` elements (loaded four at a time,
+    added trip by trip into 8 accumulators), then the tail; each thread's 8 accumulators by a
+    tree, then the block's 256 threads by block_combine's shuffle trees."""
+    x = x.astype(np.float32)
+    f32 = np.float32
+    threads, unroll, batch = 256, 8, 4
+    trip = max(unroll // vector, 1)  # vectors a trip
+    nvec = (len(x) - head) // vector
+    totals = []
+    for t in range(threads):
+        acc = [f32(0)] * unroll
+        for r in range(t, head, threads):
+            acc[0] = f32(acc[0] + x[r])
+
+        def add(k, u, acc=acc):
+            for e in range(vector):
+                j = (u * vector + e) % unroll
+                acc[j] = f32(acc[j] + x[head + k * vector + e])
+
+        k = t
+        while k + (max(batch, trip) - 1) * threads < nvec:
+            for w in range(max(batch, trip)):
+                add(k + w * threads, w % trip)
+            k += max(batch, trip) * threads
+        while k + (trip - 1) * threads < nvec:
+            for u in range(trip):
+                add(k + u * threads, u)
+            k += trip * threads
+        while k < nvec:
+            add(k, 0)
+            k += threads
+        for r in range(head + nvec * vector + t, len(x), threads):
+            acc[0] = f32(acc[0] + x[r])
+        w = 1
+        while w < unroll:
+            for j in range(0, unroll - w, 2 * w):
+                acc[j] = f32(acc[j] + acc[j + w])
+            w *= 2
+        totals.append(acc[0])
+
+    def warp(v):  # lane 0 of the shuffle tree: lanes d apart, d = 16, 8, 4, 2, 1
+        v = np.array(v + [f32(0)] * (32 - len(v)), np.float32)
+        for d in (16, 8, 4, 2, 1):
+            v = v[:d] + v[d : 2 * d]
+        return v[0]
+
+    return warp([warp(totals[i : i + 32]) for i in range(0, threads, 32)])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
+def test_a_block_sums_in_the_order_its_note_gives(device, dtype, rng):
+    """Bit for bit, the order of Note [Vector loads in the block reduction]: batches of four
+    vectors added trip by trip, the trips and single vectors left over, the head and the tail,
+    then the trees; at lengths and alignments that take each loop (one block: no split). The
+    four-vector batches kept the bits of one trip at a time."""
+    base = rng.standard_normal(4096 + 8).astype(dtype)
+    x_all = strided.asarray(base, device=device)
+    item = np.dtype(dtype).itemsize
+    for start, n in ((0, 4096), (0, 4095), (1, 4095), (3, 3000), (0, 1300), (5, 37)):
+        x = x_all[start : start + n]
+        head = min(((16 - x.data_ptr() % 16) % 16) // item, n)
+        want = _block_order_sum(base[start : start + n], head, 16 // item)
+        got = np.asarray(strided.sum(x).cpu())
+        where = f"{n} {np.dtype(dtype).name} from element {start} on {device}"
+        assert got.tobytes() == np.asarray(want).astype(dtype).tobytes(), where
+
+
+@NVRTC_ONLY
+@pytest.mark.parametrize(
+    "op, dtype, out, vector_load",
+    [
+        ("sum", "float32", None, "ld.global.v4.f32"),
+        ("sum", "float16", None, "ld.global.v4"),
+        ("sum", "bfloat16", "float32", "ld.global.v4"),
+        ("argmax", "float32", None, "ld.global.v4.f32"),
+        ("sum", "float64", None, "ld.global.v2.f64"),
+    ],
+)
+def test_the_block_kernel_loads_four_vectors_before_it_adds(op, dtype, out, vector_load):
+    """NVRTC's PTX for sm_90: the contiguous body issues four 16-byte loads in a row, with no
+    float arithmetic (a widening, an addition, a comparison) between them (Note [Vector loads
+    in the block reduction])."""
+    from strided.cuda import compile_check
+
+    name = [n for n in _reduce._names(op, dtype, out) if n.startswith("strided_reduce_block<")][0]
+    modules = _reduce.all_modules()
+    assert any(name in names for _, _, names in modules), "not an instantiation the runtime has"
+    lines = [s.strip() for s in compile_check.ptx("reduce.cu", name).splitlines()]
+    run = longest = 0
+    for s in lines:
+        if s.startswith(vector_load):
+            run += 1
+            longest = max(longest, run)
+        elif s.startswith(("add.rn.f", "add.f", "setp.", "cvt.f32.")):
+            run = 0
+    assert longest >= 4, (name, longest)
