@@ -62,11 +62,13 @@ synchronisation their (unwritten) flags read as errors; the runs here stay below
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
 
 import strided
+from strided import _storage
 from strided.cuda import _backend
 
 DEVICE = "cuda-emulated"
@@ -90,9 +92,24 @@ def _stub_the_device():
         turn[0] = (turn[0] + 1) % 60
         return base + (turn[0] << 20), arena
 
+    wrap = _storage.Storage._wrap
+
+    def storage(device, nbytes, zero):  # CupyBackend.storage's one frame, on the arena
+        if nbytes > 1 << 20:
+            raise ValueError("bench_cuda_host: only small tensors here")
+        turn[0] = (turn[0] + 1) % 60
+        ptr = base + (turn[0] << 20)
+        if zero and nbytes:
+            backend.memset(ptr, 0, nbytes)
+        return wrap(ptr, nbytes, arena, device)
+
     backend.launch = launch
     backend.gemm = launch
     backend.allocate = allocate
+    backend.storage = storage
+    # the core calls the maker registered when the backend was made (Note [A device's
+    # allocator] in strided/_storage.pyx): register the stub's instead
+    _storage.set_device_storage_maker(DEVICE, functools.partial(storage, DEVICE))
     _ARENA[:] = [arena]
     return launches
 

@@ -109,6 +109,7 @@ cdef class Storage:
 # =============================================================================================
 
 cdef object _device_allocator = None
+cdef dict _storage_makers = {}   # id(Device) -> make(nbytes, zero): Note [A device's allocator]
 cdef bint _device_seen = False   # has any storage on a device other than the CPU been made?
 cdef list _device_callbacks = []
 
@@ -139,14 +140,41 @@ def set_device_allocator(fn):
     _device_allocator = fn
 
 
+# Note [A device's allocator]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Every op's output on a CUDA device is a fresh Storage, so the path from here to the memory
+# pool runs at every op, an eager training step's 23 times. Through the registered allocator it
+# is a Python call of strided.cuda, which finds the device's backend and calls its allocator,
+# which calls CuPy's pool: the two Python frames in between cost about as much as the pool
+# itself. So once a device's backend exists it registers its own maker here, keyed by the
+# Device object (Devices are interned and never freed), and ``alloc_storage`` calls that
+# directly: one Python frame from the op's C code to the pool. The registered allocator
+# stays the path of a device's first storage (which creates the backend).
+
+
+def set_device_storage_maker(device, fn):
+    """``fn(nbytes, zero)`` returns a Storage on ``device`` (a Device), called directly by
+    ``alloc_storage`` for that device from now on (None: through the registered allocator
+    again); see Note [A device's allocator]."""
+    cdef Device d = as_device(device)
+    cdef Py_ssize_t key = <Py_ssize_t><void*>d
+    if fn is None:
+        _storage_makers.pop(key, None)
+    else:
+        _storage_makers[key] = fn
+
+
 cdef Storage alloc_storage(Py_ssize_t nbytes, Device device, bint zero):
     """A fresh storage of ``nbytes`` on ``device``: CPU memory here, device memory through the
-    allocator strided.cuda registered."""
+    device's maker or the allocator strided.cuda registered."""
     cdef Storage storage
     if device.is_cpu:
         storage = Storage.__new__(Storage)
         storage._allocate(nbytes, zero)
         return storage
+    make = _storage_makers.get(<Py_ssize_t><void*>device)
+    if make is not None:  # Note [A device's allocator]
+        return make(nbytes, zero)
     if _device_allocator is None:
         raise RuntimeError(f"allocating on {device} needs strided.cuda, which is not loaded")
     storage = _device_allocator(device, nbytes, zero)

@@ -838,6 +838,64 @@ def test_the_gpu_backend_launches_through_the_driver_with_packed_parameters():
                        a=np.int32(5).tobytes(), b=np.float64(2.5).tobytes(), extra=0)  # fmt: skip
 
 
+def test_device_storages_come_from_the_backend_in_one_call():
+    # Note [A device's allocator]: the emulated device's backend registered its maker, which
+    # zeroes when asked; without it the registered allocator serves, with the same results
+    from strided import _storage
+
+    dev = strided.device("cuda-emulated")
+    backend = _backend.backend_for(dev)
+    made = []
+
+    def maker(nbytes, zero):
+        made.append((nbytes, zero))
+        return backend.storage(dev, nbytes, zero)
+
+    _storage.set_device_storage_maker(dev, maker)
+    try:
+        z = strided.zeros((3, 5), dtype="int16", device=dev)
+        e = strided.empty(0, device=dev)
+        assert made == [(30, True), (0, False)]
+        assert z.device is dev and e.untyped_storage().nbytes == 0
+        np.testing.assert_array_equal(z.cpu(), np.zeros((3, 5), np.int16))
+        _storage.set_device_storage_maker(dev, None)
+        np.testing.assert_array_equal(strided.zeros(4, device=dev).cpu(), np.zeros(4))
+        assert len(made) == 2
+    finally:
+        _storage.set_device_storage_maker(dev, lambda n, zero: backend.storage(dev, n, zero))
+    np.testing.assert_array_equal(strided.ones(2, device=dev).cpu(), np.ones(2))
+
+
+def test_the_gpu_backend_allocates_on_its_own_device_and_zeroes_on_the_stream():
+    # CupyBackend.storage without a GPU: CuPy's pool as a stand-in; the device is switched
+    # only when another is current (Note [Switching to a backend's device])
+    import contextlib
+    import types
+
+    calls = []
+
+    @contextlib.contextmanager
+    def switch(index):
+        calls.append(("switch", index))
+        yield
+
+    gpu = object.__new__(_backend.CupyBackend)
+    gpu.index, current = 1, [1]
+    gpu.cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(Device=switch))
+    gpu._get_device = lambda: current[0]
+    gpu._alloc = lambda n: calls.append(("alloc", n)) or types.SimpleNamespace(ptr=4096 * n)
+    gpu._current_stream = lambda: types.SimpleNamespace(ptr=7)
+    gpu.runtime = types.SimpleNamespace(memsetAsync=lambda *args: calls.append(("memset", *args)))
+    dev = strided.device("cuda-emulated")  # only recorded on the Storage
+    s = gpu.storage(dev, 24, True)
+    assert (s.data_ptr(), s.nbytes, s.device) == (4096 * 24, 24, dev)
+    assert calls == [("alloc", 24), ("memset", 4096 * 24, 0, 24, 7)]
+    calls.clear()
+    current[0] = 0
+    gpu.storage(dev, 0, True)
+    assert calls == [("switch", 1), ("alloc", 1)]
+
+
 def test_the_gpu_backend_compiles_without_flushing_subnormals_and_caches_the_cubin(
     monkeypatch, tmp_path
 ):

@@ -130,7 +130,8 @@ def get_device_name(device=None):
 
 
 def _allocate(device, nbytes, zero):
-    """The allocator of CUDA storages (see Note [Device kinds] in _device.pyx)."""
+    """The allocator of CUDA storages (see Note [Device kinds] in _device.pyx): a device's
+    first; its backend then registers its own (Note [A device's allocator] in _storage.pyx)."""
     backend = _by_device.get(id(device)) or backend_for(device)  # backend_for's first step
     ptr, owner = backend.allocate(nbytes)
     if zero:

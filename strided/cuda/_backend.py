@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import threading
 
 import numpy as np
 
+from strided import _storage
 from strided.cuda import _params
 from strided.cuda._deferred import DeferredChecks
 
@@ -39,6 +41,7 @@ class CudaUnavailableError(RuntimeError):
     """A CUDA device was asked for on a machine (or install) that cannot provide it."""
 
 
+_wrap = _storage.Storage._wrap
 _lock = threading.Lock()
 _backends: dict = {}
 _by_device: dict = {}  # id(Device) -> backend: the per-op lookup, without building a key
@@ -61,6 +64,8 @@ def backend_for(device):
                     b = EmulatorBackend(device.index)
                 _backends[key] = b
     _by_device[id(device)] = b
+    # from now on the core allocates this device's storages through the backend directly
+    _storage.set_device_storage_maker(device, functools.partial(b.storage, device))
     return b
 
 
@@ -189,6 +194,10 @@ class CupyBackend:
         self.checks = DeferredChecks(self)
         self.runtime = cupy.cuda.runtime
         self._launch_kernel = cupy.cuda.driver.launchKernel
+        # the per-op calls, looked up once (Note [A device's allocator] in _storage.pyx)
+        self._current_stream = cupy.cuda.get_current_stream
+        self._get_device = self.runtime.getDevice
+        self._alloc = cupy.cuda.alloc
         self._cublas = None  # CuPy's binding of cuBLAS, imported by the first gemm
         self._counters = {}  # stream handle -> (address, owner): see counters()
         with cupy.cuda.Device(index):
@@ -203,8 +212,13 @@ class CupyBackend:
             "minor": props["minor"],
         }
 
+    def _current_stream(self):
+        # __init__ replaces this with CuPy's own function; a backend built without __init__ (a
+        # test's stand-in) keeps this method, which reads its ``cupy``
+        return self.cupy.cuda.get_current_stream()
+
     def _stream(self):
-        return self.cupy.cuda.get_current_stream().ptr
+        return self._current_stream().ptr
 
     def counters(self):
         """The address of ``COUNTERS`` uint32 counters, zero, for kernels on the current stream
@@ -237,6 +251,20 @@ class CupyBackend:
         with self._on_device():
             mem = self.cupy.cuda.alloc(max(nbytes, 1))
         return mem.ptr, mem
+
+    def storage(self, device, nbytes, zero):
+        """A Storage on ``device`` of ``nbytes`` from CuPy's pool (zeroed on the stream if
+        ``zero``): the core's allocator for this device, one Python frame from the op to the
+        pool (Note [A device's allocator] in _storage.pyx; the device switch of _on_device,
+        written out)."""
+        if self._get_device() == self.index:  # Note [Switching to a backend's device]
+            mem = self._alloc(nbytes if nbytes > 0 else 1)
+        else:
+            with self.cupy.cuda.Device(self.index):
+                mem = self._alloc(nbytes if nbytes > 0 else 1)
+        if zero and nbytes:
+            self.runtime.memsetAsync(mem.ptr, 0, nbytes, self._current_stream().ptr)
+        return _wrap(mem.ptr, nbytes, mem, device)
 
     def memset(self, ptr, value, nbytes):
         if nbytes:
@@ -284,8 +312,9 @@ class CupyBackend:
         buffer, params = _params.pack(args)
         g = (*grid, 1, 1)
         b = (*block, 1, 1)
+        stream = self._current_stream().ptr
         self._launch_kernel(
-            function.ptr, g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, self._stream(), params, 0
+            function.ptr, g[0], g[1], g[2], b[0], b[1], b[2], shared_mem, stream, params, 0
         )
         del buffer  # the driver has copied the parameters: their memory may go now
 
@@ -479,6 +508,13 @@ class EmulatorBackend:
     def allocate(self, nbytes):
         mem = self.emu.malloc(max(nbytes, 1))
         return mem.ptr, mem
+
+    def storage(self, device, nbytes, zero):
+        """As CupyBackend.storage: the core's allocator for the emulated device."""
+        mem = self.emu.malloc(nbytes if nbytes > 0 else 1)
+        if zero and nbytes:
+            ctypes.memset(mem.ptr, 0, nbytes)
+        return _wrap(mem.ptr, nbytes, mem, device)
 
     def memset(self, ptr, value, nbytes):
         if nbytes:
