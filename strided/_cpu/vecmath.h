@@ -869,17 +869,25 @@ STRIDED_VINLINE double strided_verf(double x) {
     return a >= 1.2 ? big : small;                    /* NaN: small, which is NaN */
 }
 
-/* erfc(x) in float64 with fused multiply-adds (Note [erf and erfc in float64 with fma]) */
-STRIDED_VINLINE double strided_verfc(double x) {
+/* erfc(a + al) for a >= 0 (Note [erf and erfc in float64 with fma]) before its last rounding:
+ * (qh + ql) (fh + fl) 2^(k - k1), the last factor in *two_kk; with with_al, m erfc(a + al) (m
+ * folded into 1 / (a + 2) as two doubles). al is a's own rounding error (gelu's a = |x| /
+ * sqrt 2 and m = x / 2, Note [gelu's lanes] in gelu.h); with_al is a constant, and erfc's 0
+ * leaves its instructions as they were. al goes in where a's first-order effect is carried:
+ * a^2's tail A_lo (+ 2 a al) and a + 2's (dl + al), so w, t and Q take it through wl and tl. */
+STRIDED_VINLINE void strided_erfc_parts(double a, double al, int with_al, double m, double* qh_,
+                                        double* ql_, double* fh_, double* fl_, double* two_kk) {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    double a = fabs(x);
     int64_t ab = (int64_t)strided_bits64(a);          /* a >= 0: the bits order as the values */
     ab = ab > 0x403b800000000000LL ? 0x403b800000000000LL : ab;                   /* 27.5 */
     double ac = strided_from_bits64((uint64_t)ab);
     double dh = ac + 2.0;
     double dl = ac - (dh - 2.0);                      /* a + 2 = dh + dl exactly */
+    dl = with_al ? dl + al : dl;
     double wh = 1.0 / dh;
     double wl = wh * (fma(-dh, wh, 1.0) - dl * wh);   /* 1 / (a + 2) = wh + wl */
+    double mwh = with_al ? m * wh : wh;
+    double mwl = with_al ? fma(m, wh, -mwh) + m * wl : wl;
     double w4 = 4.0 * wh;
     double th = 1.0 - w4;                             /* t = (a - 2) / (a + 2) = th + tl */
     double tl = ((1.0 - th) - w4) - 4.0 * wl;
@@ -932,6 +940,7 @@ STRIDED_VINLINE double strided_verfc(double x) {
     double ql = ((s2 - qh) + m3) + (sl + (fma(t3, u0, -m3) + (3.0 * tl) * (t2 * u0)));
     /* exp(-a^2) = 2^k (s + te) (as strided_erfc_big does) */
     double A = ac * ac, A_lo = fma(ac, ac, -A);
+    A_lo = with_al ? A_lo + 2.0 * ac * al : A_lo;
     double kt = fma(A, -1.44269504088896340736, 6755399441055744.0);   /* 1.5 * 2^52 + k */
     double k = kt - 6755399441055744.0;
     double r_hi = -A - k * ln2_hi;                    /* exact */
@@ -959,10 +968,20 @@ STRIDED_VINLINE double strided_verfc(double x) {
     int64_t kb = (int64_t)strided_bits64(kt);
     int64_t k1b = kb < 0x4337fffffffffc18LL ? 0x4337fffffffffc18LL : kb;        /* k1 = -1000 */
     double two_k1 = strided_from_bits64((uint64_t)(k1b + 1023 - 0x0008000000000000LL) << 52);
-    double two_kk = strided_from_bits64((uint64_t)(kb - k1b + 1023) << 52);
     double sh = s * two_k1, stl = te * two_k1;
-    double fh = sh * wh;
-    double fl = fma(sh, wh, -fh) + (sh * wl + stl * wh);
+    double fh = sh * mwh;
+    double fl = fma(sh, mwh, -fh) + (sh * mwl + stl * mwh);
+    *qh_ = qh;
+    *ql_ = ql;
+    *fh_ = fh;
+    *fl_ = fl;
+    *two_kk = strided_from_bits64((uint64_t)(kb - k1b + 1023) << 52);
+}
+
+/* erfc(x) in float64 with fused multiply-adds (Note [erf and erfc in float64 with fma]) */
+STRIDED_VINLINE double strided_verfc(double x) {
+    double qh, ql, fh, fl, two_kk;
+    strided_erfc_parts(fabs(x), 0.0, 0, 1.0, &qh, &ql, &fh, &fl, &two_kk);
     /* erfc(a) = Q F rounded once (then into the subnormals by 2^(k - k1)); erfc(-a) = 2 -
      * erfc(a), a second rounding: erfc(a)'s (< 1) is at most a quarter of the result's ulp */
     double e = fma(qh, fh, qh * fl + ql * fh);
@@ -971,13 +990,17 @@ STRIDED_VINLINE double strided_verfc(double x) {
 }
 #else
 #define STRIDED_ERF_PIECE(c0, c1, c2, c3) (p3 ? (c3) : (p2 ? (c2) : (p1 ? (c1) : (c0))))
-STRIDED_VINLINE double strided_erfc_big(double a) {
+/* erfc(a + al) for a >= 0.25 before its last rounding: (y0 + *y_lo) 2^*k_out; al and with_al
+ * as strided_erfc_parts has them (with_al 0 for erfc itself), al carried by A_lo and M's tail */
+STRIDED_VINLINE double strided_erfc_big_parts(double a, double al, int with_al, double* y_lo,
+                                              double* k_out) {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
     const double h0 = 0.5641895835477563, h0_lo = 7.66772980658294e-18;    /* 1 / sqrt(pi) */
     double ac = a < 0.25 ? 0.25 : (a > 27.5 ? 27.5 : a);
     /* exp(-a^2) = 2^k (s + t) */
     double A = ac * ac;
     double A_lo = -strided_residual(A, ac, ac);    /* a^2 - A, exact */
+    A_lo = with_al ? A_lo + 2.0 * ac * al : A_lo;
     double k = (A * -1.44269504088896340736 + 6755399441055744.0) - 6755399441055744.0;
     double r_hi = -A - k * ln2_hi;                 /* exact */
     double r_lo = k * ln2_lo + A_lo;
@@ -1056,9 +1079,22 @@ STRIDED_VINLINE double strided_erfc_big(double a) {
     double g_lo = -strided_residual(g_hi, v, h0) + (v * h0_lo + v_lo * h0 + v * (w * g));
     int tail = ac >= 4.0;
     double m_hi = tail ? g_hi : f_hi, m_lo = tail ? g_lo : f_lo;
+    /* M(a + al) = M + M' al: M' = 2 a M - 2 / sqrt(pi) below 4 (the piece's F'(m) is not
+     * M'(a)), and -(1/sqrt(pi) - 3/(2 sqrt(pi)) w) / a^2 of the series from 4 on (within 2%) */
+    double dm = tail ? -w * (h0 - 0.8462843753216345 * w)
+                     : 2.0 * ac * (m_hi + m_lo) - 1.1283791670955126;
+    m_lo = with_al ? m_lo + al * dm : m_lo;
     /* (s + t)(m_hi + m_lo), rounded once, then 2^k */
     double y0 = s * m_hi;
-    double y = y0 + ((-strided_residual(y0, s, m_hi) + t * m_hi) + (s + t) * m_lo);
+    *y_lo = (-strided_residual(y0, s, m_hi) + t * m_hi) + (s + t) * m_lo;
+    *k_out = k;
+    return y0;
+}
+
+STRIDED_VINLINE double strided_erfc_big(double a) {
+    double y_lo, k;
+    double y0 = strided_erfc_big_parts(a, 0.0, 0, &y_lo, &k);
+    double y = y0 + y_lo;
     double k1 = (k * 0.5 + 6755399441055744.0) - 6755399441055744.0;
     return (y * strided_pow2_of(k1)) * strided_pow2_of(k - k1);
 }

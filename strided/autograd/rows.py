@@ -121,9 +121,58 @@ def _getter(name, positional, vararg, keywords):
     return value
 
 
+def _caller(fn, getters):
+    """``call(node, grads)``: ``fn`` of its parameters' values, the common arities written out
+    (no list of arguments built and unpacked at each call: this runs once per node)."""
+    if len(getters) == 1:
+        (a,) = getters
+        return lambda node, grads: fn(a(node, grads))
+    if len(getters) == 2:
+        a, b = getters
+        return lambda node, grads: fn(a(node, grads), b(node, grads))
+    if len(getters) == 3:
+        a, b, c = getters
+        return lambda node, grads: fn(a(node, grads), b(node, grads), c(node, grads))
+    return lambda node, grads: fn(*[get(node, grads) for get in getters])
+
+
 def _parameters(fn):
     code = fn.__code__
     return code.co_varnames[: code.co_argcount]
+
+
+def _formula(steps):
+    """A row's ``formula(node, *grads)`` from its steps (target position, fn, getters)."""
+    if steps and all(type(i) is int for i, _, _ in steps):
+        calls = tuple((i, _caller(fn, getters)) for i, fn, getters in steps)
+
+        def formula(node, *grads):  # one gradient per formula: most rows
+            needs = node.needs
+            out = [None] * len(needs)
+            n = len(out)
+            for i, call in calls:
+                if i < n and needs[i]:
+                    out[i] = call(node, grads)
+            return tuple(out)
+
+        return formula
+
+    def formula(node, *grads):
+        if steps and steps[0][0] is None:  # one formula for all the tensors of *arrays
+            _, fn, getters = steps[0]
+            return tuple(fn(*[get(node, grads) for get in getters]))
+        out = [None] * len(node.needs)
+        needs = node.needs
+        for i, fn, getters in steps:
+            if type(i) is tuple:  # a joint formula: one gradient per input it names
+                if any(needs[j] for j in i):
+                    for j, g in zip(i, fn(*[get(node, grads) for get in getters]), strict=True):
+                        out[j] = g if needs[j] else None
+            elif i < len(out) and needs[i]:
+                out[i] = fn(*[get(node, grads) for get in getters])
+        return tuple(out)
+
+    return formula
 
 
 def row(signature, *, outputs=None, prepare=None, **formulas):
@@ -146,21 +195,7 @@ def row(signature, *, outputs=None, prepare=None, **formulas):
             where = names.index(target)
         steps.append((where, fn, getters))
 
-    def formula(node, *grads):
-        if steps and steps[0][0] is None:  # one formula for all the tensors of *arrays
-            _, fn, getters = steps[0]
-            return tuple(fn(*[get(node, grads) for get in getters]))
-        out = [None] * len(node.needs)
-        needs = node.needs
-        for i, fn, getters in steps:
-            if type(i) is tuple:  # a joint formula: one gradient per input it names
-                if any(needs[j] for j in i):
-                    for j, g in zip(i, fn(*[get(node, grads) for get in getters]), strict=True):
-                        out[j] = g if needs[j] else None
-            elif i < len(out) and needs[i]:
-                out[i] = fn(*[get(node, grads) for get in getters])
-        return tuple(out)
-
+    formula = _formula(steps)
     formula.__qualname__ = f"{op}_backward"
     signature_parts = (names, vararg, keywords)
     return Derivative(

@@ -36,9 +36,9 @@ def gelu(x, approximate="none"):
     """Gaussian error linear unit ``x * Phi(x)``, Phi the standard normal CDF.
 
     ``approximate="none"`` is the exact form, ``Phi(x) = (1 + erf(x / sqrt 2)) / 2`` (on the CPU
-    in float32 within a few ulp of it: Note [gelu's lanes] in strided/_cpu/gelu.h); ``"tanh"``
-    is the cheaper approximation of the GPT-2 code, ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
-    x^3)))``, as in PyTorch.
+    in float64 within 1 ulp of gelu, in float32 within a few ulp of it: Note [gelu's lanes] in
+    strided/_cpu/gelu.h); ``"tanh"`` is the cheaper approximation of the GPT-2 code, ``0.5 x (1
+    + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, as in PyTorch.
 
     Examples
     --------
