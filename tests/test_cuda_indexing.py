@@ -140,6 +140,31 @@ def test_gathers_match_the_cpu(device, layout, dtype, rng):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("limit", [1024, 1])
+def test_kept_launch_plans_serve_new_addresses_and_layouts(device, limit, rng, monkeypatch):
+    # Note [Kept plans of the index launches]: the same gather and scatter-add repeated on new
+    # tensors of one shape reuse their plans; another layout of that shape, an empty one, or a
+    # full table (limit 1: emptied at every new plan) gets its own, with the CPU's answers
+    from strided.cuda import _index
+
+    monkeypatch.setattr(_index, "_LOOP_PLANS", {})
+    monkeypatch.setattr(_index, "_LOOP_PLAN_LIMIT", limit)
+    for layout in ("contiguous", "transposed", "negative-stride", "contiguous", "empty"):
+        x, a = make_layout(layout, rng.standard_normal((6, 5)), rng)
+        idx = rng.integers(-5, 5, (6, 3)) if a.size else np.zeros(a.shape, np.int64)
+        i = on(device, strided.asarray(idx))
+        got = strided.gather(on(device, x), 1, i)
+        np.testing.assert_array_equal(got.cpu(), np.take_along_axis(a, idx % 5, 1))
+        src = rng.standard_normal(idx.shape)
+        target = on(device, strided.zeros(a.shape))
+        strided.scatter_add(target, 1, i, on(device, strided.asarray(src)), inplace=True)
+        expected = np.zeros(a.shape)
+        np.add.at(expected, (np.arange(a.shape[0])[:, None], idx % 5), src)
+        np.testing.assert_allclose(target.cpu(), expected, rtol=1e-12)
+        assert len(_index._LOOP_PLANS) <= limit
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("layout,dtype", list(_cases()))
 def test_scatters_match_the_cpu(device, layout, dtype, rng, thread_order):
     x = _layout(layout, dtype, rng)

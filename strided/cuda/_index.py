@@ -157,16 +157,40 @@ def _row_major_loop(shape, strides):
     return _iter.loop_dims(shape, strides)
 
 
+# Note [Kept plans of the index launches]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A gather or scatter is two to three launches over the same loop, and a training step makes
+# the same ones at every step (cross-entropy's pick of the target's column, and its backward's
+# scatter). What ``_launch_loop`` works out before a launch depends on the loop's shape, the
+# operands' byte strides and item sizes and the kernel's template, never on the addresses: the
+# coalesced loop, whether it counts in 32 bits, the compiled function, the element count. So
+# that answer is kept under exactly those inputs (and the backend), as the eager matmul keeps
+# its cuBLAS calls (Note [Planned cuBLAS calls in eager mode] in _linalg.py), and a launch
+# with a kept plan only packs this call's addresses. ``_LOOP_PLANS`` is emptied when it holds
+# _LOOP_PLAN_LIMIT plans, so that shapes that change at every call do not grow it.
+_LOOP_PLANS: dict = {}
+_LOOP_PLAN_LIMIT = 1024
+
+
 def _launch_loop(backend, key, template, shape, strides, data, itemsizes, extra=()):
-    """Launch ``template.format(index=...)`` over a row-major loop (see _row_major_loop)."""
-    n = math.prod(shape)
-    if n == 0:
-        return
-    loop_shape, loop_strides = _row_major_loop(shape, strides)
-    idx32 = _launch.use_int32(loop_shape, loop_strides, itemsizes)
-    fn = _function(backend, key, template.format(index="int32_t" if idx32 else "int64_t"))
+    """Launch ``template.format(index=...)`` over a row-major loop (see _row_major_loop), by
+    a kept plan where there is one (Note [Kept plans of the index launches])."""
+    plan_key = (id(backend), key, template, tuple(shape), tuple(itemsizes), *map(tuple, strides))
+    plan = _LOOP_PLANS.get(plan_key)
+    if plan is None:
+        n = math.prod(shape)
+        if n == 0:
+            return
+        loop_shape, loop_strides = _row_major_loop(shape, strides)
+        idx32 = _launch.use_int32(loop_shape, loop_strides, itemsizes)
+        fn = _function(backend, key, template.format(index="int32_t" if idx32 else "int64_t"))
+        plan = (n, loop_shape, loop_strides, fn, np.int32(n) if idx32 else np.int64(n))
+        if len(_LOOP_PLANS) >= _LOOP_PLAN_LIMIT:
+            _LOOP_PLANS.clear()
+        _LOOP_PLANS[plan_key] = plan
+    n, loop_shape, loop_strides, fn, count = plan
     g = _params.geometry_bytes(loop_shape, loop_strides, data, None, _launch.MAX_DIMS)
-    _launch.launch_1d(backend, fn, n, (g, np.int32(n) if idx32 else np.int64(n), *extra), 1)
+    _launch.launch_1d(backend, fn, n, (g, count, *extra), 1)
 
 
 def _byte_strides(t):
