@@ -136,6 +136,11 @@ def cupy_usable():
 # alive here: cuBLAS reads them through their addresses)
 _GEMM_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 _GEMM_SCALARS = {d: (np.ones(1, d), np.zeros(1, d)) for d in _GEMM_PREFIX}
+# ... and their addresses, read once: ``array.ctypes`` builds an object at each access, which
+# cost more than a microsecond a read, two reads a cuBLAS call
+_GEMM_SCALAR_ADDRESSES = {
+    d: (one.ctypes.data, zero.ctypes.data) for d, (one, zero) in _GEMM_SCALARS.items()
+}
 # The half types go through cublasGemmStridedBatchedEx: each one's cudaDataType (a name in
 # CuPy's runtime module) for A, B and C; see Note [cuBLAS for half matrices]
 _GEMM_EX_TYPES = {"float16": "CUDA_R_16F", "bfloat16": "CUDA_R_16BF"}
@@ -332,7 +337,7 @@ class CupyBackend:
         cublas = self._cublas
         half = _GEMM_EX_TYPES.get(dtype)
         # host memory: alpha and beta are read at the call (float32 for a half product)
-        one, zero = _GEMM_SCALARS["float32" if half else dtype]
+        one, zero = _GEMM_SCALAR_ADDRESSES["float32" if half else dtype]
         ops = {"N": cublas.CUBLAS_OP_N, "T": cublas.CUBLAS_OP_T}
         with self._on_device():
             handle = self.cupy.cuda.device.get_cublas_handle()
@@ -341,8 +346,8 @@ class CupyBackend:
                 cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
             if half is None:
                 getattr(cublas, _GEMM_PREFIX[dtype] + "gemmStridedBatched")(
-                    handle, ops[transa], ops[transb], m, n, k, one.ctypes.data,
-                    a, lda, sa, b, ldb, sb, zero.ctypes.data, c, ldc, sc, count,
+                    handle, ops[transa], ops[transb], m, n, k, one,
+                    a, lda, sa, b, ldb, sb, zero, c, ldc, sc, count,
                 )  # fmt: skip
                 return
             # Note [cuBLAS for half matrices]: float32 sums, rounded once
@@ -353,8 +358,8 @@ class CupyBackend:
                 cublas.setMathMode(handle, exact)
             try:
                 cublas.gemmStridedBatchedEx(
-                    handle, ops[transa], ops[transb], m, n, k, one.ctypes.data,
-                    a, t, lda, sa, b, t, ldb, sb, zero.ctypes.data, c, t, ldc, sc, count,
+                    handle, ops[transa], ops[transb], m, n, k, one,
+                    a, t, lda, sa, b, t, ldb, sb, zero, c, t, ldc, sc, count,
                     cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT,
                 )  # fmt: skip
             finally:
