@@ -7,10 +7,15 @@ strided/cuda/kernels/elementwise.cu). Both loops must give the CPU's bits: here 
 runs at lengths around a vector's (0, 1, 7, 8, 9, 4096 + 3) on views that start at element 0
 (the vector loop and its tail) and at element 1 (the element loop), with Python scalars on
 either side and ``out=`` into a view that starts one element in. The CPU is the oracle (its
-own tests compare it with NumPy), and NumPy is checked too where it has the dtype.
+own tests compare it with NumPy), and NumPy is checked too where it has the dtype. A strided
+binary op with one input transposed against the output goes through a shared tile (Note [A
+binary op with a transposed input through a shared tile]): every dtype, either input, scalars,
+broadcasts, ``out=`` and the edges of the tiles, against the CPU's bits too.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -178,3 +183,71 @@ def test_the_contiguous_kernels_load_16_byte_vectors_for_sm90(name, vector_load)
     assert vector_load in ptx
     if "half_op" in name and "half_t," in name:
         assert "cvt.f32.f16" in ptx and "cvt.rn.f16.f32" in ptx
+
+
+# (rows, columns) of ``a``: whole tiles and edges of them; the last has a side under half a
+# tile, which keeps the element loop
+TILE_SHAPES = ((50, 37), (33, 64), (16, 300), (100, 17), (8, 40))
+
+
+def _matrix(shape, dtype, rng):
+    return _view(shape[0] * shape[1], 0, dtype, rng).reshape(shape)
+
+
+def _same_with_warnings(f, dargs, cargs, **kwargs):
+    """``f`` on the device's and the CPU's arguments: the same bits, the same warnings (a
+    device's, when the host next waits for it: Note [Flags from the GPU])."""
+    with warnings.catch_warnings(record=True) as w_dev:
+        warnings.simplefilter("always")
+        got = f(*dargs, **{k: v for k, v in kwargs.items() if k != "cpu_out"}).cpu()
+    with warnings.catch_warnings(record=True) as w_cpu:
+        warnings.simplefilter("always")
+        want = f(*cargs, **({"out": kwargs["cpu_out"]} if "cpu_out" in kwargs else {}))
+    assert_same_bits(got, want)
+    assert [type(w.message) for w in w_dev] == [type(w.message) for w in w_cpu]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_binary_op_with_a_transposed_input_gives_the_cpus_bits(device, dtype, rng):
+    """Note [A binary op with a transposed input through a shared tile]: ``a + b.T`` and its
+    kin, the transposed input first or second (``out=`` in ``a``'s layout puts the loop in
+    it), reversed, against a scalar or a broadcast row, a comparison (a 1-byte result), an
+    integer floor division by zero (the flag), and ``x + x.T`` into ``x`` (an overlap); the
+    tiled kernel runs where both sides are at least 16 long and b's rows 32 bytes or more."""
+    ops = [strided.add, strided.less]
+    if dtype != "bool":
+        ops.append(strided.subtract)
+    if dtype[0] in "iu":
+        ops.append(strided.floor_divide)
+    scalar = True if dtype == "bool" else (3 if dtype[0] in "iu" else 2.5)
+    for n0, n1 in TILE_SHAPES:
+        a, b = _matrix((n0, n1), dtype, rng), _matrix((n1, n0), dtype, rng)
+        row = _matrix((1, n1), dtype, rng)
+        da, db, drow = on(device, a), on(device, b), on(device, row)
+        pairs = [
+            ((da, db.T), (a, b.T)),
+            ((db.T, da), (b.T, a)),
+            ((db[::-1].T, da), (b[::-1].T, a)),
+            ((db.T, drow), (b.T, row)),
+            ((scalar, db.T), (scalar, b.T)),
+        ]
+        with strided.cuda.trace_launches() as launches:
+            strided.add(da, db.T)
+        tiled = any("strided_binary_tiled<" in str(k) for k, *_ in launches)
+        # b.T's columns are b's rows apart: a 32-byte segment at least, or the loop is
+        # nearly coalesced already
+        assert tiled == (min(n0, n1) >= 16 and n0 * a.itemsize >= 32), (n0, n1, launches)
+        for op in ops:
+            for dargs, cargs in pairs:
+                _same_with_warnings(op, dargs, cargs)
+                want = op(*cargs)
+                out = on(device, strided.zeros((n0, n1), dtype=want.dtype))
+                cpu_out = strided.zeros((n0, n1), dtype=want.dtype)
+                _same_with_warnings(op, dargs[::-1], cargs[::-1], out=out, cpu_out=cpu_out)
+                _same_with_warnings(op, dargs, cargs, out=out, cpu_out=cpu_out)
+    x = _matrix((40, 40), dtype, rng)
+    dx = on(device, x)
+    strided.add(dx, dx.T, out=dx)
+    strided.add(x, x.T, out=x)
+    assert_same_bits(dx, x)

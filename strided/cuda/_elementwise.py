@@ -113,6 +113,17 @@ def _instantiations(family, name, half=False):
     return names
 
 
+def _tiled_instantiations(name, half=False):
+    """The binary op's loops through a shared tile (Note [A binary op with a transposed input
+    through a shared tile] in kernels/elementwise.cu): a module of their own, compiled when a
+    loop first needs one."""
+    return [
+        n.replace("strided_binary<", "strided_binary_tiled<").replace(", false>", ">")
+        for n in _instantiations("binary", name, half)
+        if n.endswith(", false>")
+    ]
+
+
 def _where_instantiations():
     return [f"strided_where<{_launch.C_TYPES[d]}, {i}, {c}>" for d in _ALL for i, c in _variants()]
 
@@ -126,6 +137,11 @@ def all_modules():
             half = _instantiations(family, n, half=True)
             if half:
                 mods.append(((family, n, "half"), "elementwise.cu", half))
+            if family == "binary":
+                mods.append((("binary_tiled", n), "elementwise.cu", _tiled_instantiations(n)))
+                if half:
+                    tiled_half = _tiled_instantiations(n, half=True)
+                    mods.append((("binary_tiled", n, "half"), "elementwise.cu", tiled_half))
     mods.append((("where",), "elementwise.cu", _where_instantiations()))
     return mods
 
@@ -162,6 +178,7 @@ class _Launch:
         "flags",
         "functions",
         "contiguous_per_block",
+        "tiles",
     )
 
     def __init__(self, family, kernel, module_key, instantiations, widest, flags=False):
@@ -170,24 +187,39 @@ class _Launch:
         self.module_key = module_key
         self.instantiations = instantiations  # () -> every name expression of the module
         self.flags = flags  # needs a flag slot: Note [Flags from the GPU]
-        # (id of the device, 32-bit index, contiguous) -> (backend, function)
+        # (id of the device, 32-bit index, loop kind) -> (backend, function); the kind is 1
+        # for a contiguous loop, 0 for a strided one, TILED for one through a shared tile
         self.functions = {}
+        # a binary op's 2-D loops with an input transposed against the output go through a
+        # shared tile (Note [A binary op with a transposed input through a shared tile] in
+        # kernels/elementwise.cu; ``launch_elementwise`` in _params.pyx picks them)
+        self.tiles = family == "binary"
         # a contiguous loop's elements per block: a thread takes max(UNROLL, vector width)
         # (Note [Vector loads in the contiguous elementwise loops] in kernels/elementwise.cu)
         self.contiguous_per_block = _launch.BLOCK * max(_launch.UNROLL, vector_width(widest))
 
-    def function(self, device, idx32, contig):
-        """(backend, compiled function) for the loop's index width and contiguity on
-        ``device``, compiled on first use (Note [The CUDA launch], step 3)."""
+    def function(self, device, idx32, kind):
+        """(backend, compiled function) for the loop's index width and kind (contiguous,
+        strided, TILED) on ``device``, compiled on first use (Note [The CUDA launch], step 3)."""
         backend = backend_for(device)
-        fname = (
-            f"strided_{self.family}<{self.kernel}, "
-            f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
-        )
-        fn = _launch.get_function(
-            backend, self.module_key, "elementwise.cu", self.instantiations, fname
-        )
-        entry = self.functions[(id(device), idx32, contig)] = (backend, fn)
+        index = "int32_t" if idx32 else "int64_t"
+        if kind == TILED:
+            fname = f"strided_binary_tiled<{self.kernel}, {index}>"
+            name, half = self.module_key[1], self.module_key[-1] == "half"
+            module = ("binary_tiled", *self.module_key[1:])
+            fn = _launch.get_function(
+                backend,
+                module,
+                "elementwise.cu",
+                lambda: _tiled_instantiations(name, half),
+                fname,
+            )
+        else:
+            fname = f"strided_{self.family}<{self.kernel}, {index}, {'true' if kind else 'false'}>"
+            fn = _launch.get_function(
+                backend, self.module_key, "elementwise.cu", self.instantiations, fname
+            )
+        entry = self.functions[(id(device), idx32, kind)] = (backend, fn)
         return entry
 
 
@@ -199,6 +231,7 @@ def vector_width(widest):
 
 
 _PER_BLOCK = _launch.BLOCK * _launch.UNROLL
+TILED = _params.TILED  # a loop kind: through a shared tile
 _BLOCK = (_launch.BLOCK,)
 
 

@@ -204,6 +204,32 @@ def geometry_bytes(shape, strides, data, scalars, int max_dims):
     return buf
 
 
+# A loop kind of ``launch_elementwise`` beside 1 (contiguous) and 0 (strided): a binary loop
+# through a shared tile, kernels/elementwise.cu's strided_binary_tiled
+TILED = 2
+cdef enum:
+    TILE_SIDE = 16  # both sides at least half a tile: a shorter one leaves most of a block idle
+    SEGMENT = 32    # bytes the GPU moves for one scattered load
+
+
+cdef int _tiled_input(ElementwisePlan plan) noexcept:
+    """The input (1 or 2) of a binary loop to read through a shared tile, 0 for none: a 2-D
+    loop where the output steps one element along dim 0 and that input, in memory, one element
+    along dim 1 and a segment or more along dim 0 (Note [A binary op with a transposed input
+    through a shared tile] in kernels/elementwise.cu)."""
+    cdef int k
+    if (plan.loop.ndim != 2 or plan.loop.noperands != 3 or plan.loop.shape[0] < TILE_SIDE
+            or plan.loop.shape[1] < TILE_SIDE
+            or plan.loop.stride_bytes[0][0] != plan.out_dtype.itemsize):
+        return 0
+    for k in range(1, 3):
+        if (plan.loop.data[k] != <char*>&plan._scalars[k - 1]
+                and plan.loop.stride_bytes[1][k] == plan.dtype.itemsize
+                and _absval(plan.loop.stride_bytes[0][k]) >= SEGMENT):
+            return k
+    return 0
+
+
 def launch_elementwise(int max_dims, Py_ssize_t per_block, tuple block, launch,
                        ElementwisePlan plan, tuple extra=()):
     """Launch ``plan``'s loop with the function ``launch`` (an ``_elementwise._Launch``) keeps
@@ -216,13 +242,20 @@ def launch_elementwise(int max_dims, Py_ssize_t per_block, tuple block, launch,
     if numel == 0:
         return
     device = plan.out.device
+    cdef int kind = 1 if contig else 0
+    cdef int32_t tiled = 0
+    if not contig and launch.tiles:
+        tiled = _tiled_input(plan)
+        if tiled:
+            kind = TILED
+            extra = extra + ((<char*>&tiled)[:4],)  # the kernel's ``int s``
     # Device objects are canonical (one per name, never freed): the address names one, and
     # hashes faster than the Device, whose hash is its name's
-    entry = launch.functions.get((<Py_ssize_t><void*>device, idx32, contig))
+    entry = launch.functions.get((<Py_ssize_t><void*>device, idx32, kind))
     if entry is None:
-        entry = launch.function(device, idx32, contig)
+        entry = launch.function(device, idx32, kind)
     backend, fn = entry
-    pb = launch.contiguous_per_block if contig else per_block
+    pb = launch.contiguous_per_block if contig else per_block  # a tile is a strided block's work
     blocks = (numel + pb - 1) // pb  # launch_1d's grid
     if blocks > 2147483647:
         blocks = 2147483647

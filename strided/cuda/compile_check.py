@@ -6,7 +6,7 @@ for its resource report, and fails when a kernel does not compile or spills regi
 memory. NVRTC needs no GPU and no driver, so CI runs this on machines without one (see
 Note [The CUDA launch] in _launch.py: the list of instantiations is the one the runtime uses).
 
-The whole check is ~9300 compiles (4642 instantiations, two archs), ~25 CPU-minutes: the test
+The whole check is ~11200 compiles (5622 instantiations, two archs), ~27 CPU-minutes: the test
 suite compiles for sm_90 alone (``--arch=sm_90``: the H100/H200 the project's GPU machines
 have), half of that; ``python -m strided.cuda.compile_check`` compiles for both.
 

@@ -266,6 +266,107 @@ __global__ void strided_binary(Geometry<3> g, index_t n, int* flag) {
     if (local_flag && flag) *flag = local_flag;
 }
 
+// Note [A binary op with a transposed input through a shared tile]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// ``a + b.T`` (a and b row-major) is a transpose inside an add: the output and ``a`` step one
+// element along one dim of the loop, ``b.T`` along the other. The element loop of
+// strided_binary gives consecutive threads consecutive outputs, so its reads of ``b.T`` are a
+// row apart, a 32-byte segment each for 4 useful bytes (float32): on an H200 the add of two
+// 1e4 x 1e4 float32 matrices took 773 us, 2.7x its 1.2 GB at the copy's bandwidth (CuPy 735,
+// PyTorch 752: the same loop). The transposing copy has the cure (Note [The transposing copy
+// through a shared tile] in copy.cu), and a binary loop takes it when it is 2-D, the output
+// steps one element along dim 0, an input in memory steps one element along dim 1 and at
+// least 32 bytes (a segment) along dim 0, and both sides are at least half a tile long
+// (``_tiled_input`` in strided/cuda/_params.pyx decides, on the host, and passes the input's
+// number ``s``). The block's 256 threads, as 32 x 8, read input s's 32 x 32 tile along its
+// rows (consecutive threads on consecutive addresses) into shared memory, then compute the
+// tile's outputs along the output's rows, taking input s from the tile and the other input (a
+// scalar, a broadcast, any strides) from memory, with the op's functor: the same bits as the
+// element loop. The tiles are a grid-stride loop, so the element loop's grid serves (a block's
+// 1024 elements are one tile). The kernel is a module of its own (``binary_tiled``), compiled
+// when a loop first needs it: as a branch of strided_binary it made the binary modules 60%
+// slower to compile (add, maximum, remainder for sm_90: 19.9 -> 31.8 s) and took a quarter of
+// the blocks of 7 of the 316 32-bit element loops (more registers: floor_divide, atan2,
+// maximum of float64, ...). Other strided loops (3-D and more, both inputs transposed, short
+// sides) keep the element loop.
+#define STRIDED_BINARY_TILE 32
+
+#define STRIDED_BINARY_PAD (STRIDED_BINARY_TILE + 1)  // a tile's column in 32 banks
+
+template <int S, typename Op, typename T, typename Out, typename index_t>
+__device__ __forceinline__ void binary_through_tile(const Geometry<3>& g, Op& op, int* local_flag,
+                                                    T* tile) {
+    constexpr int TILE = STRIDED_BINARY_TILE, PAD = STRIDED_BINARY_PAD;
+    constexpr int o = 3 - S;  // the other input
+    const int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
+    const index_t n0 = (index_t)g.sizes[0], n1 = (index_t)g.sizes[1];
+    const index_t tiles0 = (n0 + TILE - 1) / TILE, tiles = tiles0 * ((n1 + TILE - 1) / TILE);
+    const char* xs = reinterpret_cast<const char*>(g.data[S]);  // in memory, not a scalar
+    const index_t s0 = (index_t)g.strides[S][0], s1 = (index_t)g.strides[S][1];
+    const index_t o0 = (index_t)g.strides[o][0], o1 = (index_t)g.strides[o][1];
+    const index_t y1 = (index_t)g.strides[0][1];
+    // t is the same for every thread of the block, so each __syncthreads below is reached by all
+    for (index_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const index_t i0 = (t % tiles0) * TILE, j0 = (t / tiles0) * TILE;
+        // input S's tile, along its rows: consecutive threads on consecutive j
+        const index_t j = j0 + tx;
+        T vs[TILE / 8];
+#pragma unroll
+        for (int r = 0; r < TILE / 8; ++r) {  // four loads in flight
+            const index_t i = i0 + ty + 8 * r;
+            if (i < n0 && j < n1) vs[r] = *reinterpret_cast<const T*>(xs + i * s0 + j * s1);
+        }
+#pragma unroll
+        for (int r = 0; r < TILE / 8; ++r) {
+            const int k = ty + 8 * r;
+            if (i0 + k < n0 && j < n1) tile[k * PAD + tx] = vs[r];
+        }
+        __syncthreads();
+        // the outputs, along the output's rows: consecutive threads on consecutive i; the
+        // other input's four loads before any store (a store might alias them, so the
+        // compiler would not move a load above it)
+        const index_t i = i0 + tx;
+        T vo[TILE / 8];
+#pragma unroll
+        for (int r = 0; r < TILE / 8; ++r) {
+            const index_t jk = j0 + ty + 8 * r;
+            if (i < n0 && jk < n1) vo[r] = load_operand<T, 3, index_t>(g, o, i * o0 + jk * o1);
+        }
+#pragma unroll
+        for (int r = 0; r < TILE / 8; ++r) {
+            const int k = ty + 8 * r;
+            const index_t jk = j0 + k;
+            if (i < n0 && jk < n1) {
+                const T v = tile[tx * PAD + k];
+                *operand_ptr<Out, 3, index_t>(g, 0, i * (index_t)sizeof(Out) + jk * y1) =
+                    op_result<Out>(S == 1 ? op(v, vo[r], local_flag) : op(vo[r], v, local_flag));
+            }
+        }
+        __syncthreads();  // the tile is read before the next one is written
+    }
+}
+
+// strided_binary's loop through a shared tile, input ``s`` (1 or 2) transposed against the
+// output: Note [A binary op with a transposed input through a shared tile]. Blocks of 256, 8
+// to a multiprocessor for the types of 4 bytes or less with 32-bit indices (32 registers,
+// where ptxas chose 40 for float32: 6 blocks, a quarter fewer loads in flight); the wider
+// types hold as many bytes in flight with fewer blocks, and some of them and of the 64-bit
+// index loops (complex comparisons, int16 maximum) spill at 32 registers: ptxas chooses.
+template <typename Op, typename T, typename Out, typename index_t>
+__global__ void __launch_bounds__(8 * STRIDED_BINARY_TILE,
+                                  sizeof(T) <= 4 && sizeof(index_t) == 4 ? 8 : 1)
+    strided_binary_tiled(Geometry<3> g, index_t n, int* flag, int s) {
+    Op op;
+    int local_flag = 0;
+    alignas(16) __shared__ unsigned char tile[STRIDED_BINARY_TILE * STRIDED_BINARY_PAD * sizeof(T)];
+    T* t = reinterpret_cast<T*>(tile);
+    if (s == 1)
+        binary_through_tile<1, Op, T, Out, index_t>(g, op, &local_flag, t);
+    else
+        binary_through_tile<2, Op, T, Out, index_t>(g, op, &local_flag, t);
+    if (local_flag && flag) *flag = local_flag;  // as in strided_binary
+}
+
 // where(cond, a, b): operand 1 is the condition (bool bytes), 2 and 3 the values.
 template <typename T, typename index_t, bool CONTIG>
 __global__ void strided_where(Geometry<4> g, index_t n) {
