@@ -18,11 +18,16 @@
  *   0.43 ms (1e6 elements, 1 thread, the loop alone); this one takes 0.15, a copy 0.06.
  *   (PyTorch's float32 gelu does not call its erf, 2.5x slower than strided's, but oneDNN's
  *   kernel, a polynomial per interval: 0.22 ms, 0.34 with oneDNN switched off.) Error
- *   against float64, every 7th float32 of |x| < 8 (x86-64-v4; v2, without fused
- *   multiply-adds, in brackets): within 2.8 [3.5] ulp of gelu for x >= 0; for x < 0, where
- *   1/2 + x R cancels as 1 + erf does, within 4.1 [5.2] ulp of |x| / 2. The ops' form
- *   ``x * 0.5 * (1 + erf(x / sqrt 2))``: 1.7 and 2.9; PyTorch's (its oneDNN kernel): 5.1 and
- *   10.1, its own loop 9.8 and 9.9.
+ *   against float64 (x erfc(-x / sqrt 2) / 2, which does not cancel), every 7th and every 31st
+ *   float32 of |x| < 8 (x86-64-v4; v2, without fused multiply-adds, in brackets): within 2.8
+ *   [3.5] ulp of gelu for x >= 0; for x < 0, where 1/2 + x R cancels as 1 + erf does, within
+ *   4.6 [5.7] ulp of |x| / 2, and of gelu itself not at all (the fit's error is absolute: 1e8
+ *   ulp at x = -5.5). The ops' form ``x * 0.5 * (1 + erf(x / sqrt 2))``: 1.7 and 2.9;
+ *   PyTorch's (its oneDNN kernel): 5.1 and 10.1, its own loop 9.8 and 9.9. Within 2 ulp of
+ *   gelu itself needs exp(-x^2 / 2) G(|x|) for x < 0 (G a rational function, 1e-8 with degrees
+ *   5 and 6), and that was measured at 3x this loop's time in float lanes (0.52 ms at v4, and
+ *   5 ulp: the float Horner steps of G's numerator and denominator at |x| ~ 10), 4.5x in
+ *   double lanes (0.77 ms, 0.64 ulp): 2.5x-3.5x PyTorch's time, so not done.
  * * float64, erf form: within 1 ulp of gelu itself, through erfc rather than erf: x erfc(a) / 2
  *   for x < 0 and x - x erfc(a) / 2 for x >= 0, a = |x| / sqrt 2. The ops' form x/2 (1 +
  *   erf(x / sqrt 2)) cancels for x < 0, where erf's error is of 1, not of the result (3 ulp of
