@@ -111,6 +111,16 @@ def _families(rng):
             out += [m.mT.contiguous(), m[::-1, 1:40:2, 3:].mT.contiguous(), m[1].T.copy()]
         return out
 
+    def transposed_binaries(t):  # through a shared tile (Note [A binary op with a transposed
+        # input through a shared tile]): edge tiles, either input transposed, a scalar partner
+        if not t.numel():
+            return [t + t]
+        m = strided.concatenate([t.reshape(-1)] * (1 + 2 * 40 * 50 // t.numel()))
+        a, b = m[: 40 * 50].reshape(40, 50), m[40 * 50 : 2 * 40 * 50].reshape(50, 40)
+        out = strided.zeros(a.shape, dtype=a.dtype, device=a.device)
+        strided.multiply(b.T, a, out=out)  # the loop in out's layout: the first input tiled
+        return [a + b.T, b[::-1].T * a, strided.multiply(b.T, 2, out=out * 0), out]
+
     def gathers(t):
         if t.ndim < 2 or t.shape[0] == 0:
             return [t + 0]
@@ -225,6 +235,7 @@ def _families(rng):
             ],
         ),  # fmt: skip
         "copy and cast": ("fbc", copies),
+        "transposed binary ops": ("fbc", transposed_binaries),
         "reductions": ("fi", reductions),
         "long reductions": ("f", long_reductions),
         "long sorts (merge passes)": (
