@@ -335,7 +335,7 @@ def test_a_block_sums_in_the_order_its_note_gives(device, dtype, rng):
         ("sum", "float32", None, "ld.global.v4.f32"),
         ("sum", "float16", None, "ld.global.v4"),
         ("sum", "bfloat16", "float32", "ld.global.v4"),
-        ("argmax", "float32", None, "ld.global.v4.f32"),
+        ("max", "float32", None, "ld.global.v4.f32"),
         ("sum", "float64", None, "ld.global.v2.f64"),
     ],
 )

@@ -363,15 +363,22 @@ template <typename T> struct alignas(16) Vec16 { T v[16 / sizeof(T)]; };
 // into the accumulators one trip at a time would use. Each accumulator sees its elements in
 // the same order, so the sums keep their bits (tests/test_cuda_reduce.py replays the order);
 // only the loads move earlier. Trips left over that fill no batch run one at a time as
-// before. (The float64 and 16-byte types already loaded 4 or 8 vectors a trip.)
+// before. (The float64 and 16-byte types already loaded 4 or 8 vectors a trip.) argmax and
+// argmin keep one trip at a time: their 8 accumulators of (value, index) are 16 bytes each,
+// and loading four float32 vectors at once took them from 63 to 70 registers, 4 blocks a
+// multiprocessor to 3, where a row of 8192 costs more in the block's combination of those
+// pairs than in its loads (111 us on an H200 for 8192 rows: 2.4 TB/s).
 template <typename Op, typename T, typename index_t>
 __device__ __forceinline__ void accumulate_run(const T* p, index_t r0, index_t r1,
                                                typename Op::acc_t* acc) {
     const int U = STRIDED_REDUCE_UNROLL;
     constexpr int V = 16 / sizeof(T);
     constexpr int UV = U / V > 0 ? U / V : 1;  // vectors per thread per trip
-    // vectors loaded at once: whole trips, STRIDED_REDUCE_VECTORS at least
-    constexpr int W = STRIDED_REDUCE_VECTORS > UV ? STRIDED_REDUCE_VECTORS : UV;
+    // vectors loaded at once: whole trips, STRIDED_REDUCE_VECTORS at least (one trip for the
+    // 16-byte accumulators of argmax and argmin: see the Note)
+    constexpr int W = STRIDED_REDUCE_VECTORS > UV && sizeof(typename Op::acc_t) <= 8
+                          ? STRIDED_REDUCE_VECTORS
+                          : UV;
     static_assert(W % UV == 0, "a batch of whole trips");
     const index_t step = blockDim.x;
     const unsigned long long addr = (unsigned long long)(p + r0);
@@ -382,7 +389,7 @@ __device__ __forceinline__ void accumulate_run(const T* p, index_t r0, index_t r
     const Vec16<T>* pv = reinterpret_cast<const Vec16<T>*>(p + rv);
     const index_t nvec = (r1 - rv) / V;
     index_t k = threadIdx.x;
-    for (; k + (W - 1) * step < nvec; k += W * step) {  // W / UV trips, their loads first
+    for (; W > UV && k + (W - 1) * step < nvec; k += W * step) {  // W / UV trips, loads first
         Vec16<T> v[W];
 #pragma unroll
         for (int w = 0; w < W; ++w) v[w] = pv[k + w * step];
