@@ -1028,11 +1028,16 @@ def _kept_and_read_again(monkeypatch, where, fn, *args, **kwargs):
     from strided.cuda import _softmax
 
     kept = _softmax.kept_per_thread
+    # plans made afresh under each monkeypatch (Note [Kept plans of the softmax lines]), in a
+    # table of the test's own
+    monkeypatch.setattr(_softmax, "_PLANS", {})
     with strided.cuda.trace_launches() as launches:
         got = fn(*args, **kwargs).cpu()
     monkeypatch.setattr(_softmax, "kept_per_thread", lambda *a: 0)
+    _softmax._PLANS.clear()
     again = fn(*args, **kwargs).cpu()
     monkeypatch.setattr(_softmax, "kept_per_thread", kept)
+    _softmax._PLANS.clear()
     assert np.array_equal(np.asarray(got).view(np.uint8), np.asarray(again).view(np.uint8)), where
     return [n for n, *_ in launches]
 
@@ -1104,6 +1109,36 @@ def test_softmax_kernels_compile_for_sm90_without_spills_loading_a_kept_line_onc
         name = f"strided_softmax<float, false, int32_t, {K}>"
         ptx = compile_check.ptx("softmax.cu", name)
         assert ptx.count("ld.global.f32") == K, (name, ptx.count("ld.global.f32"))
+
+
+@pytest.mark.parametrize("limit", [1024, 1])
+def test_softmax_plans_serve_new_addresses_and_layouts(monkeypatch, limit, rng):
+    # Note [Kept plans of the softmax lines]: forward and backward repeated on new tensors of
+    # one shape, on other layouts of it and along the other dim, with a table of 1024 plans and
+    # of 1 (emptied at every new plan): the answers of plans made afresh
+    from strided.cuda import _softmax
+
+    monkeypatch.setattr(_softmax, "_PLANS", {})
+    monkeypatch.setattr(_softmax, "_PLAN_LIMIT", limit)
+    cases = [("contiguous", 1), ("transposed", 1), ("contiguous", 1), ("negative-stride", 0)]
+    for log in (False, True):
+        f = strided.log_softmax if log else strided.softmax
+        for layout, dim in cases * 2:
+            x, a = make_layout(layout, rng.standard_normal((6, 5)), rng)
+            g, b = make_layout(layout, rng.standard_normal((6, 5)), rng)
+            d = on("cuda-emulated", x)
+            got = f(d, dim=dim).cpu()
+            back = _softmax.softmax_backward(on("cuda-emulated", g), f(d, dim=dim), dim, log)
+            kept = dict(_softmax._PLANS)
+            _softmax._PLANS.clear()
+            want = f(d, dim=dim).cpu()
+            np.testing.assert_array_equal(got, want)
+            back_want = _softmax.softmax_backward(on("cuda-emulated", g), f(d, dim=dim), dim, log)
+            np.testing.assert_array_equal(back.cpu(), back_want.cpu())
+            e = np.exp(a - a.max(dim, keepdims=True))
+            ref = np.log(e / e.sum(dim, keepdims=True)) if log else e / e.sum(dim, keepdims=True)
+            np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+            assert len(kept) <= limit
 
 
 @pytest.mark.parametrize("device", DEVICES)

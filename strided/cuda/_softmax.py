@@ -33,6 +33,7 @@ the input with any strides, a fresh row-major output.
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 
@@ -99,11 +100,24 @@ def fusable(x, dims):
     return len(dims) == 1 and x.dtype.name in _DTYPES and x.numel() > 0
 
 
-def _lines(kind, x, axis, log, extra=()):
-    """Launch ``strided_softmax<kind>`` over the lines of ``x`` along ``axis``; the fresh
-    row-major result. The kernel's name ends in the line's K (Note [A softmax line read
-    once])."""
-    y = _core._empty(x.shape, x.dtype, x.device)
+# Note [Kept plans of the softmax lines]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Everything a softmax launch works out on the host (the lines' geometry, the index width, the
+# kernel's K and function, the grid) depends on the input's dtype, shape and strides, the dim
+# and the direction, never on the addresses, which are two fields of the geometry: x and y. A
+# classifier's log_softmax and its backward run with the same ones at every training step, so
+# the plan is kept under exactly those (and the backend): the geometry's bytes before and after
+# the two addresses, the function, the grid and the group's width; a launch with a kept plan
+# only writes its two addresses between them. ``_PLANS`` is emptied when it holds _PLAN_LIMIT.
+_PLANS: dict = {}
+_PLAN_LIMIT = 1024
+_X_AT = _launch.LINE_GEOMETRY.fields["x"][1]  # x, then y: the byte offsets of the addresses
+_ADDRESSES = struct.Struct("<QQ")
+assert _launch.LINE_GEOMETRY.fields["y"][1] == _X_AT + 8
+
+
+def _plan(backend, kind, x, axis, log, y):
+    """The kept launch of ``_lines`` (Note [Kept plans of the softmax lines])."""
     L = x.shape[axis]
     g, kdims, M = _launch.line_geometry(x, axis, y, L)
     index = "int32_t" if _launch.line_fits_int32(x, axis, y, kdims, M) else "int64_t"
@@ -111,12 +125,30 @@ def _lines(kind, x, axis, log, extra=()):
     dname = x.dtype.name
     K = kept_per_thread(dname, index, L, W, kind == "_backward")
     fname = f"strided_softmax{kind}<{_launch.C_TYPES[dname]}, {str(log).lower()}, {index}, {K}>"
-    backend = backend_for(x.device)
     fn = _launch.get_function(
         backend, ("softmax", dname), "softmax.cu", lambda: _names(dname), fname
     )
     blocks = min(math.ceil(M / (BLOCK // W)), 2**31 - 1)
-    backend.launch(fn, (blocks,), (BLOCK,), (g[()], *extra, np.int32(W)))
+    raw = g.tobytes()
+    return raw[:_X_AT], raw[_X_AT + 16 :], fn, (blocks,), np.int32(W)
+
+
+def _lines(kind, x, axis, log, extra=()):
+    """Launch ``strided_softmax<kind>`` over the lines of ``x`` along ``axis``; the fresh
+    row-major result. The kernel's name ends in the line's K (Note [A softmax line read
+    once]); the launch's plan is kept (Note [Kept plans of the softmax lines])."""
+    y = _core._empty(x.shape, x.dtype, x.device)
+    backend = backend_for(x.device)
+    key = (id(backend), kind, log, x.dtype, x.shape, x.stride(), axis)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan(backend, kind, x, axis, log, y)
+        if len(_PLANS) >= _PLAN_LIMIT:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    head, tail, fn, grid, width = plan
+    g = np.void(head + _ADDRESSES.pack(x.data_ptr(), y.data_ptr()) + tail)
+    backend.launch(fn, grid, (BLOCK,), (g, *extra, width))
     return y
 
 
