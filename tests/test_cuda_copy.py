@@ -121,3 +121,35 @@ def test_transposing_copy_of_empty_tensors(device):
             got = t.mT.contiguous()
         assert got.shape == shape[:-2] + shape[:-3:-1]
         assert list(launches) == []
+
+
+@pytest.mark.parametrize("limit", [1024, 1])
+def test_kept_fill_plans_serve_new_tensors_layouts_and_values(monkeypatch, limit, rng):
+    # Note [Kept plans of the fills]: fills repeated over new tensors, layouts and values give
+    # the CPU's bits; bytes are kept only for scalars that convert exactly
+    from devices import on
+    from layouts import make_layout
+
+    from strided.cuda import _copy
+
+    monkeypatch.setattr(_copy, "_FILL_PLANS", {})
+    monkeypatch.setattr(_copy, "_SCALAR_BYTES", {})
+    monkeypatch.setattr(_copy, "_FILL_PLAN_LIMIT", limit)
+    values = [1.5, -0.0, 0.0, 1.5, 0.1, 3, True, float("inf"), 1.5]
+    layouts = ("contiguous", "transposed", "stepped", "negative-stride", "0-d", "empty")
+    for dtype in ("float32", "float16", "int16"):
+        for layout in layouts:
+            for v in values:
+                if dtype == "int16" and not float(v).is_integer():
+                    continue
+                x, _ = make_layout(layout, rng.standard_normal((4, 3)).astype(dtype), rng)
+                d = on("cuda-emulated", x)
+                d.fill_(v)
+                x.fill_(v)
+                got, want = np.ascontiguousarray(d.cpu()), np.ascontiguousarray(x)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (dtype, layout, v)
+    kept = {(k[0].name, k[2]) for k in _copy._SCALAR_BYTES}
+    assert len(_copy._FILL_PLANS) <= limit and len(_copy._SCALAR_BYTES) <= limit
+    if limit > 1:
+        assert ("float32", "0.1") not in kept and ("float16", "0.1") not in kept
+        assert {("float32", "-0.0"), ("float16", "1.5"), ("int16", "3")} <= kept

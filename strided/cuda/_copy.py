@@ -233,29 +233,80 @@ def _scalar_bytes(dtype, value):
     return bytes(memoryview(cell).cast("B"))
 
 
+# Note [Kept plans of the fills]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``ones``, ``full`` and the seed of every ``backward()`` (a one-element 1) are fills, and a
+# training step makes the same ones at every step. Two things a fill works out on the host are
+# kept, as the index launches keep theirs (Note [Kept plans of the index launches] in
+# _index.py): the element's bytes for a Python scalar, under (dtype, the scalar's type, its
+# repr: -0.0 and 0.0 differ there; a NaN is one repr), made by the CPU's conversion once; and
+# the launch's loop, index width, function and count, under (backend, dtype, shape, strides),
+# with this call's address and bytes packed per launch. Bytes are kept only where they read
+# back as the scalar itself: a conversion that rounds, overflows or wraps (which may warn) is
+# made again at each call. Both tables are emptied at _FILL_PLAN_LIMIT entries.
+_SCALAR_BYTES: dict = {}
+_FILL_PLANS: dict = {}
+_FILL_PLAN_LIMIT = 1024
+
+
+def _keep(table, key, value):
+    """``table[key] = value``, the table emptied first when full (Note [Kept plans of the
+    fills])."""
+    if len(table) >= _FILL_PLAN_LIMIT:
+        table.clear()
+    table[key] = value
+    return value
+
+
+def _fill_bytes(dtype, value):
+    """``_scalar_bytes`` of a fill, kept for a Python scalar it converts exactly (Note [Kept
+    plans of the fills])."""
+    if type(value) not in (bool, int, float, complex):
+        return _scalar_bytes(dtype, value)
+    key = (dtype, type(value), repr(value))
+    raw = _SCALAR_BYTES.get(key)
+    if raw is None:
+        raw = _scalar_bytes(dtype, value)
+        if np.frombuffer(raw, dtype.numpy)[0].item() == value:  # compared as Python numbers
+            _keep(_SCALAR_BYTES, key, raw)
+    return raw
+
+
+def _fill_plan(backend, dst):
+    """(loop shape, its strides, function, count) of a fill of ``dst``'s layout."""
+    shape, strides = _loop(dst, dst.stride(), dst)
+    strides = [strides[0], [0] * len(shape)]
+    itemsizes = [dst.itemsize, dst.itemsize]
+    idx32 = _launch.use_int32(shape, strides, itemsizes)
+    contig = _launch.is_contiguous_loop(shape, strides, itemsizes, [1, 0])
+    fname = (
+        f"strided_fill<{_launch.C_TYPES[dst.dtype.name]}, "
+        f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
+    )
+    fn = _launch.get_function(backend, ("fill",), "copy.cu", _fill_instantiations, fname)
+    n = dst.numel()
+    return shape, strides, fn, np.int32(n) if idx32 else np.int64(n)
+
+
 def fill_(dst, value):
     """Set every element of a CUDA tensor to ``value``."""
     _cpu_copy.copy_checks(dst, dst, "fill_")
-    raw = _scalar_bytes(dst.dtype, value)
+    dtype = dst.dtype
+    raw = _fill_bytes(dtype, value)
     n = dst.numel()
     if n:
         backend = backend_for(dst.device)
         if dst.is_contiguous() and raw.count(raw[0]) == len(raw):
             backend.memset(dst.data_ptr(), raw[0], n * dst.itemsize)
         else:
-            shape, strides = _loop(dst, dst.stride(), dst)
-            strides = [strides[0], [0] * len(shape)]
+            key = (id(backend), dtype, dst.shape, dst.stride())
+            plan = _FILL_PLANS.get(key)
+            if plan is None:
+                plan = _keep(_FILL_PLANS, key, _fill_plan(backend, dst))
+            shape, strides, fn, count = plan
             data = [dst.data_ptr(), 0]
-            itemsizes = [dst.itemsize, dst.itemsize]
-            idx32 = _launch.use_int32(shape, strides, itemsizes)
-            contig = _launch.is_contiguous_loop(shape, strides, itemsizes, data)
-            fname = (
-                f"strided_fill<{_launch.C_TYPES[dst.dtype.name]}, "
-                f"{'int32_t' if idx32 else 'int64_t'}, {'true' if contig else 'false'}>"
-            )
-            fn = _launch.get_function(backend, ("fill",), "copy.cu", _fill_instantiations, fname)
             g = _params.geometry_bytes(shape, strides, data, [None, raw], _launch.MAX_DIMS)
-            _launch.launch_1d(backend, fn, n, (g, np.int32(n) if idx32 else np.int64(n)), unroll=1)
+            _launch.launch_1d(backend, fn, n, (g, count), unroll=1)
     dst._bump_version()
     return dst
 
