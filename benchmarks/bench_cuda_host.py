@@ -38,14 +38,17 @@ same-shape expand and gather's backward adding into its fresh zeros in place (no
 them), a device's storages made by its backend in one Python frame (Note [A device's
 allocator] in strided/_storage.pyx; this stub's ``storage`` is that frame, as on a GPU), the
 engine's loop and the rows' formulas doing less per node (Note [The engine's loop, per node]
-in strided/autograd/engine.py), and the index launches' plans kept (Note [Kept plans of the
-index launches] in strided/cuda/_index.py); range over the 5 processes in brackets:
+in strided/autograd/engine.py), and kept plans for the index launches, the softmax lines and
+the fills (Notes [Kept plans of the index launches] in strided/cuda/_index.py, [Kept plans of
+the softmax lines] in _softmax.py, [Kept plans of the fills] in _copy.py); range over the 5
+processes in brackets:
 
 | case | before | after |
 |---|---|---|
-| 1-element add | 1.91 us (1.90-1.95) | 1.74 us (1.73-1.77) |
-| matmul 64x784 @ 784x256 | 2.69 us (2.67-2.74) | 2.57 us (2.52-2.63) |
-| MLP 784-256-10 training step (eager) | 280 us (277-282) | 224 us (221-229) |
+| 1-element add | 1.86 us (1.82-1.89) | 1.74 us (1.71-2.68) |
+| matmul 64x784 @ 784x256 | 2.64 us (2.61-2.70) | 2.47 us (2.41-2.49) |
+| log_softmax over dim 1 of 64x10 (one run of main() each) | 8.0 us | 2.7 us |
+| MLP 784-256-10 training step (eager) | 268 us (263-269) | 188 us (186-189) |
 
 On a GPU the second round also drops, per allocation, the ``_on_device`` frame (23 a step),
 per launch the ``_stream`` frame (19), and per cuBLAS call two reads of ``array.ctypes``
