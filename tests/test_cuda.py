@@ -1025,12 +1025,12 @@ SOFTMAX_KEPT = [
 def _kept_and_read_again(monkeypatch, where, fn, *args, **kwargs):
     """The launches of ``fn(*args, **kwargs)`` (a softmax kernel), after checking that its
     result has the bits of the same call with every line read again (K = 0)."""
-    from strided.cuda import _softmax
+    from strided.cuda import _launch, _softmax
 
     kept = _softmax.kept_per_thread
     # plans made afresh under each monkeypatch (Note [Kept plans of the softmax lines]), in a
     # table of the test's own
-    monkeypatch.setattr(_softmax, "_PLANS", {})
+    monkeypatch.setattr(_softmax, "_PLANS", _launch.KeptPlans())
     with strided.cuda.trace_launches() as launches:
         got = fn(*args, **kwargs).cpu()
     monkeypatch.setattr(_softmax, "kept_per_thread", lambda *a: 0)
@@ -1116,10 +1116,9 @@ def test_softmax_plans_serve_new_addresses_and_layouts(monkeypatch, limit, rng):
     # Note [Kept plans of the softmax lines]: forward and backward repeated on new tensors of
     # one shape, on other layouts of it and along the other dim, with a table of 1024 plans and
     # of 1 (emptied at every new plan): the answers of plans made afresh
-    from strided.cuda import _softmax
+    from strided.cuda import _launch, _softmax
 
-    monkeypatch.setattr(_softmax, "_PLANS", {})
-    monkeypatch.setattr(_softmax, "_PLAN_LIMIT", limit)
+    monkeypatch.setattr(_softmax, "_PLANS", _launch.KeptPlans(limit))
     cases = [("contiguous", 1), ("transposed", 1), ("contiguous", 1), ("negative-stride", 0)]
     for log in (False, True):
         f = strided.log_softmax if log else strided.softmax

@@ -130,11 +130,10 @@ def test_kept_fill_plans_serve_new_tensors_layouts_and_values(monkeypatch, limit
     from devices import on
     from layouts import make_layout
 
-    from strided.cuda import _copy
+    from strided.cuda import _copy, _launch
 
-    monkeypatch.setattr(_copy, "_FILL_PLANS", {})
-    monkeypatch.setattr(_copy, "_SCALAR_BYTES", {})
-    monkeypatch.setattr(_copy, "_FILL_PLAN_LIMIT", limit)
+    monkeypatch.setattr(_copy, "_FILL_PLANS", _launch.KeptPlans(limit))
+    monkeypatch.setattr(_copy, "_SCALAR_BYTES", _launch.KeptPlans(limit))
     values = [1.5, -0.0, 0.0, 1.5, 0.1, 3, True, float("inf"), 1.5]
     layouts = ("contiguous", "transposed", "stepped", "negative-stride", "0-d", "empty")
     for dtype in ("float32", "float16", "int16"):

@@ -145,10 +145,9 @@ def test_kept_launch_plans_serve_new_addresses_and_layouts(device, limit, rng, m
     # Note [Kept plans of the index launches]: the same gather and scatter-add repeated on new
     # tensors of one shape reuse their plans; another layout of that shape, an empty one, or a
     # full table (limit 1: emptied at every new plan) gets its own, with the CPU's answers
-    from strided.cuda import _index
+    from strided.cuda import _index, _launch
 
-    monkeypatch.setattr(_index, "_LOOP_PLANS", {})
-    monkeypatch.setattr(_index, "_LOOP_PLAN_LIMIT", limit)
+    monkeypatch.setattr(_index, "_LOOP_PLANS", _launch.KeptPlans(limit))
     for layout in ("contiguous", "transposed", "negative-stride", "contiguous", "empty"):
         x, a = make_layout(layout, rng.standard_normal((6, 5)), rng)
         idx = rng.integers(-5, 5, (6, 3)) if a.size else np.zeros(a.shape, np.int64)

@@ -243,19 +243,9 @@ def _scalar_bytes(dtype, value):
 # the launch's loop, index width, function and count, under (backend, dtype, shape, strides),
 # with this call's address and bytes packed per launch. Bytes are kept only where they read
 # back as the scalar itself: a conversion that rounds, overflows or wraps (which may warn) is
-# made again at each call. Both tables are emptied at _FILL_PLAN_LIMIT entries.
-_SCALAR_BYTES: dict = {}
-_FILL_PLANS: dict = {}
-_FILL_PLAN_LIMIT = 1024
-
-
-def _keep(table, key, value):
-    """``table[key] = value``, the table emptied first when full (Note [Kept plans of the
-    fills])."""
-    if len(table) >= _FILL_PLAN_LIMIT:
-        table.clear()
-    table[key] = value
-    return value
+# made again at each call. Both are tables of Note [Kept launch plans] in _launch.py.
+_SCALAR_BYTES = _launch.KeptPlans()
+_FILL_PLANS = _launch.KeptPlans()
 
 
 def _fill_bytes(dtype, value):
@@ -268,7 +258,7 @@ def _fill_bytes(dtype, value):
     if raw is None:
         raw = _scalar_bytes(dtype, value)
         if np.frombuffer(raw, dtype.numpy)[0].item() == value:  # compared as Python numbers
-            _keep(_SCALAR_BYTES, key, raw)
+            _SCALAR_BYTES.keep(key, raw)
     return raw
 
 
@@ -302,7 +292,7 @@ def fill_(dst, value):
             key = (id(backend), dtype, dst.shape, dst.stride())
             plan = _FILL_PLANS.get(key)
             if plan is None:
-                plan = _keep(_FILL_PLANS, key, _fill_plan(backend, dst))
+                plan = _FILL_PLANS.keep(key, _fill_plan(backend, dst))
             shape, strides, fn, count = plan
             data = [dst.data_ptr(), 0]
             g = _params.geometry_bytes(shape, strides, data, [None, raw], _launch.MAX_DIMS)

@@ -166,10 +166,8 @@ def _row_major_loop(shape, strides):
 # coalesced loop, whether it counts in 32 bits, the compiled function, the element count. So
 # that answer is kept under exactly those inputs (and the backend), as the eager matmul keeps
 # its cuBLAS calls (Note [Planned cuBLAS calls in eager mode] in _linalg.py), and a launch
-# with a kept plan only packs this call's addresses. ``_LOOP_PLANS`` is emptied when it holds
-# _LOOP_PLAN_LIMIT plans, so that shapes that change at every call do not grow it.
-_LOOP_PLANS: dict = {}
-_LOOP_PLAN_LIMIT = 1024
+# with a kept plan only packs this call's addresses (Note [Kept launch plans] in _launch.py).
+_LOOP_PLANS = _launch.KeptPlans()
 
 
 def _launch_loop(backend, key, template, shape, strides, data, itemsizes, extra=()):
@@ -185,9 +183,7 @@ def _launch_loop(backend, key, template, shape, strides, data, itemsizes, extra=
         idx32 = _launch.use_int32(loop_shape, loop_strides, itemsizes)
         fn = _function(backend, key, template.format(index="int32_t" if idx32 else "int64_t"))
         plan = (n, loop_shape, loop_strides, fn, np.int32(n) if idx32 else np.int64(n))
-        if len(_LOOP_PLANS) >= _LOOP_PLAN_LIMIT:
-            _LOOP_PLANS.clear()
-        _LOOP_PLANS[plan_key] = plan
+        _LOOP_PLANS.keep(plan_key, plan)
     n, loop_shape, loop_strides, fn, count = plan
     g = _params.geometry_bytes(loop_shape, loop_strides, data, None, _launch.MAX_DIMS)
     _launch.launch_1d(backend, fn, n, (g, count, *extra), 1)

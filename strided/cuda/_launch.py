@@ -236,6 +236,32 @@ def line_geometry(x, axis, y, Lout):
 INT32_LOOP_LIMIT = 2**30
 
 
+# Note [Kept launch plans]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# What the host works out before a launch (the coalesced loop, the index width, the compiled
+# function, the grid, a geometry's bytes) depends on shapes, strides, dtypes and the op, never
+# on the addresses, and a training step launches the same ones at every step. So the eager
+# paths keep that answer under exactly those inputs and a later call only packs its addresses:
+# the matmul's cuBLAS calls (_linalg.py), the reductions (_reduce.py), the index launches
+# (_index.py), the softmax lines (_softmax.py) and the fills (_copy.py), each in a table of
+# this one kind. A table is emptied when it holds ``limit`` plans, so shapes that change at
+# every call do not grow it without bound. It is a dict (``get`` is the dict's own, from C);
+# ``keep`` is the only way in.
+class KeptPlans(dict):
+    """Launch plans by key, emptied when ``limit`` are kept (Note [Kept launch plans])."""
+
+    def __init__(self, limit=1024):
+        super().__init__()
+        self.limit = limit
+
+    def keep(self, key, plan):
+        """Keep ``plan`` under ``key`` (emptying a full table first); return ``plan``."""
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = plan
+        return plan
+
+
 def line_fits_int32(x, axis, y, kdims, M):
     """Whether every offset a line op computes (into x and the row-major y) fits in int32."""
     L, sx = x.shape[axis], x.stride()[axis] * x.itemsize

@@ -149,11 +149,10 @@ def _shapes(x1, x2, name="matmul"):
 # per call, and ``backend.gemm`` takes the current stream when it calls cuBLAS). Only the
 # plain case is kept: both dtypes the product's, a cuBLAS dtype, every dim within cuBLAS's
 # int, k > 0, a non-empty result, and no operand copied (a copy's address is a new tensor's,
-# not an offset from the input's). ``_GEMM_PLANS`` is emptied when it holds _PLAN_LIMIT plans
-# (shapes that change at every call do not grow it without bound).
+# not an offset from the input's). ``_GEMM_PLANS`` is a table of Note [Kept launch plans] in
+# _launch.py.
 
-_GEMM_PLANS: dict = {}
-_PLAN_LIMIT = 1024
+_GEMM_PLANS = _launch.KeptPlans()
 
 
 def _planned(plan, x1, x2, out):
@@ -185,15 +184,16 @@ def _keep_plan(key, x1, x2, c, dtype, rshape, calls, operands):
     p1, p2, pc = x1.data_ptr(), x2.data_ptr(), c.data_ptr()
     if a.data_ptr() != p1 or b.data_ptr() != p2:  # an operand was copied
         return
-    if len(_GEMM_PLANS) >= _PLAN_LIMIT:
-        _GEMM_PLANS.clear()
-    _GEMM_PLANS[key] = (
-        dtype,
-        c.shape,
-        rshape,
-        tuple(
-            (ob, oa, n, m, k, bp - p2, ldb, sb, ap - p1, lda, sa, cp - pc, ldc, sc, count)
-            for ob, oa, n, m, k, bp, ldb, sb, ap, lda, sa, cp, ldc, sc, count in calls
+    _GEMM_PLANS.keep(
+        key,
+        (
+            dtype,
+            c.shape,
+            rshape,
+            tuple(
+                (ob, oa, n, m, k, bp - p2, ldb, sb, ap - p1, lda, sa, cp - pc, ldc, sc, count)
+                for ob, oa, n, m, k, bp, ldb, sb, ap, lda, sa, cp, ldc, sc, count in calls
+            ),
         ),
     )
 

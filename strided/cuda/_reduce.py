@@ -143,8 +143,7 @@ def all_modules():
 # training step reduces the same shapes every iteration, and the decisions cost ~10x the launch
 # itself in Python, so they are made once per key and kept (``_ReducePlan``); a call then only
 # allocates, writes the two addresses into a copy of the struct's bytes and launches.
-_PLANS: dict = {}
-_PLANS_LIMIT = 1024  # distinct keys kept; beyond that the cache starts again (a sweep of shapes)
+_PLANS = _launch.KeptPlans()  # Note [Kept launch plans] in _launch.py
 _XY = _GEOMETRY.fields["x"][1]  # byte offset of the x, y addresses in the struct (adjacent)
 _NULL = np.uint64(0)
 
@@ -276,10 +275,7 @@ def reduce(name, x, dims, keepdims, acc):
     key = (name, x.dtype, acc, x.device, x.shape, x.stride(), tuple(dims), keepdims)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = _plan(name, x, dims, keepdims, acc)
-        if len(_PLANS) >= _PLANS_LIMIT:
-            _PLANS.clear()
-        _PLANS[key] = plan
+        plan = _PLANS.keep(key, _plan(name, x, dims, keepdims, acc))
     if plan.out_strides is None:
         y = _core._empty(plan.out_shape, plan.out_dtype, x.device)
     else:  # laid out like the input: see _kept_layout

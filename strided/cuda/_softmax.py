@@ -108,9 +108,8 @@ def fusable(x, dims):
 # classifier's log_softmax and its backward run with the same ones at every training step, so
 # the plan is kept under exactly those (and the backend): the geometry's bytes before and after
 # the two addresses, the function, the grid and the group's width; a launch with a kept plan
-# only writes its two addresses between them. ``_PLANS`` is emptied when it holds _PLAN_LIMIT.
-_PLANS: dict = {}
-_PLAN_LIMIT = 1024
+# only writes its two addresses between them (Note [Kept launch plans] in _launch.py).
+_PLANS = _launch.KeptPlans()
 _X_AT = _launch.LINE_GEOMETRY.fields["x"][1]  # x, then y: the byte offsets of the addresses
 _ADDRESSES = struct.Struct("<QQ")
 assert _launch.LINE_GEOMETRY.fields["y"][1] == _X_AT + 8
@@ -142,10 +141,7 @@ def _lines(kind, x, axis, log, extra=()):
     key = (id(backend), kind, log, x.dtype, x.shape, x.stride(), axis)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = _plan(backend, kind, x, axis, log, y)
-        if len(_PLANS) >= _PLAN_LIMIT:
-            _PLANS.clear()
-        _PLANS[key] = plan
+        plan = _PLANS.keep(key, _plan(backend, kind, x, axis, log, y))
     head, tail, fn, grid, width = plan
     g = np.void(head + _ADDRESSES.pack(x.data_ptr(), y.data_ptr()) + tail)
     backend.launch(fn, grid, (BLOCK,), (g, *extra, width))
