@@ -52,11 +52,20 @@ Integers and bool do not go through BLAS (it has no integer GEMM); they run ``ma
 which reads every operand through its strides, so it never copies for layout.
 """
 
+cimport openmp
 from cython.parallel cimport prange
 from libc.limits cimport INT_MAX
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
+from strided._cpu.bf16_gemm cimport (  # Note [bfloat16 matmul through vdpbf16ps]
+    STRIDED_HAVE_BF16_GEMM,
+    strided_bf16_gemm,
+    strided_bf16_gemm_args,
+    strided_bf16_gemm_bytes,
+    strided_bf16_ws_head,
+)
 from strided._cpu.cblas cimport (
     CBLAS_TRANSPOSE,
     CblasNoTrans,
@@ -84,6 +93,7 @@ from strided._core cimport (
 )
 from strided._dtype cimport (
     DType,
+    kBFloat16,
     kBool,
     kComplex64,
     kComplex128,
@@ -103,8 +113,12 @@ from strided._iter cimport (
     plan_set_operand,
     scalar_to_bytes,
 )
+from strided._loop_plan cimport loop1d_fn
 from strided._threads cimport num_threads
 
+import os
+
+from strided._cpu import cpu_dispatch as _cpu_dispatch
 from strided._cpu import half as _half  # Note [Half precision through float32]
 from strided._cpu.copy import contiguous_copy, copy_
 # OpenBLAS's thread set-up (Note [One pool of threads]); imported first so that it has run
@@ -160,6 +174,7 @@ cdef enum:
     KERNEL_CGEMM = 2
     KERNEL_ZGEMM = 3
     KERNEL_LOOP = 4     # matmul_loop, for integers and bool
+    KERNEL_BF16 = 5     # bf16_gemm.h, for bfloat16 (Note [bfloat16 matmul through vdpbf16ps])
 
 ctypedef struct GemmCtx:
     int kernel
@@ -460,18 +475,19 @@ cdef void gemm_batch_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
         b += strides[2]
 
 
-cdef void _run_batches(const LoopPlan* plan, GemmCtx* g, bint across_batch) noexcept nogil:
-    """Every product of the plan: one after another, or split across threads (see Note
-    [Threads: ours and OpenBLAS's])."""
+cdef void _run_batches(const LoopPlan* plan, loop1d_fn loop, void* g,
+                       bint across_batch) noexcept nogil:
+    """Every product of the plan, each by ``loop``: one after another, or split across
+    threads (see Note [Threads: ours and OpenBLAS's])."""
     cdef Py_ssize_t nbatch = plan.numel, chunk, nchunks, ch
     cdef int nthreads = num_threads()
     if not across_batch:
-        plan_run_range(plan, gemm_batch_loop, g, 0, nbatch)
+        plan_run_range(plan, loop, g, 0, nbatch)
         return
     nchunks = min(<Py_ssize_t>nthreads, nbatch)
     chunk = (nbatch + nchunks - 1) // nchunks
     for ch in prange(nchunks, num_threads=nthreads, schedule="static"):
-        plan_run_range(plan, gemm_batch_loop, g, ch * chunk, min(nbatch, (ch + 1) * chunk))
+        plan_run_range(plan, loop, g, ch * chunk, min(nbatch, (ch + 1) * chunk))
 
 
 # =============================================================================================
@@ -525,6 +541,8 @@ def last_matmul_plan():
     if not _last.valid:
         return None
     r = _last
+    if r.kernel == KERNEL_BF16:
+        return _bf16_plan_info(r)
     names = ("out", "x1", "x2")
     lds = ("ldc", "lda", "ldb")
     dot = r.kernel != KERNEL_LOOP and r.m == 1 and r.n == 1
@@ -572,6 +590,8 @@ cdef inline Py_ssize_t _stride_or_zero(TensorBase t, int d) noexcept:
 
 
 cdef int _kernel_for(DType dtype) noexcept:
+    if dtype.num == kBFloat16:  # only reached when _bf16_on (see _half_matmul)
+        return KERNEL_BF16
     if dtype.num == kFloat32:
         return KERNEL_SGEMM
     if dtype.num == kFloat64:
@@ -704,32 +724,32 @@ def addmm(TensorBase input, TensorBase mat1, TensorBase mat2, *, beta=1, alpha=1
 cdef object _half_matmul(TensorBase x1, TensorBase x2, TensorBase out, TensorBase c_in,
                          object alpha, object beta):
     """A product with a float16 or bfloat16 operand: SGEMM on float32 copies (exact), the
-    result rounded once to the promoted dtype (Note [Half precision through float32]). PyTorch
-    does the same on CPUs without native half GEMM; OpenBLAS's sbgemm (bfloat16 in, float32
-    out) pays off only with AVX-512 BF16, which this project's machines lack."""
+    result rounded once to the promoted dtype (Note [Half precision through float32]), as
+    PyTorch does on CPUs without native half GEMM; bfloat16 on a CPU with AVX512_BF16 runs
+    bf16_gemm.h instead (Note [bfloat16 matmul through vdpbf16ps])."""
     cdef str name = "matmul" if c_in is None else "addmm"
     cdef DType want = promote_types(x1.dtype, x2.dtype)
     cdef TensorBase result
     if c_in is not None:
         want = promote_types(want, c_in.dtype)
+    if want.num == kBFloat16 and _bf16_on:
+        return _matmul(name, "x1", "x2", x1, x2, out, c_in, alpha, beta)
     result = _matmul(name, "x1", "x2", _half.widen(x1), _half.widen(x2), None,
                      _half.widen(c_in), alpha, beta)
     if out is not None:
         check_out_c(name, out, result._ndim, result._sizes, want, cpu_device)
-        return _half.into(out, result)
-    return _half.narrow(result, want) if want.itemsize == 2 else result
+    if want.itemsize == 2:  # rounded to the result's dtype, then cast into out= (as NumPy)
+        result = _half.narrow(result, want)
+    return result if out is None else _half.into(out, result)
 
 
 cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, TensorBase out,
                     TensorBase c_in, object alpha, object beta):
-    cdef int nd1 = x1._ndim, nd2 = x2._ndim, nb, nb1, nb2, rnd, d, j
+    cdef int nd1 = x1._ndim, nd2 = x2._ndim, nb, nb1, nb2, rnd, d
     cdef bint v1 = nd1 == 1, v2 = nd2 == 1, across
     cdef Py_ssize_t m, n, k, k2
     cdef Py_ssize_t batch[MAX_DIMS]
     cdef Py_ssize_t rshape[MAX_DIMS]
-    cdef Py_ssize_t sa[MAX_DIMS]
-    cdef Py_ssize_t sb[MAX_DIMS]
-    cdef Py_ssize_t sc[MAX_DIMS]
     cdef Py_ssize_t as0, as1, bs0, bs1, cs0, cs1, lda = 0, ldb = 0, ldc = 0
     cdef int lay_a = LAYOUT_ROW, lay_b = LAYOUT_ROW, lay_c = LAYOUT_ROW
     cdef int fix_a = 0, fix_b = 0, fix_c = 0
@@ -789,6 +809,8 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     # -- out= checks (Note [Checking out=] in _iter.pyx) ---------------------------------------
     if out is not None:
         check_out_c(name, out, rnd, rshape, dtype, cpu_device)
+    if g.kernel == KERNEL_BF16:  # its packing reads every layout: none of BLAS's fixes below
+        return _bf16_matmul(x1, x2, out, c_in, alpha, beta, v1, v2, nb, rnd, batch, rshape)
 
     # -- x @ x.T and x.T @ x: half the work (Note [A matrix times its own transpose]) ----------
     if (out is None and c_in is None and nd1 == 2 and nd2 == 2 and m == n
@@ -897,20 +919,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
         g.ldb = <blasint>lda
 
     # -- the batch: a loop plan over the batch dims (stride 0 where an input is broadcast) ------
-    nb1 = a._ndim - 2 if a._ndim > 2 else 0
-    nb2 = b._ndim - 2 if b._ndim > 2 else 0
-    for d in range(nb):
-        sc[d] = target._strides[d]
-        j = d - (nb - nb1)
-        sa[d] = 0 if j < 0 else _stride_or_zero(a, j)
-        j = d - (nb - nb2)
-        sb[d] = 0 if j < 0 else _stride_or_zero(b, j)
-    plan_init(&plan, 3, nb, batch)
-    plan_set_operand(&plan, 0, target._data(), sc, dtype.itemsize)
-    plan_set_operand(&plan, 1, a._data(), sa, dtype.itemsize)
-    plan_set_operand(&plan, 2, b._data(), sb, dtype.itemsize)
-    plan_reorder(&plan)
-    plan_coalesce(&plan)
+    _batch_plan(&plan, nb, batch, target, a, b)
 
     # -- run ------------------------------------------------------------------------------------
     work = <double>m * n * k
@@ -923,10 +932,10 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     g.inner_parallel = not across
     if m > 0 and n > 0 and plan.numel > 0:
         if work * plan.numel < GIL_GRAIN:
-            _run_batches(&plan, &g, across)
+            _run_batches(&plan, gemm_batch_loop, &g, across)
         else:
             with nogil:
-                _run_batches(&plan, &g, across)
+                _run_batches(&plan, gemm_batch_loop, &g, across)
 
     _last.valid = True
     _last.kernel = g.kernel
@@ -956,7 +965,34 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     _last.fixes[0] = fix_c
     _last.fixes[1] = fix_a
     _last.fixes[2] = fix_b
+    return _finish(out, target)
 
+
+cdef void _batch_plan(LoopPlan* plan, int nb, const Py_ssize_t* batch, TensorBase target,
+                      TensorBase a, TensorBase b) except *:
+    """The loop plan over the batch dims: C, A, B, with stride 0 where an input is broadcast."""
+    cdef Py_ssize_t sa[MAX_DIMS]
+    cdef Py_ssize_t sb[MAX_DIMS]
+    cdef Py_ssize_t sc[MAX_DIMS]
+    cdef int nb1 = a._ndim - 2 if a._ndim > 2 else 0, nb2 = b._ndim - 2 if b._ndim > 2 else 0
+    cdef int d, j
+    cdef Py_ssize_t itemsize = target.dtype.itemsize
+    for d in range(nb):
+        sc[d] = target._strides[d]
+        j = d - (nb - nb1)
+        sa[d] = 0 if j < 0 else _stride_or_zero(a, j)
+        j = d - (nb - nb2)
+        sb[d] = 0 if j < 0 else _stride_or_zero(b, j)
+    plan_init(plan, 3, nb, batch)
+    plan_set_operand(plan, 0, target._data(), sc, itemsize)
+    plan_set_operand(plan, 1, a._data(), sa, itemsize)
+    plan_set_operand(plan, 2, b._data(), sb, itemsize)
+    plan_reorder(plan)
+    plan_coalesce(plan)
+
+
+cdef object _finish(TensorBase out, TensorBase target):
+    """The result: target, or out= with target's values (copied in when they differ)."""
     if out is None:
         return target
     if target is not out:
@@ -987,3 +1023,176 @@ cdef void _one_zero(int num, ScalarBuf* one, ScalarBuf* zero) noexcept:
         memcpy(one, &f, sizeof(float))
     else:
         memcpy(one, &x, sizeof(double))
+
+
+# =============================================================================================
+# bfloat16 on vdpbf16ps
+# =============================================================================================
+
+# Note [bfloat16 matmul through vdpbf16ps]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A bfloat16 product otherwise runs SGEMM on float32 copies (Note [Half precision through
+# float32]), so it can never be faster than float32. CPUs with AVX512_BF16 (Intel Cooper Lake and
+# Sapphire Rapids, AMD Zen 4) have an instruction for it: vdpbf16ps takes 16 pairs of bfloat16
+# from each of two registers, multiplies pair by pair and adds both products to 16 float32
+# accumulators, 32 multiply-adds an instruction, twice float32's FMA. bf16_gemm.h is a GEMM
+# built on it the way Note [Why GEMM is fast] describes:
+#
+# - Packing. A pair is two bfloat16 of consecutive k in one 32-bit word. A is packed in panels
+#   of 12 rows ([k/2][12] pairs: each pair is broadcast to all 16 lanes), B in panels of 32
+#   columns ([k/2][32] pairs: two registers of 16 columns). Packing reads each operand through
+#   its own strides, so every layout (transposed, stepped, negative or 0 strides, a vector)
+#   costs one pass over it and no copy; rows and columns of contiguous memory take loops the
+#   compiler vectorises. An odd k is padded with a zero pair half in both A and B.
+# - The micro-kernel keeps a 12 x 32 tile of C in 24 of the 32 vector registers across 128
+#   pairs of k (a 16 KB panel of B stays in L1, the panels of A stream from L2), adding into
+#   a float32 buffer of the block of C (96 x 256 at most); blocks of C are the threads' work,
+#   made smaller when there are fewer than two per thread. At the end of k each element is
+#   alpha * sum (+ beta * C, fused) rounded once to bfloat16, as strided_f32_to_bf16 rounds.
+#   A batch whose B is broadcast packs it once. 1 thread, 512 x 512: 2.25 -> ~0.6 ms
+#   (PyTorch 0.58; float32 2.19): benchmarks/bench_bf16_matmul.py has the table.
+#
+# The arithmetic. A product of two bfloat16 (8-bit significands) is exact in float32, in both
+# paths; the sums are float32 additions in an order of this kernel's own (each lane adds its two
+# products, then 128-pair blocks in sequence), so the float32 sum s differs from the exact one
+# by at most k * 2^-24 * sum |a||b| (the usual bound for k float32 additions), as SGEMM's does,
+# and the result is s rounded once to bfloat16. What differs is the instruction's fixed
+# environment: vdpbf16ps treats subnormal inputs as zero and flushes subnormal results to zero
+# (DAZ and FTZ, whatever MXCSR says), where SGEMM on the widened copies keeps them. So a
+# bfloat16 subnormal (magnitude below 2^-126 ~ 1.2e-38) in A or B counts as 0 (times inf it
+# gives NaN, not inf), and a partial sum that falls below 2^-126 becomes 0: an absolute error
+# of at most 2^-126 per addition, k * 2^-126 in all, the same choice oneDNN makes for
+# PyTorch. Infinities and NaN propagate as in float32 (inf - inf and 0 * inf are NaN).
+#
+# Chosen when CPUID lists AVX512_BF16 and the x86-64-v4 kernels run (cpu_dispatch.avx512_bf16);
+# STRIDED_BF16_GEMM=0 in the environment, or STRIDED_CPU_FEATURES=x86-64-v3 or lower, keeps the
+# float32 path (tests run both). bf16_gemm.h's functions carry a target attribute, so the module
+# is still compiled for the baseline and the rest of the build is unchanged. float16 has no such
+# instruction on these CPUs and keeps the float32 path.
+
+cdef bint _bf16_on = (STRIDED_HAVE_BF16_GEMM != 0 and _cpu_dispatch.avx512_bf16
+                      and os.environ.get("STRIDED_BF16_GEMM", "").strip() != "0")
+
+
+def _set_bf16_gemm(on):
+    """Turn the vdpbf16ps path on or off (for tests and benchmarks); it stays off where the
+    CPU lacks it. Returns the previous setting."""
+    global _bf16_on
+    cdef bint before = _bf16_on
+    _bf16_on = bool(on) and STRIDED_HAVE_BF16_GEMM != 0 and _cpu_dispatch.avx512_bf16
+    return before
+
+
+ctypedef struct Bf16Ctx:
+    strided_bf16_gemm_args args
+    char* ws            # one workspace per thread when threads take products of the batch
+    size_t ws_bytes
+    int threads         # threads inside each product
+
+
+cdef void bf16_batch_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
+                          void* ctx) noexcept nogil:
+    """The 1-D loop of the batch plan for bfloat16: n products, each by bf16_gemm.h."""
+    cdef Bf16Ctx* x = <Bf16Ctx*>ctx
+    cdef char* ws = x.ws + <size_t>openmp.omp_get_thread_num() * x.ws_bytes
+    cdef char* c = data[0]
+    cdef const char* a = data[1]
+    cdef const char* b = data[2]
+    for _ in range(n):
+        strided_bf16_gemm(&x.args, c, a, b, ws, x.threads)
+        c += strides[0]
+        a += strides[1]
+        b += strides[2]
+
+
+cdef object _bf16_matmul(TensorBase x1, TensorBase x2, TensorBase out, TensorBase c_in,
+                         object alpha, object beta, bint v1, bint v2, int nb, int rnd,
+                         const Py_ssize_t* batch, const Py_ssize_t* rshape):
+    """matmul and addmm of bfloat16 through bf16_gemm.h, after _matmul's shape and out= work
+    (Note [bfloat16 matmul through vdpbf16ps])."""
+    cdef DType dtype = x1.dtype if x1.dtype.num == kBFloat16 else x2.dtype
+    cdef TensorBase a = x1, b = x2, target = None
+    cdef Py_ssize_t s0, s1, m, n, k, i
+    cdef Bf16Ctx x
+    cdef LoopPlan plan
+    cdef int nt = num_threads(), nws, fix_a = 0, fix_b = 0, fix_c = 0
+    cdef double work
+    cdef bint across
+    if a.dtype is not dtype:
+        a = contiguous_copy(a, dtype)
+        fix_a = FIX_CAST
+    if b.dtype is not dtype:
+        b = contiguous_copy(b, dtype)
+        fix_b = FIX_CAST
+    m = 1 if v1 else a._sizes[a._ndim - 2]
+    k = a._sizes[a._ndim - 1]
+    n = 1 if v2 else b._sizes[b._ndim - 1]
+    _matrix_strides(a, v1, True, &s0, &s1)
+    x.args.a_s0, x.args.a_s1 = s0 * 2, s1 * 2
+    _matrix_strides(b, v2, False, &s0, &s1)
+    x.args.b_s0, x.args.b_s1 = s0 * 2, s1 * 2
+    x.args.m, x.args.n, x.args.k = m, n, k
+    if out is not None:
+        if out.dtype is dtype and not storage_overlap(out, a) and not storage_overlap(out, b):
+            target = out
+        else:
+            fix_c = FIX_TEMP
+    if target is None:
+        target = empty_tensor(rnd, rshape, dtype, cpu_device)
+    x.args.c_s0 = 0 if v1 else target._strides[nb] * 2
+    x.args.c_s1 = 0 if v2 else target._strides[rnd - 1] * 2
+    x.args.beta_zero = beta == 0
+    x.args.alpha = <float>float(alpha)
+    x.args.beta = 0 if x.args.beta_zero else <float>float(beta)
+    if c_in is not None and not x.args.beta_zero:
+        copy_(target, c_in)  # broadcast and cast: C starts as input
+    _batch_plan(&plan, nb, batch, target, a, b)
+
+    # threads: across the batch when it has enough small products (as the integer loop),
+    # else inside each product, over blocks of C
+    work = <double>m * n * k
+    across = (plan.numel > 1 and nt > 1 and work * plan.numel >= GEMM_GRAIN
+              and (plan.numel >= nt or work < GEMM_GRAIN))
+    x.threads = 1 if across or work < GEMM_GRAIN else nt
+    nws = nt if across else 1
+    x.ws_bytes = strided_bf16_gemm_bytes(m, n, k, x.threads)
+    if m > 0 and n > 0 and plan.numel > 0:
+        x.ws = <char*>malloc(x.ws_bytes * nws)
+        if x.ws == NULL:
+            raise MemoryError(f"matmul: no memory for the packed bfloat16 operands "
+                              f"({x.ws_bytes * nws} bytes)")
+        for i in range(nws):
+            (<strided_bf16_ws_head*>(x.ws + i * x.ws_bytes)).packed_b = NULL
+        with nogil:
+            _run_batches(&plan, bf16_batch_loop, &x, across)
+        free(x.ws)
+
+    _last.valid = True
+    _last.kernel = KERNEL_BF16
+    _last.m, _last.n, _last.k, _last.nbatch = m, n, k, plan.numel
+    _last.itemsize = 2
+    _last.threads = (THREADS_BATCH if across else
+                     THREADS_BLOCKS if x.threads > 1 else THREADS_ONE)
+    _last.fixes[0], _last.fixes[1], _last.fixes[2] = fix_c, fix_a, fix_b
+    return _finish(out, target)
+
+
+cdef enum:
+    THREADS_BLOCKS = 4  # bf16_gemm.h: threads over blocks of C inside each product
+
+
+cdef dict _bf16_plan_info(MatmulRecord r):
+    """last_matmul_plan() for a product through bf16_gemm.h."""
+    cdef dict info = {
+        "kernel": "bf16_gemm (vdpbf16ps)", "m": r.m, "n": r.n, "k": r.k, "batches": r.nbatch,
+        "threads": ("one", "across the batch", "", "", "across blocks of the output")[r.threads],
+    }
+    for i, name in enumerate(("out", "x1", "x2")):
+        text = ("written through its strides" if i == 0 else
+                "packed into pairs through its strides")
+        if r.fixes[i] & FIX_CAST:
+            text = "cast into a contiguous temporary; " + text
+        if r.fixes[i] & FIX_TEMP:
+            text = "computed into a temporary, then copied into out=; " + text
+        info[name] = text
+    return info

@@ -145,6 +145,11 @@ else:
     )
     loaded = f"{LEVELS[level]} kernels (built for {built})"
 
+# bfloat16 products through vdpbf16ps (Note [bfloat16 matmul through vdpbf16ps] in blas.pyx):
+# only where the x86-64-v4 kernels run, so that STRIDED_CPU_FEATURES=x86-64-v3 (or lower) also
+# turns it off, and the level's check that the system saves the AVX-512 registers covers it.
+avx512_bf16 = level >= 4 and cpu_features is not None and cpu_features.has_avx512_bf16()
+
 
 def facts():
     """What ``python -m strided --facts`` prints about the kernels: the variant this process
@@ -154,6 +159,7 @@ def facts():
     where = os.path.relpath(binary.__file__, os.path.dirname(__file__))
     cpu = LEVELS.get(cpu_level, "not x86-64" if cpu_features is not None else "not asked")
     forced = os.environ.get("STRIDED_CPU_FEATURES")
-    return f"{loaded}: binary from {where}; CPU {cpu}" + (
+    bf16 = "; bfloat16 matmul on vdpbf16ps" if avx512_bf16 else ""
+    return f"{loaded}: binary from {where}; CPU {cpu}{bf16}" + (
         f"; STRIDED_CPU_FEATURES={forced}" if forced else ""
     )

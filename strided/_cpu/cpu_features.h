@@ -39,8 +39,22 @@ static int strided_cpu_level(void) {
     if (!STRIDED_V4()) return 3;
     return 4;
 }
+
+/* AVX512_BF16 (vdpbf16ps, the bfloat16 dot product: Note [bfloat16 matmul through vdpbf16ps]
+ * in strided/_cpu/blas.pyx): CPUID leaf 7, sub-leaf 1, EAX bit 5 (Intel Cooper Lake and
+ * Sapphire Rapids, AMD Zen 4). Whether the operating system saves the registers is the level's
+ * question: the caller also asks for level 4. */
+#include <cpuid.h>
+static int strided_has_avx512_bf16(void) {
+    unsigned int a, b, c, d;
+    if (__get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 1, a, b, c, d);
+    (void)b, (void)c, (void)d;
+    return (int)((a >> 5) & 1u);
+}
 #else
 static int strided_cpu_level(void) { return 0; }
+static int strided_has_avx512_bf16(void) { return 0; }
 #endif
 
 #endif

@@ -7,9 +7,15 @@ there.
 
 cdef extern from "cpu_features.h":
     int strided_cpu_level() nogil
+    int strided_has_avx512_bf16() nogil
 
 
 def cpu_level():
     """The x86-64 level of this CPU: 1 (x86-64), 2, 3 (AVX2, FMA) or 4 (AVX-512); 0 when the
     machine is not x86-64."""
     return strided_cpu_level()
+
+
+def has_avx512_bf16():
+    """Whether CPUID lists AVX512_BF16 (vdpbf16ps); False when the machine is not x86-64."""
+    return strided_has_avx512_bf16() != 0
