@@ -83,6 +83,7 @@ MODULES = [
     "strided._cpu.binary",
     "strided._cpu.unary",
     "strided._cpu.blas_threads",
+    "strided._cpu.gemm_loops",
     "strided._cpu.blas",
     "strided._cpu.conv",
     "strided._cpu.lapack",
@@ -113,6 +114,7 @@ DISPATCHED = [
     "strided._cpu.reduce",
     "strided._cpu.scan",
     "strided._cpu.conv",
+    "strided._cpu.gemm_loops",
 ]
 DISPATCH_LEVELS = {3: "x86_64_v3", 4: "x86_64_v4"}
 

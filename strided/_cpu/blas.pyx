@@ -84,6 +84,12 @@ from strided._cpu.cblas cimport (
     scipy_cblas_zdotu_sub,
     scipy_cblas_zgemm,
 )
+from strided._cpu.gemm_loops cimport (  # Note [Tiny products in registers] there
+    STRIDED_TINY_MAX,
+    strided_tiny_gemm,
+    strided_tiny_plan,
+    tiny_gemm,
+)
 from strided._core cimport (
     MAX_DIMS,
     TensorBase,
@@ -101,7 +107,7 @@ from strided._dtype cimport (
     kFloat64,
     promote_types,
 )
-from strided._fused cimport matmul_acc_t as acc_t, real_t, unsigned_t as elem_t
+from strided._fused cimport matmul_acc_t as acc_t, unsigned_t as elem_t
 from strided._iter cimport (
     LoopPlan,
     ScalarBuf,
@@ -132,6 +138,37 @@ _share_threads = _blas_threads._share_threads
 
 
 # =============================================================================================
+# Routes. See Note [Which route a product takes].
+# =============================================================================================
+
+# Note [Which route a product takes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Every product of a batch has the same m, k and n, so the route is chosen once per call:
+#
+# - integers and bool, any size: matmul_loop (Note [Integer matmul]);
+# - float32 and float64 with m, n and k all at most STRIDED_TINY_MAX (16), and 1 x 1 products
+#   (dot products: vecdot's rows) of at most TINY_DOT_K (64) terms: the tiny kernels of
+#   gemm_loops.h, compiled per CPU level (Note [Tiny products in registers] in gemm_loops.pyx).
+#   They read any strides, so nothing is copied first; a run of products is one call;
+# - everything else, and complex numbers at every size: one BLAS call per product (?gemm, or
+#   ?dot for 1 x 1), after a copy of an operand whose layout BLAS cannot read.
+#
+# Where the bounds come from, measured at 1 thread on the 2-core AMD EPYC (Zen 4, x86-64-v4)
+# with batches of 2000 float64 products (strided / NumPy / PyTorch, us): 4x4 @ 4x4 15 / 117 /
+# 141, 8x8 @ 8x8 43 / 174 / 206, 16x16 @ 16x16 186 / 576 / 910; one past the bound, through
+# OpenBLAS as NumPy, 16x17 @ 17x16 628 / 613 / 1017 and 17x17 @ 17x17 822 / 804 / 1313. A call
+# into OpenBLAS costs ~50 ns before its first multiply-add and its kernels are built for big
+# blocks, so up to 16 the registers win by 3x or more (8x8 at x86-64-v3: 58 us, at v2: 115
+# us); the bound is where a row of C stops fitting the kernels' 16 lanes. A 1 x 1 product of
+# k terms is a short call to ?dot above 64 terms (1 x 65: 24 us against 20 for 1 x 64 here,
+# NumPy 27): longer dots are memory-bound either way.
+#
+# Threads do not change the route: a batch whose products are each small enough for OpenBLAS
+# to keep on one thread is split across the batch, every thread running its share of the
+# products by the route above (Note [Threads: ours and OpenBLAS's]).
+
+
+# =============================================================================================
 # Threads. See Note [Threads: ours and OpenBLAS's].
 # =============================================================================================
 
@@ -154,6 +191,7 @@ _share_threads = _blas_threads._share_threads
 # because the order of the additions follows the split of the work.
 
 cdef enum:
+    TINY_DOT_K = 64                 # the longest dot product (a 1 x 1 product) done without BLAS
     GEMM_GRAIN = 65536              # multiply-adds below which one thread does the whole job
     OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
     GIL_GRAIN = 32768               # multiply-adds below which the GIL is kept
@@ -193,6 +231,8 @@ ctypedef struct GemmCtx:
     bint beta_zero              # beta == 0: C is written, never read (it may be uninitialised)
     uint64_t alpha_u, beta_u
     bint inner_parallel         # may the product itself use threads (not already in a prange)
+    bint tiny                   # the products run gemm_loops.h's tiny kernels, planned in tp
+    strided_tiny_gemm tp
 
 
 cdef int blas_layout(Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t s0, Py_ssize_t s1,
@@ -287,48 +327,6 @@ cdef void _blas_gemm(GemmCtx* g, char* c, const char* a, const char* b) noexcept
     else:
         scipy_cblas_zgemm(CblasRowMajor, g.trans_a, g.trans_b, g.bm, g.bn, g.bk, &g.alpha,
                           first, g.lda, second, g.ldb, &g.beta, c, g.ldc)
-
-
-# =============================================================================================
-# Small products: a few multiply-adds each, in a loop of our own
-# =============================================================================================
-
-# Note [Small products without BLAS]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# A call into OpenBLAS costs ~50 ns before its first multiply-add (argument checks, the kernel's
-# choice, packing). A batch of 3x3 products (rotations, a point cloud's frames) is 27
-# multiply-adds each: 10000 of them took 0.68 ms, 68 ns a product, where PyTorch takes 0.27.
-# Products of at most SMALL_MNK multiply-adds (m * n * k: 4x4 @ 4x4 is 64) therefore run the
-# textbook loop over the views' own strides (no layout is needed: any strides will do), one
-# dot product per element of C, summed in order of k. The values are a BLAS kernel's to
-# rounding (its order of the k products is its own). Measured at 1 thread: 10000 x (3x3 @ 3x3)
-# float32 0.68 -> 0.15 ms (PyTorch 0.28, NumPy 0.63), 2000 x (4x4 @ 4x4) 131 -> 60 us (PyTorch
-# 111); at 8x8 @ 8x8 (512) the loop took twice OpenBLAS's time, hence the bound.
-
-cdef enum:
-    SMALL_MNK = 64
-
-
-cdef void _small_gemm(GemmCtx* g, char* c, const char* a, const char* b,
-                      real_t* kind) noexcept nogil:
-    """C = alpha A @ B + beta C for one small product (Note [Small products without BLAS])."""
-    cdef Py_ssize_t i, j, p
-    cdef real_t acc
-    cdef real_t alpha = (<real_t*>&g.alpha)[0], beta = (<real_t*>&g.beta)[0]
-    cdef bint plain = alpha == 1 and g.beta_zero
-    for i in range(g.m):
-        for j in range(g.n):
-            acc = 0
-            for p in range(g.k):
-                acc = acc + (<const real_t*>(a + i * g.a_s0 + p * g.a_s1))[0] * (
-                    <const real_t*>(b + p * g.b_s0 + j * g.b_s1))[0]
-            if plain:
-                (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = acc
-            elif g.beta_zero:
-                (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = alpha * acc
-            else:
-                (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0] = (
-                    alpha * acc + beta * (<real_t*>(c + i * g.c_s0 + j * g.c_s1))[0])
 
 
 # =============================================================================================
@@ -460,14 +458,12 @@ cdef void gemm_batch_loop(char** data, const Py_ssize_t* strides, Py_ssize_t n,
     cdef char* c = data[0]
     cdef const char* a = data[1]
     cdef const char* b = data[2]
-    cdef bint small = g.m * g.n * g.k <= SMALL_MNK
+    if g.tiny:  # the whole run of products in one call (Note [Tiny products in registers])
+        tiny_gemm(&g.tp, c, a, b, n, strides[0], strides[1], strides[2])
+        return
     for _ in range(n):
         if g.kernel == KERNEL_LOOP:
             _loop_gemm(g, c, a, b)
-        elif small and g.kernel == KERNEL_SGEMM:
-            _small_gemm[float](g, c, a, b, NULL)
-        elif small and g.kernel == KERNEL_DGEMM:
-            _small_gemm[double](g, c, a, b, NULL)
         else:
             _blas_gemm(g, c, a, b)
         c += strides[0]
@@ -504,7 +500,7 @@ ctypedef struct MatmulRecord:
     int kernel
     Py_ssize_t m, n, k, nbatch
     int itemsize
-    bint is_bool, swap
+    bint is_bool, swap, tiny
     int threads         # THREADS_*: how the work was split
     int layout[3]       # out, x1, x2
     Py_ssize_t ld[3]
@@ -532,11 +528,14 @@ def last_matmul_plan():
     Examples
     --------
     >>> import strided
-    >>> a = strided.ones((3, 4), dtype="float32")
+    >>> a = strided.ones((3, 20), dtype="float32")
     >>> _ = a.T @ a
     >>> plan = strided.last_matmul_plan()
     >>> plan["kernel"], plan["x1"]
-    ('cblas_sgemm', 'column-major (a transposed view): lda=4, passed as Trans')
+    ('cblas_sgemm', 'column-major (a transposed view): lda=20, passed as Trans')
+    >>> _ = a[:, :4].T @ a[:, :4]
+    >>> strided.last_matmul_plan()["kernel"]
+    'tiny_gemm (float32)'
     """
     if not _last.valid:
         return None
@@ -546,16 +545,22 @@ def last_matmul_plan():
     names = ("out", "x1", "x2")
     lds = ("ldc", "lda", "ldb")
     dot = r.kernel != KERNEL_LOOP and r.m == 1 and r.n == 1
-    info = {
-        "kernel": _DOTS[r.kernel] if dot else _KERNELS[r.kernel] + (
+    if r.tiny:
+        kernel = f"tiny_gemm ({'float64' if r.kernel == KERNEL_DGEMM else 'float32'})"
+    elif dot:
+        kernel = _DOTS[r.kernel]
+    else:
+        kernel = _KERNELS[r.kernel] + (
             f" ({'bool' if r.is_bool else f'{8 * r.itemsize}-bit'})"
-            if r.kernel == KERNEL_LOOP else ""),
+            if r.kernel == KERNEL_LOOP else "")
+    info = {
+        "kernel": kernel,
         "m": r.m, "n": r.n, "k": r.k, "batches": r.nbatch,
         "threads": ("one", "across the batch", "across blocks of rows",
                     "OpenBLAS's own, inside each product")[r.threads],
     }
     for i in range(3):
-        if r.kernel == KERNEL_LOOP:
+        if r.kernel == KERNEL_LOOP or r.tiny:
             text = "read through its strides"
         elif dot:
             text = "one element" if i == 0 else "a vector: BLAS's inc is its stride"
@@ -563,7 +568,7 @@ def last_matmul_plan():
             text = f"row-major: {lds[i]}={r.ld[i]}"
         else:
             text = f"column-major (a transposed view): {lds[i]}={r.ld[i]}"
-        if r.kernel != KERNEL_LOOP and not dot and i > 0:
+        if r.kernel != KERNEL_LOOP and not r.tiny and not dot and i > 0:
             text += ", passed as " + ("Trans" if r.layout[i] == LAYOUT_COL else "NoTrans")
         if r.fixes[i] & FIX_CAST:
             text = "cast into a contiguous temporary; " + text
@@ -572,7 +577,7 @@ def last_matmul_plan():
         if r.fixes[i] & FIX_TEMP:
             text = "computed into a temporary, then copied into out=; " + text
         info[names[i]] = text
-    if r.kernel != KERNEL_LOOP and not dot:
+    if r.kernel != KERNEL_LOOP and not r.tiny and not dot:
         info["call"] = (
             f"{_KERNELS[r.kernel]}(RowMajor, {_TRANS[r.trans_a]}, {_TRANS[r.trans_b]}, "
             f"M={r.m if not r.swap else r.n}, N={r.n if not r.swap else r.m}, K={r.k})"
@@ -587,6 +592,39 @@ def last_matmul_plan():
 cdef inline Py_ssize_t _stride_or_zero(TensorBase t, int d) noexcept:
     """t's stride along dim d, or 0 when the dim has size 1 (where a stride means nothing)."""
     return 0 if t._sizes[d] == 1 else t._strides[d]
+
+
+cdef bint _is_tiny(int kernel, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) noexcept:
+    """Whether an m x k by k x n product of this kernel's dtype takes the tiny kernels (Note
+    [Which route a product takes])."""
+    if kernel != KERNEL_SGEMM and kernel != KERNEL_DGEMM:
+        return False
+    if m == 1 and n == 1:
+        return k <= TINY_DOT_K
+    return m <= STRIDED_TINY_MAX and n <= STRIDED_TINY_MAX and k <= STRIDED_TINY_MAX
+
+
+cdef void _plan_tiny(GemmCtx* g, bint is_double) noexcept:
+    """g.tp from the product's geometry, alpha and beta: see Note [Tiny products in registers]
+    in gemm_loops.pyx."""
+    g.tp.m = g.m
+    g.tp.n = g.n
+    g.tp.k = g.k
+    g.tp.a_s0 = g.a_s0
+    g.tp.a_s1 = g.a_s1
+    g.tp.b_s0 = g.b_s0
+    g.tp.b_s1 = g.b_s1
+    g.tp.c_s0 = g.c_s0
+    g.tp.c_s1 = g.c_s1
+    g.tp.is_double = is_double
+    g.tp.beta_zero = g.beta_zero
+    if is_double:
+        g.tp.alpha = (<double*>&g.alpha)[0]
+        g.tp.beta = (<double*>&g.beta)[0]
+    else:
+        g.tp.alpha = (<float*>&g.alpha)[0]
+        g.tp.beta = (<float*>&g.beta)[0]
+    strided_tiny_plan(&g.tp, g.itemsize)
 
 
 cdef int _kernel_for(DType dtype) noexcept:
@@ -801,6 +839,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     if c_in is not None:
         dtype = promote_types(dtype, c_in.dtype)
     g.kernel = _kernel_for(dtype)
+    g.tiny = _is_tiny(g.kernel, m, n, k)
     if g.kernel == KERNEL_LOOP and (isinstance(alpha, (float, complex))
                                     or isinstance(beta, (float, complex))):
         raise TypeError(f"{name}: alpha and beta must be integers for {dtype.name} tensors, "
@@ -832,7 +871,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
         fix_b |= FIX_CAST
     _matrix_strides(a, v1, True, &as0, &as1)
     _matrix_strides(b, v2, False, &bs0, &bs1)
-    if g.kernel != KERNEL_LOOP:
+    if g.kernel != KERNEL_LOOP and not g.tiny:
         if m > INT_MAX or n > INT_MAX or k > INT_MAX:
             raise ValueError(f"{name}: matrices of {m} x {k} and {k} x {n} are too large for "
                              "32-bit BLAS (each size must be below 2**31)")
@@ -855,7 +894,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
         target = out
         if out.dtype is not dtype or storage_overlap(out, a) or storage_overlap(out, b):
             target = None
-        elif g.kernel != KERNEL_LOOP:
+        elif g.kernel != KERNEL_LOOP and not g.tiny:
             cs0 = 0 if v1 else out._strides[nb]
             cs1 = 0 if v2 else out._strides[rnd - 1]
             if blas_layout(m, n, cs0, cs1, &ldc) == LAYOUT_OTHER:
@@ -917,6 +956,8 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
         g.trans_b = CblasNoTrans if lay_a == LAYOUT_COL else CblasTrans
         g.lda = <blasint>ldb
         g.ldb = <blasint>lda
+    if g.tiny:
+        _plan_tiny(&g, dtype.num == kFloat64)
 
     # -- the batch: a loop plan over the batch dims (stride 0 where an input is broadcast) ------
     _batch_plan(&plan, nb, batch, target, a, b)
@@ -946,6 +987,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     _last.itemsize = <int>dtype.itemsize
     _last.is_bool = g.is_bool
     _last.swap = g.swap
+    _last.tiny = g.tiny
     _last.threads = THREADS_ONE
     if across:
         _last.threads = THREADS_BATCH

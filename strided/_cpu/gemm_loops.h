@@ -1,0 +1,231 @@
+/* Tiny float32/float64 matrix products in vector registers, for strided/_cpu/gemm_loops.pyx:
+ * see Note [Tiny products in registers] there. Compiled once per x86-64 level with that module
+ * (GCC's vector extensions: a 64-byte vector is one AVX-512 register at x86-64-v4, two AVX2
+ * registers at v3, four SSE registers at v2). */
+#ifndef STRIDED_GEMM_LOOPS_H
+#define STRIDED_GEMM_LOOPS_H
+
+#include <stddef.h>
+#include <string.h>
+
+#define STRIDED_TINY_MAX 16 /* the largest m, n and k of a tiny product */
+
+/* One product C (m x n) = alpha * A (m x k) @ B (k x n) + beta * C, strides in bytes; the same
+ * for every product of a batch. ``swap``: the kernel computes C^T = B^T @ A^T instead (the
+ * fields then describe that product: strided_tiny_plan). */
+typedef struct {
+    ptrdiff_t m, n, k;
+    ptrdiff_t a_s0, a_s1, b_s0, b_s1, c_s0, c_s1;
+    double alpha, beta;
+    int beta_zero, is_double, swap;
+} strided_tiny_gemm;
+
+/* The lanes a row of n outputs takes: 4, 8 or 16. */
+static inline ptrdiff_t strided_tiny_lanes(ptrdiff_t n)
+{
+    return n <= 4 ? 4 : n <= 8 ? 8 : 16;
+}
+
+/* Orient the product so that the vector lanes run along the longer side of C: C (m x n) takes
+ * m rows of lanes(n) lanes, C^T takes n rows of lanes(m). On a tie, the orientation whose C
+ * rows are contiguous in memory (one vector store a row). */
+static inline void strided_tiny_plan(strided_tiny_gemm* g, ptrdiff_t itemsize)
+{
+    ptrdiff_t t, here = g->m * strided_tiny_lanes(g->n), there = g->n * strided_tiny_lanes(g->m);
+    g->swap = there < here || (there == here && g->c_s1 != itemsize && g->c_s0 == itemsize);
+    if (!g->swap)
+        return;
+    t = g->m, g->m = g->n, g->n = t;
+    /* A' = B^T (n x k), B' = A^T (k x m), C' = C^T */
+    t = g->a_s0, g->a_s0 = g->b_s1, g->b_s1 = t;
+    t = g->a_s1, g->a_s1 = g->b_s0, g->b_s0 = t;
+    t = g->c_s0, g->c_s0 = g->c_s1, g->c_s1 = t;
+}
+
+/* The widest vector register this level has, in bytes; a row of NP lanes is R such vectors. */
+#if defined(__AVX512F__)
+#define STRIDED_TINY_VBYTES 64
+#elif defined(__AVX__)
+#define STRIDED_TINY_VBYTES 32
+#else
+#define STRIDED_TINY_VBYTES 16
+#endif
+#define STRIDED_TINY_VB(T, NP)                                                                 \
+    (NP * sizeof(T) < STRIDED_TINY_VBYTES ? NP * sizeof(T) : STRIDED_TINY_VBYTES)
+
+/* STRIDED_TINY_KERNEL(T, NP): strided_tiny_<T>_<NP>, the products of a batch whose C rows fit
+ * NP lanes, held as R vectors of the level's width (vectors wider than the registers would be
+ * split by the compiler through memory). B's k rows are read as vectors: in place when they
+ * are contiguous and exactly NP long, otherwise first copied ("packed") into NP-lane rows
+ * padded with zeros. Each row of C is then a sum over p of A[i, p] * (row p of B), in order of
+ * p, four rows of C at a time (four independent chains of multiply-adds, which the CPU
+ * overlaps). */
+#define STRIDED_TINY_KERNEL(T, NP)                                                              \
+    typedef T strided_tiny_##T##_##NP##_v __attribute__((vector_size(STRIDED_TINY_VB(T, NP))));  \
+                                                                                                \
+    /* Row ``crow`` of C from the R vectors of ``acc``: whole vectors where C's row is       \
+     * contiguous, alpha is 1 and beta 0; the rest lane by lane, as alpha * acc + beta * C (C  \
+     * unread when beta is 0, so NaN in it stays out). */                                      \
+    static inline void strided_tiny_store_##T##_##NP(const strided_tiny_gemm* g, char* crow,    \
+                                                     const strided_tiny_##T##_##NP##_v* acc)    \
+    {                                                                                           \
+        enum { L = sizeof(*acc) / sizeof(T), R = NP / L };                                      \
+        const T alpha = (T)g->alpha, beta = (T)g->beta;                                         \
+        const int plain = g->alpha == 1 && g->beta_zero;                                        \
+        ptrdiff_t j = 0, r;                                                                     \
+        T lane[NP];                                                                             \
+        if (plain && g->c_s1 == (ptrdiff_t)sizeof(T)) {                                         \
+            for (r = 0; r < R && (r + 1) * L <= g->n; r++, j += L)                              \
+                memcpy(crow + r * sizeof(*acc), &acc[r], sizeof(*acc));                         \
+            if (j == g->n)                                                                      \
+                return;                                                                         \
+        }                                                                                       \
+        memcpy(lane, acc, sizeof lane);                                                         \
+        for (; j < g->n; j++) {                                                                 \
+            T* cp = (T*)(crow + j * g->c_s1);                                                   \
+            T v = plain ? lane[j] : alpha * lane[j];                                            \
+            *cp = g->beta_zero ? v : v + beta * *cp;                                            \
+        }                                                                                       \
+    }                                                                                           \
+                                                                                                \
+    static void strided_tiny_##T##_##NP(const strided_tiny_gemm* g, char* c, const char* a,    \
+                                        const char* b, ptrdiff_t count, ptrdiff_t sc,           \
+                                        ptrdiff_t sa, ptrdiff_t sb)                             \
+    {                                                                                           \
+        typedef strided_tiny_##T##_##NP##_v V;                                                  \
+        enum { R = NP * sizeof(T) / sizeof(V) };                                                \
+        const ptrdiff_t m = g->m, n = g->n, k = g->k;                                           \
+        const ptrdiff_t as0 = g->a_s0, as1 = g->a_s1, bs0 = g->b_s0, bs1 = g->b_s1;             \
+        const ptrdiff_t cs0 = g->c_s0;                                                          \
+        const int direct = n == NP && bs1 == (ptrdiff_t)sizeof(T);                              \
+        T packed[STRIDED_TINY_MAX * NP];                                                        \
+        ptrdiff_t e, i, j, p, r, step = direct ? bs0 : (ptrdiff_t)(NP * sizeof(T));            \
+        if (!direct) /* the padding lanes, zero once: each product writes lanes 0..n-1 */      \
+            memset(packed, 0, sizeof(T) * NP * (k < STRIDED_TINY_MAX ? k : STRIDED_TINY_MAX));  \
+        for (e = 0; e < count; e++, c += sc, a += sa, b += sb) {                                \
+            const char* brows = direct ? b : (const char*)packed;                               \
+            if (!direct && bs1 == (ptrdiff_t)sizeof(T)) {                                       \
+                for (p = 0; p < k; p++)                                                         \
+                    for (j = 0; j < n; j++)                                                     \
+                        packed[p * NP + j] = ((const T*)(b + p * bs0))[j];                      \
+            } else if (!direct) {                                                               \
+                for (p = 0; p < k; p++)                                                         \
+                    for (j = 0; j < n; j++)                                                     \
+                        packed[p * NP + j] = *(const T*)(b + p * bs0 + j * bs1);                \
+            }                                                                                   \
+            for (i = 0; i + 4 <= m; i += 4) {                                                   \
+                const char* a0 = a + i * as0;                                                   \
+                V acc0[R], acc1[R], acc2[R], acc3[R], bv;                                       \
+                for (r = 0; r < R; r++)                                                         \
+                    acc0[r] = acc1[r] = acc2[r] = acc3[r] = (V){0};                             \
+                for (p = 0; p < k; p++) {                                                       \
+                    const char* ap = a0 + p * as1;                                              \
+                    const T x0 = *(const T*)ap, x1 = *(const T*)(ap + as0);                     \
+                    const T x2 = *(const T*)(ap + 2 * as0), x3 = *(const T*)(ap + 3 * as0);     \
+                    for (r = 0; r < R; r++) {                                                   \
+                        memcpy(&bv, brows + p * step + r * sizeof(V), sizeof bv);               \
+                        acc0[r] += x0 * bv;                                                     \
+                        acc1[r] += x1 * bv;                                                     \
+                        acc2[r] += x2 * bv;                                                     \
+                        acc3[r] += x3 * bv;                                                     \
+                    }                                                                           \
+                }                                                                               \
+                strided_tiny_store_##T##_##NP(g, c + i * cs0, acc0);                            \
+                strided_tiny_store_##T##_##NP(g, c + (i + 1) * cs0, acc1);                      \
+                strided_tiny_store_##T##_##NP(g, c + (i + 2) * cs0, acc2);                      \
+                strided_tiny_store_##T##_##NP(g, c + (i + 3) * cs0, acc3);                      \
+            }                                                                                   \
+            for (; i < m; i++) {                                                                \
+                const char* ap = a + i * as0;                                                   \
+                V acc[R], bv;                                                                   \
+                for (r = 0; r < R; r++)                                                         \
+                    acc[r] = (V){0};                                                            \
+                for (p = 0; p < k; p++) {                                                       \
+                    const T x = *(const T*)(ap + p * as1);                                      \
+                    for (r = 0; r < R; r++) {                                                   \
+                        memcpy(&bv, brows + p * step + r * sizeof(V), sizeof bv);               \
+                        acc[r] += x * bv;                                                       \
+                    }                                                                           \
+                }                                                                               \
+                strided_tiny_store_##T##_##NP(g, c + i * cs0, acc);                             \
+            }                                                                                   \
+        }                                                                                       \
+    }
+
+STRIDED_TINY_KERNEL(float, 4)
+STRIDED_TINY_KERNEL(float, 8)
+STRIDED_TINY_KERNEL(float, 16)
+STRIDED_TINY_KERNEL(double, 4)
+STRIDED_TINY_KERNEL(double, 8)
+STRIDED_TINY_KERNEL(double, 16)
+
+/* STRIDED_TINY_DOT(T): a batch of 1 x 1 products, C = alpha * (row of A . column of B) +
+ * beta * C, as many products of the sum at a time as a vector register has lanes when both
+ * are contiguous (the lanes added at the end), one at a time otherwise. */
+#define STRIDED_TINY_DOT(T)                                                                     \
+    static void strided_tiny_dot_##T(const strided_tiny_gemm* g, char* c, const char* a,        \
+                                     const char* b, ptrdiff_t count, ptrdiff_t sc,              \
+                                     ptrdiff_t sa, ptrdiff_t sb)                                \
+    {                                                                                           \
+        typedef T V __attribute__((vector_size(STRIDED_TINY_VBYTES)));                          \
+        enum { L = sizeof(V) / sizeof(T) };                                                     \
+        const ptrdiff_t k = g->k, as1 = g->a_s1, bs0 = g->b_s0;                                 \
+        const int contiguous = as1 == (ptrdiff_t)sizeof(T) && bs0 == (ptrdiff_t)sizeof(T);      \
+        T lane[L], s;                                                                           \
+        ptrdiff_t e, p, j;                                                                      \
+        for (e = 0; e < count; e++, c += sc, a += sa, b += sb) {                                \
+            p = 0;                                                                              \
+            s = 0;                                                                              \
+            if (contiguous && k >= L) {                                                         \
+                V acc = {0}, av, bv;                                                            \
+                for (; p + L <= k; p += L) {                                                    \
+                    memcpy(&av, a + p * sizeof(T), sizeof av);                                  \
+                    memcpy(&bv, b + p * sizeof(T), sizeof bv);                                  \
+                    acc += av * bv;                                                             \
+                }                                                                               \
+                memcpy(lane, &acc, sizeof acc);                                                 \
+                for (j = 0; j < L; j++)                                                         \
+                    s += lane[j];                                                               \
+            }                                                                                   \
+            for (; p < k; p++)                                                                  \
+                s += *(const T*)(a + p * as1) * *(const T*)(b + p * bs0);                       \
+            if (!(g->alpha == 1 && g->beta_zero))                                               \
+                s = s * (T)g->alpha;                                                            \
+            if (!g->beta_zero)                                                                  \
+                s = s + (T)g->beta * *(T*)c;                                                    \
+            *(T*)c = s;                                                                         \
+        }                                                                                       \
+    }
+
+STRIDED_TINY_DOT(float)
+STRIDED_TINY_DOT(double)
+
+typedef void (*strided_tiny_fn)(const strided_tiny_gemm*, char*, const char*, const char*,
+                                ptrdiff_t, ptrdiff_t, ptrdiff_t, ptrdiff_t);
+
+/* Every product of a batch of ``count``, C, A and B moving by sc, sa and sb bytes, through the
+ * kernel of the plan's dtype and lanes (pointers in the caller's order: a swapped plan reads
+ * B as its A). */
+static inline void strided_tiny_run(const strided_tiny_gemm* g, char* c, const char* a,
+                                    const char* b, ptrdiff_t count, ptrdiff_t sc, ptrdiff_t sa,
+                                    ptrdiff_t sb)
+{
+    const char* t;
+    ptrdiff_t s, lanes = strided_tiny_lanes(g->n);
+    strided_tiny_fn run;
+    if (g->swap) { /* C^T = B^T @ A^T: C's pointer is C^T's, A's and B's trade places */
+        t = a, a = b, b = t;
+        s = sa, sa = sb, sb = s;
+    }
+    if (g->m == 1 && g->n == 1)
+        run = g->is_double ? strided_tiny_dot_double : strided_tiny_dot_float;
+    else if (g->is_double)
+        run = lanes == 4 ? strided_tiny_double_4 : lanes == 8 ? strided_tiny_double_8
+                                                              : strided_tiny_double_16;
+    else
+        run = lanes == 4 ? strided_tiny_float_4 : lanes == 8 ? strided_tiny_float_8
+                                                             : strided_tiny_float_16;
+    run(g, c, a, b, count, sc, sa, sb);
+}
+
+#endif
