@@ -1,6 +1,7 @@
 """Tests for the matrix-product loops compiled per CPU level (strided/_cpu/gemm_loops.pyx and
-gemm_loops.h): the tiny float32/float64 products (Note [Tiny products in registers]) and the
-route blas.pyx gives each size (Note [Which route a product takes]).
+gemm_loops.h): the tiny float32/float64 products (Note [Tiny products in registers]), the
+integer products (Note [Integer products in registers]) and the route blas.pyx gives each size
+(Note [Which route a product takes]).
 
 NumPy is the oracle. The tiny kernels sum in order of k with fused multiply-adds where the
 level has them, NumPy's BLAS in its own order: float64 is compared within 1e-10 and float32
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from layouts import make_layout
+from layouts import ALL_DTYPES, make_layout
 from test_intpow import needs_lower_levels, run_at_level
 
 import strided
 
 FLOAT_TYPES = (strided.float32, strided.float64)
+INT_TYPES = tuple(d for d in ALL_DTYPES if d.kind in "iu")
 LAYOUTS_A = ("contiguous", "transposed", "stepped", "negative-stride", "expanded")
 LAYOUTS_B = ("contiguous", "transposed", "stepped", "negative-stride")
 # (m, n, k): square ones, every lane count (4, 8, 16), C with more rows than columns (the
@@ -46,7 +48,11 @@ def tol(dtype):
 
 
 def values(shape, dtype, rng):
-    return rng.uniform(-1, 1, shape).astype(np.dtype(dtype.numpy))
+    dt = np.dtype(dtype.numpy)
+    if dt.kind in "iu":  # the whole range: the sums wrap around
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
+    return rng.uniform(-1, 1, shape).astype(dt)
 
 
 def pair(dtype, shape, rng, layout="contiguous"):
@@ -163,6 +169,54 @@ def test_a_tiny_batch_across_threads(threads, rng):
     assert strided.last_matmul_plan()["threads"] == ("one" if threads == 1 else "across the batch")
 
 
+# Integer products: 4-row tiles (37 rows: a remainder of 1), panels of 256 rows of k (300:
+# two panels, the second short), 2 vectors of lanes (up to 32 columns: 70 crosses them)
+INT_SHAPES = [(37, 70, 300), (4, 32, 256), (1, 1, 9), (3, 5, 1), (6, 33, 0), (200, 3, 17)]
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("layout_a", LAYOUTS_A)
+@pytest.mark.parametrize("layout_b", LAYOUTS_B)
+def test_integer_products_on_every_layout(dtype, layout_a, layout_b, rng):
+    for m, n, k in INT_SHAPES:
+        x1, a1 = pair(dtype, (2, m, k), rng, layout_a)
+        x2, a2 = pair(dtype, (2, k, n), rng, layout_b)
+        check(x1 @ x2, a1 @ a2, dtype)  # NumPy wraps around the same way
+        check(x1[1] @ x2[0], a1[1] @ a2[0], dtype)
+
+
+@pytest.mark.parametrize("dtype", [strided.int8, strided.uint16, strided.int32, strided.int64])
+def test_integer_products_into_out_and_addmm(dtype, rng):
+    x1, a1 = pair(dtype, (37, 300), rng)
+    x2, a2 = pair(dtype, (300, 45), rng, "transposed")
+    for out in (
+        strided.empty((45, 37), dtype=dtype).T,
+        strided.empty((37, 90), dtype=dtype)[:, ::-2],
+    ):
+        assert strided.matmul(x1, x2, out=out) is out
+        check(out, a1 @ a2, dtype)
+    c, ac = pair(dtype, (37, 45), rng)
+    for alpha, beta in [(3, 2), (1, 0), (7, 0), (0, 5), (1, 1)]:  # uint16 takes no -1
+        with np.errstate(over="ignore"):
+            want = (
+                np.asarray(beta).astype(ac.dtype) * ac
+                + np.asarray(alpha).astype(ac.dtype) * (a1 @ a2)
+            ).astype(ac.dtype)
+        check(strided.addmm(c, x1, x2, alpha=alpha, beta=beta), want, dtype)
+
+
+@pytest.mark.parametrize("dtype", [strided.int16, strided.int64])
+def test_integer_products_do_not_depend_on_threads(dtype, rng):
+    x1, a1 = pair(dtype, (203, 300), rng)
+    x2, a2 = pair(dtype, (300, 70), rng)
+    for threads in (1, 2, 3):
+        strided.set_num_threads(threads)
+        check(x1 @ x2, a1 @ a2, dtype)
+        assert strided.last_matmul_plan()["threads"] == (
+            "one" if threads == 1 else "across blocks of rows"
+        )
+
+
 @needs_lower_levels
 @pytest.mark.parametrize("level", [2, 3])
 def test_every_cpu_level(level):
@@ -180,6 +234,11 @@ def test_every_cpu_level(level):
         "        got = np.asarray(st.asarray(x) @ st.asarray(y))\n"
         "        assert st.last_matmul_plan()['kernel'].startswith('tiny_gemm')\n"
         "        np.testing.assert_allclose(got, x @ y, rtol=r, atol=r)\n"
+        "for dt in ('int8', 'uint16', 'int32', 'int64'):\n"
+        "    a = rng.integers(-100, 100, (2, 37, 300)).astype(dt)\n"
+        "    b = rng.integers(-100, 100, (2, 300, 70)).astype(dt)\n"
+        "    for x, y in ((a, b), (a[:, ::-1], b[..., ::2])):\n"
+        "        assert (np.asarray(st.asarray(x) @ st.asarray(y)) == x @ y).all(), dt\n"
         "print('ok')\n"
     )
     run_at_level(level, script)

@@ -86,6 +86,8 @@ from strided._cpu.cblas cimport (
 )
 from strided._cpu.gemm_loops cimport (  # Note [Tiny products in registers] there
     STRIDED_TINY_MAX,
+    int_gemm_rows,
+    strided_int_gemm,
     strided_tiny_gemm,
     strided_tiny_plan,
     tiny_gemm,
@@ -233,6 +235,7 @@ ctypedef struct GemmCtx:
     bint inner_parallel         # may the product itself use threads (not already in a prange)
     bint tiny                   # the products run gemm_loops.h's tiny kernels, planned in tp
     strided_tiny_gemm tp
+    strided_int_gemm ip         # an integer product, for gemm_loops.h's integer kernels
 
 
 cdef int blas_layout(Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t s0, Py_ssize_t s1,
@@ -343,10 +346,15 @@ cdef void _blas_gemm(GemmCtx* g, char* c, const char* a, const char* b) noexcept
 # overflow is defined to wrap (signed overflow in C is undefined behaviour; unsigned is not).
 # bool is the logical semiring: C[i, j] = any(A[i, p] and B[p, j]).
 #
-# The loop is blocked (Note [Why GEMM is fast], in miniature): a tile of TILE_M x TILE_N
-# accumulators stays in L1 while a TILE_K x TILE_N block of B, kept in L2, is reused by each of
-# the TILE_M rows; the innermost loop runs along a row of B and of the tile, which the compiler
-# vectorises when B's rows are contiguous. Threads take blocks of TILE_M output rows.
+# The integer dtypes run gemm_loops.h's kernels, compiled per CPU level, which keep a 4-row
+# tile of C in vector registers (Note [Integer products in registers] in gemm_loops.pyx);
+# threads take contiguous ranges of output rows, a multiple of TILE_M each.
+#
+# bool runs matmul_loop below, blocked (Note [Why GEMM is fast], in miniature): a tile of
+# TILE_M x TILE_N accumulators stays in L1 while a TILE_K x TILE_N block of B, kept in L2, is
+# reused by each of the TILE_M rows; the innermost loop runs along a row of B and of the tile.
+# Threads take blocks of TILE_M output rows. (matmul_loop is written for every width, and
+# was the integers' loop before the register kernels: 256 x 256 int32 took 2.1 ms there.)
 
 cdef enum:
     TILE_M = 16
@@ -422,27 +430,23 @@ cdef void _loop_rows(GemmCtx* g, char* c, const char* a, const char* b, Py_ssize
     # The dtype dispatch: the element width picks elem_t, bool the logical accumulator. The
     # tile lives on this thread's stack (32 KB at most).
     cdef uint64_t tile[TILE_M * TILE_N]
-    cdef Py_ssize_t w = g.itemsize
     if g.is_bool:
         matmul_loop[uint8_t, uint8_t](g, c, a, b, i0, i1, NULL, <uint8_t*>tile)
-    elif w == 1:
-        matmul_loop[uint8_t, uint32_t](g, c, a, b, i0, i1, NULL, <uint32_t*>tile)
-    elif w == 2:
-        matmul_loop[uint16_t, uint32_t](g, c, a, b, i0, i1, NULL, <uint32_t*>tile)
-    elif w == 4:
-        matmul_loop[uint32_t, uint32_t](g, c, a, b, i0, i1, NULL, <uint32_t*>tile)
-    else:
-        matmul_loop[uint64_t, uint64_t](g, c, a, b, i0, i1, NULL, <uint64_t*>tile)
+    else:  # Note [Integer products in registers]
+        int_gemm_rows(&g.ip, c, a, b, i0, i1)
 
 
 cdef void _loop_gemm(GemmCtx* g, char* c, const char* a, const char* b) noexcept nogil:
     """One product through the strided loop, its row blocks across threads when big enough."""
-    cdef Py_ssize_t m = g.m, nblocks = (g.m + TILE_M - 1) // TILE_M, blk
+    cdef Py_ssize_t m = g.m, nblocks = (g.m + TILE_M - 1) // TILE_M, blk, rows = TILE_M
     cdef int nthreads = num_threads()
     if (g.inner_parallel and nthreads > 1 and nblocks > 1
             and <double>g.m * g.n * g.k >= GEMM_GRAIN):
+        if not g.is_bool:  # one range of rows a thread: each packs B's panels once
+            rows = (nblocks + nthreads - 1) // nthreads * TILE_M
+            nblocks = (m + rows - 1) // rows
         for blk in prange(nblocks, num_threads=nthreads, schedule="static"):
-            _loop_rows(g, c, a, b, blk * TILE_M, min(m, (blk + 1) * TILE_M))
+            _loop_rows(g, c, a, b, blk * rows, min(m, (blk + 1) * rows))
     else:
         _loop_rows(g, c, a, b, 0, m)
 
@@ -625,6 +629,24 @@ cdef void _plan_tiny(GemmCtx* g, bint is_double) noexcept:
         g.tp.alpha = (<float*>&g.alpha)[0]
         g.tp.beta = (<float*>&g.beta)[0]
     strided_tiny_plan(&g.tp, g.itemsize)
+
+
+cdef void _plan_int(GemmCtx* g) noexcept:
+    """g.ip from the product's geometry, alpha and beta (Note [Integer products in registers]
+    in gemm_loops.pyx)."""
+    g.ip.m = g.m
+    g.ip.n = g.n
+    g.ip.k = g.k
+    g.ip.a_s0 = g.a_s0
+    g.ip.a_s1 = g.a_s1
+    g.ip.b_s0 = g.b_s0
+    g.ip.b_s1 = g.b_s1
+    g.ip.c_s0 = g.c_s0
+    g.ip.c_s1 = g.c_s1
+    g.ip.itemsize = g.itemsize
+    g.ip.alpha = g.alpha_u
+    g.ip.beta = g.beta_u
+    g.ip.beta_zero = g.beta_zero
 
 
 cdef int _kernel_for(DType dtype) noexcept:
@@ -958,6 +980,8 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
         g.ldb = <blasint>lda
     if g.tiny:
         _plan_tiny(&g, dtype.num == kFloat64)
+    elif g.kernel == KERNEL_LOOP:
+        _plan_int(&g)
 
     # -- the batch: a loop plan over the batch dims (stride 0 where an input is broadcast) ------
     _batch_plan(&plan, nb, batch, target, a, b)

@@ -228,4 +228,113 @@ static inline void strided_tiny_run(const strided_tiny_gemm* g, char* c, const c
     run(g, c, a, b, count, sc, sa, sb);
 }
 
+/* ---- integers: see Note [Integer products in registers] in gemm_loops.pyx ----------------- */
+
+#include <stdint.h>
+
+/* One integer product, C (m x n) = alpha * A (m x k) @ B (k x n) + beta * C, modulo 2**(8 *
+ * itemsize); strides in bytes, alpha and beta as unsigned numbers (their low bits). */
+typedef struct {
+    ptrdiff_t m, n, k;
+    ptrdiff_t a_s0, a_s1, b_s0, b_s1, c_s0, c_s1;
+    ptrdiff_t itemsize;
+    uint64_t alpha, beta;
+    int beta_zero;
+} strided_int_gemm;
+
+#define STRIDED_INT_KC 256 /* the rows of B packed at a time */
+
+/* STRIDED_INT_KERNEL(E, U): rows [i0, i1) of C for elements E (the unsigned integer of the
+ * dtype's width) summed in U (at least 32 bits: wraparound is defined for unsigned types, and
+ * the low bits of the sum are the same in any width). A panel of KC rows of B by NR = 2
+ * vectors of U is packed (widened to U, zero-padded past n), then each group of four rows of
+ * C keeps its 4 x NR sums in eight vector registers over the KC rows, and adds alpha times
+ * them to C (the first panel of k puts beta * C, or 0, first). */
+#define STRIDED_INT_KERNEL(E, U)                                                               \
+    static void strided_int_gemm_##E(const strided_int_gemm* g, char* c, const char* a,       \
+                                     const char* b, ptrdiff_t i0, ptrdiff_t i1)                \
+    {                                                                                          \
+        typedef U V __attribute__((vector_size(STRIDED_TINY_VBYTES)));                         \
+        enum { L = sizeof(V) / sizeof(U), NR = 2 * L };                                        \
+        V panel[STRIDED_INT_KC * 2];                                                           \
+        U lane[4][NR];                                                                         \
+        const ptrdiff_t n = g->n, k = g->k;                                                    \
+        const ptrdiff_t as0 = g->a_s0, as1 = g->a_s1, bs0 = g->b_s0, bs1 = g->b_s1;            \
+        const ptrdiff_t cs0 = g->c_s0, cs1 = g->c_s1;                                          \
+        const U alpha = (U)g->alpha, beta = (U)g->beta;                                        \
+        ptrdiff_t jb, pb, i, j, p, r, nr, kc, rows;                                            \
+        for (jb = 0; jb < n; jb += NR) {                                                       \
+            nr = n - jb < NR ? n - jb : NR;                                                    \
+            for (pb = 0; pb < k || pb == 0; pb += STRIDED_INT_KC) {                            \
+                kc = k - pb < STRIDED_INT_KC ? k - pb : STRIDED_INT_KC;                        \
+                for (p = 0; p < kc; p++) { /* pack B[pb + p, jb:jb + nr] */                    \
+                    U row[NR];                                                                 \
+                    const char* bp = b + (pb + p) * bs0 + jb * bs1;                            \
+                    for (j = 0; j < NR; j++)                                                   \
+                        row[j] = j < nr ? (U)*(const E*)(bp + j * bs1) : 0;                    \
+                    memcpy(&panel[2 * p], row, sizeof row);                                    \
+                }                                                                              \
+                for (i = i0; i < i1; i += rows) {                                              \
+                    const char* ap = a + i * as0 + pb * as1;                                   \
+                    V s00 = {0}, s01 = {0}, s10 = {0}, s11 = {0};                              \
+                    V s20 = {0}, s21 = {0}, s30 = {0}, s31 = {0};                              \
+                    rows = i1 - i < 4 ? 1 : 4;                                                 \
+                    for (p = 0; p < kc; p++, ap += as1) {                                      \
+                        const V b0 = panel[2 * p], b1 = panel[2 * p + 1];                      \
+                        const U x0 = (U)*(const E*)ap;                                         \
+                        s00 += x0 * b0;                                                        \
+                        s01 += x0 * b1;                                                        \
+                        if (rows == 4) {                                                       \
+                            const U x1 = (U)*(const E*)(ap + as0);                             \
+                            const U x2 = (U)*(const E*)(ap + 2 * as0);                         \
+                            const U x3 = (U)*(const E*)(ap + 3 * as0);                         \
+                            s10 += x1 * b0;                                                    \
+                            s11 += x1 * b1;                                                    \
+                            s20 += x2 * b0;                                                    \
+                            s21 += x2 * b1;                                                    \
+                            s30 += x3 * b0;                                                    \
+                            s31 += x3 * b1;                                                    \
+                        }                                                                      \
+                    }                                                                          \
+                    memcpy(lane[0], &s00, sizeof s00);                                         \
+                    memcpy(lane[0] + L, &s01, sizeof s01);                                     \
+                    memcpy(lane[1], &s10, sizeof s10);                                         \
+                    memcpy(lane[1] + L, &s11, sizeof s11);                                     \
+                    memcpy(lane[2], &s20, sizeof s20);                                         \
+                    memcpy(lane[2] + L, &s21, sizeof s21);                                     \
+                    memcpy(lane[3], &s30, sizeof s30);                                         \
+                    memcpy(lane[3] + L, &s31, sizeof s31);                                     \
+                    for (r = 0; r < rows; r++) {                                               \
+                        char* cp = c + (i + r) * cs0 + jb * cs1;                               \
+                        for (j = 0; j < nr; j++, cp += cs1) {                                  \
+                            U old = pb > 0 ? (U)*(E*)cp : g->beta_zero ? 0 : beta * *(E*)cp;   \
+                            *(E*)cp = (E)(old + alpha * lane[r][j]);                           \
+                        }                                                                      \
+                    }                                                                          \
+                }                                                                              \
+                if (k == 0)                                                                    \
+                    break;                                                                     \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+STRIDED_INT_KERNEL(uint8_t, uint32_t)
+STRIDED_INT_KERNEL(uint16_t, uint32_t)
+STRIDED_INT_KERNEL(uint32_t, uint32_t)
+STRIDED_INT_KERNEL(uint64_t, uint64_t)
+
+/* Rows [i0, i1) of an integer product, by the dtype's width. */
+static inline void strided_int_gemm_rows(const strided_int_gemm* g, char* c, const char* a,
+                                         const char* b, ptrdiff_t i0, ptrdiff_t i1)
+{
+    if (g->itemsize == 1)
+        strided_int_gemm_uint8_t(g, c, a, b, i0, i1);
+    else if (g->itemsize == 2)
+        strided_int_gemm_uint16_t(g, c, a, b, i0, i1);
+    else if (g->itemsize == 4)
+        strided_int_gemm_uint32_t(g, c, a, b, i0, i1);
+    else
+        strided_int_gemm_uint64_t(g, c, a, b, i0, i1);
+}
+
 #endif
