@@ -7,13 +7,16 @@ for what ml_dtypes does not define; PyTorch for the PyTorch spellings.
 
 from __future__ import annotations
 
+import os
 import pickle
 
 import numpy as np
 import pytest
+from test_intpow import needs_lower_levels, run_at_level
 
 import strided
 from strided import _views
+from strided._cpu import cpu_dispatch
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -604,3 +607,64 @@ def test_out_overlapping_an_input_is_computed_aside_then_copied(name):
     t = strided.asarray(np.arange(6, dtype=np.float32)).astype(name)
     strided.negative(t[::-1], out=t)
     assert t.astype("float32").numpy().tolist() == [-5.0, -4.0, -3.0, -2.0, -1.0, -0.0]
+
+
+# -- the conversions at every CPU level ---------------------------------------------------
+
+# Note [Half conversions in blocks, with F16C] (scalar_math.h): at x86-64-v3 and v4 the
+# contiguous conversions use the F16C instructions a chunk at a time and convert a chunk again
+# by NumPy's rule where it held a NaN; v2 converts with the bit arithmetic alone. The script
+# below runs in an interpreter forced to one level: every float16 and bfloat16 pattern to
+# float32 and back on every layout, float32 narrowed (random patterns, rounding boundaries with
+# sparse NaNs, odd lengths and offsets), and add and exp through the half loops' blocks, whose
+# bits must be the float32 kernel's rounded once, NaN payloads included.
+LEVEL_SCRIPT = """
+import sys
+sys.path.insert(0, TESTS)
+import numpy as np, strided as st
+from test_half import HALVES, _layouts, bits
+
+def layouts(a):
+    yield from _layouts(a)
+    yield "odd run", st.asarray(a).reshape(-1)[3:-5], a.reshape(-1)[3:-5]
+
+every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+rng = np.random.default_rng(11)
+f32 = rng.integers(0, 1 << 32, 300_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+for name, npd in HALVES.items():
+    a = every.view(npd).reshape(256, 256)
+    for layout, t, ref in layouts(a):
+        wide = np.asarray(t.astype("float32"))
+        want = ref.astype(np.float32)
+        assert (wide.view(np.uint32) == want.view(np.uint32)).all(), (name, layout)
+        back = bits(st.asarray(want).astype(name))
+        assert (back == want.astype(npd).view(np.uint16)).all(), (name, layout)
+        w = st.asarray(want)
+        u, wu = (t[::-1], w[::-1]) if t.ndim else (t, w)
+        # NaN + NaN may give either payload (the loops' operand order), so the two NaNs' bits
+        # are left out; a NaN and a number give the NaN's, quieted, in both
+        both = np.isnan(want) & np.isnan(np.asarray(wu))
+        for got, w in ((t + u, w + wu), (st.exp(t), st.exp(w))):
+            same = bits(got) == bits(w.astype(name))
+            assert (same | both).all(), (name, layout)
+            both = False
+    x = np.sort(every.view(npd)[np.isfinite(every.view(npd).astype(np.float32))].astype(np.float32))
+    mid = ((x[:-1].astype(np.float64) + x[1:]) / 2).astype(np.float32)
+    edges = np.concatenate([x, mid, np.nextafter(mid, np.inf), np.nextafter(mid, -np.inf)])
+    edges[::1001] = f32[np.isnan(f32)][: edges[::1001].size]
+    for v in (f32, edges, edges[5:-3]):
+        got = bits(st.asarray(v).astype(name))
+        assert (got == v.astype(npd).view(np.uint16)).all(), name
+print("ok")
+"""
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@needs_lower_levels
+@pytest.mark.parametrize("level", [2, 3, 4])
+def test_conversions_at_every_cpu_level_are_numpys(level):
+    if level > cpu_dispatch.cpu_level:
+        pytest.skip(f"this CPU does not run x86-64-v{level}")
+    tests = os.path.dirname(os.path.abspath(__file__))
+    script = "import warnings; warnings.simplefilter('ignore')\n" + LEVEL_SCRIPT
+    run_at_level(level, script.replace("TESTS", repr(tests), 1))
