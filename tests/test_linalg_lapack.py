@@ -74,6 +74,26 @@ def _layouts_of(ref, rng):
 SQUARE = [(3, 4, 4), (5, 5), (2, 1, 1)]
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+def test_det_from_the_factors_in_one_pass(dtype, rng):
+    # Note [A determinant from its LU factors in one pass] (lapack.pyx): the real dtypes give
+    # the bits of sign * prod(U's diagonal) as ops; sizes on both sides of the small LU's 16
+    from strided._ops import elementwise, linalg_solve, reduction
+
+    perm = np.eye(5)[[1, 2, 0, 4, 3]]  # three swaps of rows: det -1
+    cases = [_random((40, n, n), dtype, rng) for n in (1, 2, 3, 4, 9, 16, 17)]
+    cases += [perm.astype(np.dtype(dtype.numpy)), np.zeros((2, 3, 3), np.dtype(dtype.numpy))]
+    cases += [np.ones((3, 0, 0), np.dtype(dtype.numpy)), np.ones((0, 4, 4), np.dtype(dtype.numpy))]
+    for a in cases:
+        t = strided.asarray(a)
+        got = L.det(t)
+        _close(got, np.linalg.det(a), f"det {a.shape}", dtype=a.dtype)
+        if dtype.kind == "f":
+            diag, sign = linalg_solve._lu_diagonal("det", t)
+            composed = elementwise.multiply(sign, reduction.prod(diag, axis=-1))
+            assert np.array_equal(np.asarray(got), np.asarray(composed)), a.shape
+
+
 @pytest.mark.parametrize("dtype", FLOATS + PROMOTED, ids=lambda d: d.name)
 def test_det_slogdet_inv_solve_match_numpy(dtype, rng):
     for shape in SQUARE:

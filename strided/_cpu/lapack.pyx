@@ -52,6 +52,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from strided._core cimport MAX_DIMS, TensorBase, cpu_device, empty_tensor, make_view
+from strided._fused cimport real_t
 from strided._threads cimport num_threads
 from strided._dtype cimport (
     DType,
@@ -765,3 +766,61 @@ def run_batch(str routine, TensorBase a, TensorBase b, TensorBase ipiv, TensorBa
         free(work)
         free(rwork)
         free(iwork)
+
+
+# Note [A determinant from its LU factors in one pass]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# det(A) is (-1) ** (the rows ?getrf swapped) times the product of U's diagonal. Written as ops
+# (the diagonal as a view, a product along it, the pivots compared with 1..n, a sum, a
+# remainder, a multiply, a subtract, a cast, a last multiply), a batch of small matrices paid
+# nine passes over short rows: for 10000 4 x 4 float32 matrices 0.2 ms of the 0.77 ms det,
+# where the LU itself takes 0.55. ``lu_det`` reads each matrix's pivots and diagonal once,
+# multiplying the diagonal in order as the product did: the real dtypes' values are the same
+# bits, the complex ones' within a rounding (the complex multiply written out here, not the
+# product reduction's).
+
+cdef void _lu_det(const char* lu, const lapack_int* ipiv, char* out, Py_ssize_t nbatch,
+                  Py_ssize_t n, bint cplx, real_t* kind) noexcept nogil:
+    """det of each of ``nbatch`` n x n factored matrices (real_t elements, or pairs of them
+    when ``cplx``) into ``out``: see Note [A determinant from its LU factors in one pass]."""
+    cdef Py_ssize_t i, p, swaps, w = 2 if cplx else 1
+    cdef const real_t* a
+    cdef real_t re, im, t, dre, dim
+    for i in range(nbatch):
+        a = <const real_t*>lu + i * n * n * w
+        swaps = 0
+        re = 1
+        im = 0
+        for p in range(n):
+            swaps += ipiv[i * n + p] != p + 1
+            dre = a[p * (n + 1) * w]
+            if cplx:
+                dim = a[p * (n + 1) * w + 1]
+                t = re * dre - im * dim
+                im = re * dim + im * dre
+                re = t
+            else:
+                re = re * dre
+        if swaps % 2:
+            re = -re
+            im = -im
+        (<real_t*>out)[i * w] = re
+        if cplx:
+            (<real_t*>out)[i * w + 1] = im
+
+
+def lu_det(TensorBase lu, TensorBase ipiv, TensorBase out):
+    """The determinant of each matrix from its LU factors: ``lu`` and ``ipiv`` as
+    ``run_batch("getrf")`` left them (C-contiguous; int32 pivots), into the C-contiguous
+    ``out`` of the batch's shape (Note [A determinant from its LU factors in one pass])."""
+    cdef Py_ssize_t nbatch = out.numel()
+    cdef Py_ssize_t n = lu._sizes[lu._ndim - 1] if lu._ndim else 0
+    cdef int num = lu.dtype.num
+    cdef const char* pa = lu._data()
+    cdef const lapack_int* pp = <const lapack_int*>ipiv._data()
+    cdef char* po = out._data()
+    with nogil:
+        if num == kFloat32 or num == kComplex64:
+            _lu_det[float](pa, pp, po, nbatch, n, num == kComplex64, NULL)
+        else:
+            _lu_det[double](pa, pp, po, nbatch, n, num != kFloat64, NULL)

@@ -331,6 +331,12 @@ def _lu_diagonal(name, x):
 
 
 def _det_kernel(x):
+    x, dtype = _matrices("det", x)
+    if x.device.is_cpu:  # Note [A determinant from its LU factors in one pass] (lapack.pyx)
+        lu, ipiv, _ = _lu("det", x, dtype)
+        out = _core._empty(_batch(x), dtype, lu.device)
+        _lapack.lu_det(lu, ipiv, out)
+        return out
     diag, sign = _lu_diagonal("det", x)
     return _ew.multiply(sign, _red.prod(diag, axis=-1))
 
