@@ -241,6 +241,36 @@ def test_unary_ops(name, op):
         assert np.all(np.abs(g[ok] - ref[ok]) <= ulp), op
 
 
+# the ops whose half loops run a fix-up pass (Note [Fix-up passes in the half blocks] in
+# unary.pyx.tp): the checked ops for both halves, trig for bfloat16
+FIXED_UP = ["log", "log1p", "log2", "log10", "acosh", "asin", "acos", "atanh", "sin", "cos", "tan"]
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", FIXED_UP)
+def test_every_pattern_through_a_fix_up_pass_is_float32s_rounded(name, op):
+    every = from_bits(ALL_BITS, name)
+    fn = getattr(strided, op)
+    with strided.errstate(all="ignore"):
+        want = bits(fn(every.astype("float32")).astype(name))  # the float32 loop's, rounded
+        # contiguous (the blocks, every lane hard or easy), reversed and stepped (per element)
+        for t, w in ((every, want), (every[::-1], want[::-1]), (every[1::3], want[1::3])):
+            np.testing.assert_array_equal(bits(fn(t)), w, err_msg=op)
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_a_fix_up_pass_raises_the_c_librarys_flags(name):
+    x = ALL_BITS.view(HALVES[name]).astype(np.float32)
+    positive = from_bits(ALL_BITS[(x > 0) & np.isfinite(x)], name)
+    with strided.errstate(all="raise"):
+        strided.log(positive)  # no flag from the vector pass or the conversions
+        for value, kind in ((0.0, "divide"), (-1.0, "invalid")):
+            t = strided.asarray(np.full(1000, 2.0, np.float32)).astype(name)
+            t[517] = value  # one hard lane in a block of easy ones
+            with pytest.raises(FloatingPointError, match=kind):
+                strided.log(t)
+
+
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_nextafter_steps_the_16_bit_pattern(name):
     x = ALL_BITS.view(HALVES[name])
