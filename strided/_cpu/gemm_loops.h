@@ -17,7 +17,7 @@ typedef struct {
     ptrdiff_t m, n, k;
     ptrdiff_t a_s0, a_s1, b_s0, b_s1, c_s0, c_s1;
     double alpha, beta;
-    int beta_zero, is_double, swap;
+    int beta_zero, is_double, swap, dots;
 } strided_tiny_gemm;
 
 /* The lanes a row of n outputs takes: 4, 8 or 16. */
@@ -28,11 +28,18 @@ static inline ptrdiff_t strided_tiny_lanes(ptrdiff_t n)
 
 /* Orient the product so that the vector lanes run along the longer side of C: C (m x n) takes
  * m rows of lanes(n) lanes, C^T takes n rows of lanes(m). On a tie, the orientation whose C
- * rows are contiguous in memory (one vector store a row). */
+ * rows are contiguous in memory (one vector store a row). A matrix times a vector whose rows
+ * (or a vector times a matrix whose columns) are contiguous is instead m dot products
+ * (``dots``): their lanes run along k. */
 static inline void strided_tiny_plan(strided_tiny_gemm* g, ptrdiff_t itemsize)
 {
     ptrdiff_t t, here = g->m * strided_tiny_lanes(g->n), there = g->n * strided_tiny_lanes(g->m);
+    g->dots = g->m == 1 && g->n == 1;
     g->swap = there < here || (there == here && g->c_s1 != itemsize && g->c_s0 == itemsize);
+    if (g->n == 1 && g->m > 1 && g->a_s1 == itemsize)
+        g->dots = 1, g->swap = 0;
+    else if (g->m == 1 && g->n > 1 && g->b_s0 == itemsize)
+        g->dots = 1, g->swap = 1;
     if (!g->swap)
         return;
     t = g->m, g->m = g->n, g->n = t;
@@ -52,6 +59,33 @@ static inline void strided_tiny_plan(strided_tiny_gemm* g, ptrdiff_t itemsize)
 #endif
 #define STRIDED_TINY_VB(T, NP)                                                                 \
     (NP * sizeof(T) < STRIDED_TINY_VBYTES ? NP * sizeof(T) : STRIDED_TINY_VBYTES)
+
+/* Copy n contiguous elements of ``size`` bytes, n below ``lanes`` (4, 8 or 16), in pieces of
+ * half the lanes, a quarter, ... and 1: each a fixed-size copy, which the compiler turns into
+ * one load and one store (a copy of a length known only at run time is a call into the C
+ * library, ~5 ns, as long as the work of a row). */
+static inline void strided_tiny_copy(char* dst, const char* src, ptrdiff_t n, ptrdiff_t size,
+                                     ptrdiff_t lanes)
+{
+    ptrdiff_t piece;
+    for (piece = lanes / 2; piece >= 1; piece /= 2) {
+        if (n & piece) {
+            if (size == 8) {
+                if (piece == 8) memcpy(dst, src, 64);
+                else if (piece == 4) memcpy(dst, src, 32);
+                else if (piece == 2) memcpy(dst, src, 16);
+                else memcpy(dst, src, 8);
+            } else {
+                if (piece == 8) memcpy(dst, src, 32);
+                else if (piece == 4) memcpy(dst, src, 16);
+                else if (piece == 2) memcpy(dst, src, 8);
+                else memcpy(dst, src, 4);
+            }
+            dst += piece * size;
+            src += piece * size;
+        }
+    }
+}
 
 /* STRIDED_TINY_KERNEL(T, NP): strided_tiny_<T>_<NP>, the products of a batch whose C rows fit
  * NP lanes, held as R vectors of the level's width (vectors wider than the registers would be
@@ -77,8 +111,12 @@ static inline void strided_tiny_plan(strided_tiny_gemm* g, ptrdiff_t itemsize)
         if (plain && g->c_s1 == (ptrdiff_t)sizeof(T)) {                                         \
             for (r = 0; r < R && (r + 1) * L <= g->n; r++, j += L)                              \
                 memcpy(crow + r * sizeof(*acc), &acc[r], sizeof(*acc));                         \
-            if (j == g->n)                                                                      \
-                return;                                                                         \
+            if (j < g->n) {                                                                     \
+                memcpy(lane, acc, sizeof lane);                                                 \
+                strided_tiny_copy(crow + j * sizeof(T), (const char*)(lane + j), g->n - j,      \
+                                  sizeof(T), NP);                                               \
+            }                                                                                   \
+            return;                                                                             \
         }                                                                                       \
         memcpy(lane, acc, sizeof lane);                                                         \
         for (; j < g->n; j++) {                                                                 \
@@ -106,8 +144,7 @@ static inline void strided_tiny_plan(strided_tiny_gemm* g, ptrdiff_t itemsize)
             const char* brows = direct ? b : (const char*)packed;                               \
             if (!direct && bs1 == (ptrdiff_t)sizeof(T)) {                                       \
                 for (p = 0; p < k; p++)                                                         \
-                    for (j = 0; j < n; j++)                                                     \
-                        packed[p * NP + j] = ((const T*)(b + p * bs0))[j];                      \
+                    strided_tiny_copy((char*)(packed + p * NP), b + p * bs0, n, sizeof(T), NP); \
             } else if (!direct) {                                                               \
                 for (p = 0; p < k; p++)                                                         \
                     for (j = 0; j < n; j++)                                                     \
@@ -217,7 +254,13 @@ static inline void strided_tiny_run(const strided_tiny_gemm* g, char* c, const c
         t = a, a = b, b = t;
         s = sa, sa = sb, sb = s;
     }
-    if (g->m == 1 && g->n == 1)
+    if (g->dots && g->m > 1) { /* a matrix times a vector: a run of m dots per product */
+        run = g->is_double ? strided_tiny_dot_double : strided_tiny_dot_float;
+        for (; count > 0; count--, c += sc, a += sa, b += sb)
+            run(g, c, a, b, g->m, g->c_s0, g->a_s0, 0);
+        return;
+    }
+    if (g->dots)
         run = g->is_double ? strided_tiny_dot_double : strided_tiny_dot_float;
     else if (g->is_double)
         run = lanes == 4 ? strided_tiny_double_4 : lanes == 8 ? strided_tiny_double_8

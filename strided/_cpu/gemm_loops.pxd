@@ -8,7 +8,7 @@ cdef extern from "gemm_loops.h" nogil:
         Py_ssize_t m, n, k
         Py_ssize_t a_s0, a_s1, b_s0, b_s1, c_s0, c_s1
         double alpha, beta
-        int beta_zero, is_double, swap
+        int beta_zero, is_double, swap, dots
     void strided_tiny_plan(strided_tiny_gemm* g, Py_ssize_t itemsize)
     ctypedef struct strided_int_gemm:
         Py_ssize_t m, n, k

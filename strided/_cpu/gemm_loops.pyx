@@ -18,9 +18,13 @@ into zero-padded rows on the stack), broadcasts A's elements one at a time throu
 strides, and does four rows of C at once, four independent chains of fused multiply-adds. Any
 strides will do (negative, zero, stepped): there is no layout to satisfy, so no copy first.
 The product is oriented so that the lanes run along the longer side of C (C^T = B^T @ A^T
-when C has more rows than columns: a matrix times a vector fills the lanes with its rows).
-A 1 x 1 product (vecdot's rows) is a dot product, summed NP lanes at a time when both
-vectors are contiguous.
+when C has more rows than columns). A 1 x 1 product (vecdot's rows) is a dot product,
+summed a vector of lanes at a time when both vectors are contiguous, and so is each row of a
+matrix times a vector when the matrix's rows are contiguous (10000 x (16x16 @ 16) float64:
+1.80 ms as 16 rows of one lane each after a transposing copy, 0.62 ms as dots; NumPy 0.72).
+Partial rows (n below the lanes) are copied in pieces of fixed size (8, 4, 2, 1 elements), not
+by a call to memcpy of a length known at run time: 2000 x (12x12 @ 12x12) float32 0.24 ->
+0.12 ms (NumPy 0.22).
 
 The sums run in order of p in every lane, one rounding per multiply-add where the level has
 FMA (x86-64-v3 and v4; two at v2); a dot product's lanes are added at the end. OpenBLAS orders
