@@ -525,6 +525,12 @@ EXPLICIT = {
         lambda x: F.max_pool2d(x, 2, stride=1, padding=1),
         lambda L, d: (_r(1, 2, 3, 4, layout=L, device=d),),
     ),
+    # channels-last tiles: the op nn::max_pool2d_tiles (Note [Max pooling over tiles in one pass]);
+    # x is made (N, H, W, C) and seen as (N, C, H, W)
+    "max_pool2d_tiles": (
+        lambda x: F.max_pool2d(strided.permute(x, (0, 3, 1, 2)), 2),
+        lambda L, d: (_r(2, 4, 5, 3, layout=L, device=d),),
+    ),
     "avg_pool2d": (
         lambda x: F.avg_pool2d(x, 3, stride=2, padding=1),
         lambda L, d: (_r(1, 2, 4, 4, layout=L, device=d),),
@@ -658,6 +664,7 @@ def _declare_ops_declared_on_first_use():
     conv._conv2d_stride1()
     normalization._layer_norm_op()
     activation._gelu_op()
+    conv._max_pool_op()
 
 
 def test_im2col_op_gradcheck():

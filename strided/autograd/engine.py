@@ -205,7 +205,10 @@ def _execute(root_edges, root_grads, keep_graph, create_graph, targets=None, acc
         buf[nr] = _add(buf.get(nr), g)
     captured = {}
     want = {} if targets is None else {e: i for i, e in enumerate(targets)}
-    stored = set()  # storages handed to some .grad in this run (see _accumulate)
+    # storages handed to some .grad in this run (see _accumulate), and the root gradients':
+    # those may be the caller's tensors (``x.backward(g)`` of a leaf x would otherwise make
+    # x.grad the caller's g itself, so that writing into one changes the other)
+    stored = {id(g.untyped_storage()) for g in root_grads}
 
     ready = []
     for node in dict.fromkeys(roots):

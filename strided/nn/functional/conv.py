@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import strided
 from strided import _core
-from strided.nn.functional._args import need_float, need_ndim, pair
+from strided.nn.functional._args import need_float, need_ndim, no_graph, pair
 from strided.nn.functional.padding import pad
 
 __all__ = ["window_view", "unfold", "conv2d", "max_pool2d", "avg_pool2d"]
@@ -473,11 +473,86 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1):
     _check_pool_padding(k, padding, "max_pool2d")
     tiles = _tiles(x, k, stride, padding, dilation, "max_pool2d")
     if tiles is not None:
+        if _pool_op_case(x):
+            # one loop, or one op with a graph (Note [Max pooling over tiles in one pass] in
+            # strided/_cpu/conv.pyx)
+            if no_graph(x):
+                from strided._cpu import conv as _kernels
+
+                return _kernels.max_pool2d_tiles(x, k[0], k[1])
+            return _max_pool_op()(x, list(k))
         return strided.max(tiles, axis=(3, 5))
     win = window_view(
         x, k, k if stride is None else stride, padding, dilation, float("-inf"), "max_pool2d"
     )
     return strided.max(win, axis=(-2, -1))
+
+
+def _pool_op_case(x):
+    """Whether max pooling over tiles runs as the loop and op of Note [Max pooling over tiles
+    in one pass] (strided/_cpu/conv.pyx): a channels-last float32 or float64 tensor on the
+    CPU."""
+    return (
+        isinstance(x, _core.TensorBase)
+        and x.device.type == "cpu"
+        and x.dtype.name in ("float32", "float64")
+        and x.shape[1] > 1
+        and x.stride(1) == 1
+    )
+
+
+def _max_pool_cpu(x, kernel_size):
+    from strided._cpu import conv as _kernels
+
+    return _kernels.max_pool2d_tiles(x, kernel_size[0], kernel_size[1])
+
+
+def _max_pool_meta(x, kernel_size):
+    from strided import library
+
+    n, c, h, w = x.shape
+    return library.TensorMeta((n, c, h // kernel_size[0], w // kernel_size[1]), x.dtype, x.device)
+
+
+def _max_pool_grad(grad, x, kernel_size):
+    """x's gradient: one loop (Note [Max pooling over tiles in one pass]), or, when the backward
+    is itself recorded (``create_graph=True``), max's own rule through the tiles view, as ops
+    that double backward differentiates."""
+    kh, kw = kernel_size
+    if not strided.is_grad_enabled() and grad.dtype == x.dtype:
+        from strided._cpu import conv as _kernels
+
+        return _kernels.max_pool2d_tiles_backward(grad, x, kh, kw)
+    from strided.autograd import formulas
+
+    n, c, h, w = x.shape
+    ho, wo = h // kh, w // kw
+    tiles = _tiles(x, (kh, kw), None, 0, 1, "max_pool2d")
+    share = formulas.max_min_backward(grad, tiles, strided.max(tiles, axis=(3, 5)), (3, 5), False)
+    gx = strided.reshape(share, (n, c, ho * kh, wo * kw))
+    if (ho * kh, wo * kw) != (h, w):  # the rows and columns no window covers
+        gx = pad(gx, (0, w - wo * kw, 0, h - ho * kh))
+    return gx
+
+
+_POOL_OP = []
+
+
+def _max_pool_op():
+    """``nn::max_pool2d_tiles``, declared on first use (Note [Max pooling over tiles in one pass]
+    in strided/_cpu/conv.pyx)."""
+    if not _POOL_OP:
+        from strided import library
+
+        _POOL_OP.append(
+            library.declare(
+                "nn::max_pool2d_tiles(Tensor x, int[] kernel_size) -> Tensor",
+                _max_pool_cpu,
+                _max_pool_meta,
+                x=_max_pool_grad,
+            )
+        )
+    return _POOL_OP[0]
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0):
