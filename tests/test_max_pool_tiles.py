@@ -222,3 +222,19 @@ def test_bad_input_is_refused_before_any_read():
         _kernels.max_pool2d_tiles(x, 5, 1)
     with pytest.raises(ValueError, match="must be at least 1 and fit"):
         _kernels.max_pool2d_tiles(x, 0, 1)
+
+
+def test_a_leaf_keeps_a_gradient_laid_out_as_itself():
+    """A fresh gradient dense in the leaf's own strides becomes its .grad without a copy (a
+    channels-last input's gradient stays channels-last, as PyTorch's layout contract has it);
+    one in other strides is copied C-contiguous, as before."""
+    rng = np.random.default_rng(6)
+    x = _cl(rng.standard_normal((2, 3, 4, 4))).requires_grad_()
+    F.max_pool2d(x, 2).sum().backward()
+    assert x.grad.stride() == x.stride()
+    np.testing.assert_array_equal(
+        np.asarray(x.grad), _ops_grad(strided.ones((2, 3, 2, 2)), x.detach(), (2, 2))
+    )
+    u = strided.asarray(rng.standard_normal((3, 4))).requires_grad_()
+    (u.T * 2).sum().backward()  # a gradient reaching u through a view: copied, C-contiguous
+    assert u.grad.is_contiguous()

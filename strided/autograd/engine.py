@@ -330,7 +330,11 @@ def _accumulate(variable, g, create_graph, stored):
         g = _copy_plain(g)
     if variable.grad is None:
         key = id(g.untyped_storage())
-        if key in stored or not g.is_contiguous() or g._base is not None:
+        if (
+            key in stored
+            or g._base is not None
+            or not (g.is_contiguous() or _laid_out_as(g, variable))
+        ):
             g = _copy_plain(g)  # a fresh, dense tensor that belongs to this .grad alone
             key = id(g.untyped_storage())
         stored.add(key)
@@ -340,6 +344,22 @@ def _accumulate(variable, g, create_graph, stored):
     if m is not None and m.post_hooks:
         for h in list(m.post_hooks):
             h(variable)
+
+
+def _laid_out_as(g, variable):
+    """Whether ``g`` is dense, without overlaps, in the strides of ``variable``: kept as its .grad
+    without a copy, as PyTorch's layout contract keeps a channels-last parameter's channels-last
+    gradient (a copy would be C-contiguous)."""
+    if g.stride() != variable.stride():
+        return False
+    expected = 1
+    for stride, size in sorted(zip(g.stride(), g.shape, strict=True)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _copy_plain(g):
