@@ -16,6 +16,7 @@ from layouts import ALL_DTYPES, make_layout
 from test_intpow import needs_lower_levels, run_at_level
 
 import strided
+from strided._cpu import blas
 
 FLOAT_TYPES = (strided.float32, strided.float64)
 INT_TYPES = tuple(d for d in ALL_DTYPES if d.kind in "iu")
@@ -215,6 +216,26 @@ def test_integer_products_do_not_depend_on_threads(dtype, rng):
         assert strided.last_matmul_plan()["threads"] == (
             "one" if threads == 1 else "across blocks of rows"
         )
+
+
+@pytest.mark.parametrize("nbatch,split", [(8, True), (7, False)])
+def test_mid_size_products_split_across_the_batch(nbatch, split, rng):
+    # Note [Products of a batch across threads] in blas.pyx: 70^3 is above OpenBLAS's
+    # one-thread size; at least 4 products a thread split the batch, with OpenBLAS on one
+    # thread meanwhile and on strided's count again after
+    strided.set_num_threads(2)
+    x1, a1 = pair(strided.float64, (nbatch, 70, 70), rng)
+    x2, a2 = pair(strided.float64, (nbatch, 70, 70), rng, "transposed")
+    check(x1 @ x2, a1 @ a2, strided.float64)
+    threads = strided.last_matmul_plan()["threads"]
+    assert threads == ("across the batch" if split else "OpenBLAS's own, inside each product")
+    assert blas.blas_info()["threads"] == 2
+    old = blas._set_batch_split(0)
+    try:
+        check(x1 @ x2, a1 @ a2, strided.float64)
+        assert strided.last_matmul_plan()["threads"] == "OpenBLAS's own, inside each product"
+    finally:
+        blas._set_batch_split(old)
 
 
 @needs_lower_levels

@@ -192,7 +192,35 @@ _share_threads = _blas_threads._share_threads
 # thread count; OpenBLAS's float results may differ in the last bits between thread counts,
 # because the order of the additions follows the split of the work.
 
+# Note [Products of a batch across threads]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A batch of mid-size products (einsum's bij,bjk->bik of 100 matrices of 100 x 100: 10**6
+# multiply-adds each) is above the size OpenBLAS runs on one thread, and OpenBLAS splits each
+# product into jobs that wait for each other after every panel, so one descheduled job stalls
+# the product. With at least BATCH_SPLIT_MIN products a thread, products of up to
+# _batch_split_mnk multiply-adds (512**3) are split across the batch instead, each thread
+# running whole products, OpenBLAS held to one thread for the time of the batch (strided's
+# threads are OpenBLAS's, Note [One pool of threads]: a threaded GEMM inside the prange would
+# nest). float64 at 2 threads on the 2-core Zen 4, shared with other jobs (load 3), OpenBLAS's
+# jobs -> the batch split (PyTorch): 100 x 100^3 4.85 -> 1.99 ms (2.42), 40 x 200^3 8.3 -> 5.8
+# ms (6.8), 8 x 300^3 21 -> 16 ms (16.0), 8 x 512^3 21.5 -> 19.1 ms (21.6). At 1 thread
+# nothing changes.
+
+cdef double _batch_split_mnk = 134217728.0   # 512 ** 3
+
+
+def _set_batch_split(double mnk):
+    """Set the largest product (m*n*k) whose batch is split across threads above OpenBLAS's
+    own threshold (Note [Products of a batch across threads]); 0 keeps every such product to
+    OpenBLAS's threads. Returns the previous value (for benchmarks and tests)."""
+    global _batch_split_mnk
+    old = _batch_split_mnk
+    _batch_split_mnk = mnk
+    return old
+
+
 cdef enum:
+    BATCH_SPLIT_MIN = 4             # products a thread at least, for a batch split above it
     TINY_DOT_K = 64                 # the longest dot product (a 1 x 1 product) done without BLAS
     GEMM_GRAIN = 65536              # multiply-adds below which one thread does the whole job
     OPENBLAS_SERIAL_MNK = 262144    # m*n*k at or below which OpenBLAS runs on one thread
@@ -806,7 +834,7 @@ cdef object _half_matmul(TensorBase x1, TensorBase x2, TensorBase out, TensorBas
 cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, TensorBase out,
                     TensorBase c_in, object alpha, object beta):
     cdef int nd1 = x1._ndim, nd2 = x2._ndim, nb, nb1, nb2, rnd, d
-    cdef bint v1 = nd1 == 1, v2 = nd2 == 1, across
+    cdef bint v1 = nd1 == 1, v2 = nd2 == 1, across, one_blas_thread
     cdef Py_ssize_t m, n, k, k2
     cdef Py_ssize_t batch[MAX_DIMS]
     cdef Py_ssize_t rshape[MAX_DIMS]
@@ -993,14 +1021,24 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
         if g.kernel == KERNEL_LOOP:
             across = plan.numel >= num_threads() or work < GEMM_GRAIN
         else:
-            across = work <= OPENBLAS_SERIAL_MNK
+            across = work <= OPENBLAS_SERIAL_MNK or (
+                work <= _batch_split_mnk and plan.numel >= BATCH_SPLIT_MIN * num_threads())
     g.inner_parallel = not across
-    if m > 0 and n > 0 and plan.numel > 0:
-        if work * plan.numel < GIL_GRAIN:
-            _run_batches(&plan, gemm_batch_loop, &g, across)
-        else:
-            with nogil:
+    # a product OpenBLAS would thread, inside the prange: it must keep to one thread (Note
+    # [Products of a batch across threads])
+    one_blas_thread = across and g.kernel != KERNEL_LOOP and work > OPENBLAS_SERIAL_MNK
+    if one_blas_thread:
+        _set_blas_threads(1)
+    try:
+        if m > 0 and n > 0 and plan.numel > 0:
+            if work * plan.numel < GIL_GRAIN:
                 _run_batches(&plan, gemm_batch_loop, &g, across)
+            else:
+                with nogil:
+                    _run_batches(&plan, gemm_batch_loop, &g, across)
+    finally:
+        if one_blas_thread:
+            _set_blas_threads(num_threads())
 
     _last.valid = True
     _last.kernel = g.kernel
@@ -1111,30 +1149,34 @@ cdef void _one_zero(int num, ScalarBuf* one, ScalarBuf* zero) noexcept:
 #   costs one pass over it and no copy; rows and columns of contiguous memory take loops the
 #   compiler vectorises. An odd k is padded with a zero pair half in both A and B.
 # - The micro-kernel keeps a 12 x 32 tile of C in 24 of the 32 vector registers across 128
-#   pairs of k (a 16 KB panel of B stays in L1, the panels of A stream from L2), adding into
-#   a float32 buffer of the block of C (96 x 256 at most); blocks of C are the threads' work,
-#   made smaller when there are fewer than two per thread. At the end of k each element is
-#   alpha * sum (+ beta * C, fused) rounded once to bfloat16, as strided_f32_to_bf16 rounds.
-#   A batch whose B is broadcast packs it once. 1 thread, 512 x 512: 2.25 -> ~0.6 ms
+#   pairs of k (a 6 KB micro-panel of A stays in L1 while the panels of B stream past it from
+#   L2), then adds the tile into a float32 buffer of its block of C (48 x 1024 at most, sizes
+#   chosen by measurement: bf16_gemm.h); blocks of C are the threads' work, made smaller when
+#   there are fewer than two per thread. At the end of k each element is alpha * sum
+#   (+ beta * C, fused) rounded once to bfloat16, as strided_f32_to_bf16 rounds. A batch whose
+#   B is broadcast packs it once. 1 thread, 512 x 512: 2.25 -> ~0.6 ms
 #   (PyTorch 0.58; float32 2.19): benchmarks/bench_bf16_matmul.py has the table.
 #
 # The arithmetic. A product of two bfloat16 (8-bit significands) is exact in float32, in both
-# paths; the sums are float32 additions in an order of this kernel's own (each lane adds its two
-# products, then 128-pair blocks in sequence), so the float32 sum s differs from the exact one
-# by at most k * 2^-24 * sum |a||b| (the usual bound for k float32 additions), as SGEMM's does,
-# and the result is s rounded once to bfloat16. What differs is the instruction's fixed
+# paths; the sums are float32 additions in an order of this kernel's own (each lane adds a
+# pair's two products in turn, each block of 128 pairs is summed from zero, and the blocks' sums
+# are added in order of k; the same order whatever the threads), so the float32 sum s differs
+# from the exact one by at most k * 2^-24 * sum |a||b| (the usual bound for k float32
+# additions), as SGEMM's does, and the result is s rounded once to bfloat16. What differs is the instruction's fixed
 # environment: vdpbf16ps treats subnormal inputs as zero and flushes subnormal results to zero
 # (DAZ and FTZ, whatever MXCSR says), where SGEMM on the widened copies keeps them. So a
 # bfloat16 subnormal (magnitude below 2^-126 ~ 1.2e-38) in A or B counts as 0 (times inf it
 # gives NaN, not inf), and a partial sum that falls below 2^-126 becomes 0: an absolute error
-# of at most 2^-126 per addition, k * 2^-126 in all, the same choice oneDNN makes for
-# PyTorch. Infinities and NaN propagate as in float32 (inf - inf and 0 * inf are NaN).
+# of at most 2^-126 per addition, k * 2^-126 in all. PyTorch's bfloat16 matmul on this CPU
+# gives the same zeros (tests/test_bf16_matmul.py's subnormal cases). Infinities and NaN propagate as in float32 (inf - inf and 0 * inf are NaN).
 #
 # Chosen when CPUID lists AVX512_BF16 and the x86-64-v4 kernels run (cpu_dispatch.avx512_bf16);
 # STRIDED_BF16_GEMM=0 in the environment, or STRIDED_CPU_FEATURES=x86-64-v3 or lower, keeps the
 # float32 path (tests run both). bf16_gemm.h's functions carry a target attribute, so the module
 # is still compiled for the baseline and the rest of the build is unchanged. float16 has no such
-# instruction on these CPUs and keeps the float32 path.
+# instruction on these CPUs and keeps the float32 path: a float32 micro-kernel fed by packing
+# that widens could save only the widening copies, 0.03 ms of float16's 2.24 ms at 512 x 512
+# (float32 2.18 ms; PyTorch's float16 takes 105 ms), so it is not worth a kernel of its own.
 
 cdef bint _bf16_on = (STRIDED_HAVE_BF16_GEMM != 0 and _cpu_dispatch.avx512_bf16
                       and os.environ.get("STRIDED_BF16_GEMM", "").strip() != "0")
