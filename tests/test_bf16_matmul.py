@@ -256,6 +256,20 @@ def test_subnormals(path):
     assert got == 2.0**-3
 
 
+def test_subnormals_as_pytorch_gives_them_at_64x64(path):
+    # PyTorch's bfloat16 matmul runs the same instruction at this size on a CPU with
+    # AVX512_BF16 (at some small sizes, 16 x 16, it takes a kernel that keeps subnormals)
+    torch = pytest.importorskip("torch")
+    if path != "vdpbf16ps":
+        pytest.skip("the float32 path keeps subnormals")
+    a = np.tile(np.array([[2.0**-130, 1.0], [2.0**-64, 2.0**-64]], dtype=BF16), (32, 1))
+    b = np.tile(np.array([[2.0**100, 2.0**-64], [0.0, 2.0**-64]], dtype=BF16), (1, 32))
+    got = _f64(strided.asarray(a) @ strided.asarray(b))
+    ta, tb = (torch.tensor(x.astype(np.float32)).bfloat16() for x in (a, b))
+    np.testing.assert_array_equal(got, (ta @ tb).double().numpy())
+    assert not got[0, 0] and not got[1, 1]
+
+
 def test_other_dtypes_keep_their_paths(path, rng):
     a, b = _bf16(rng, (20, 30)), _bf16(rng, (30, 10))
     mixed = strided.asarray(a) @ strided.asarray(b.astype(np.float32))

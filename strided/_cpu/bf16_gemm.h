@@ -29,15 +29,24 @@
 #endif
 
 /* The register tile: BF16_MR rows of A times BF16_NR columns of B, 24 vectors of 16 float32
- * accumulators (of the 32 registers; 2 hold B, 1 the broadcast pair of A). Blocks, in units of
- * tiles: BF16_KC pairs of k (a micro-panel of B, 16 KB, stays in L1 while the panels of A
- * stream past it from L2), BF16_MC rows and BF16_NC columns of C per block of work (a float32
- * buffer of the block, 96 KB, in L2). */
+ * accumulators (of the 32 registers; 2 hold B, 1 the broadcast pair of A). Blocks: BF16_KC
+ * pairs of k at a time (a micro-panel of A, 6 KB, stays in L1 while the micro-panels of B,
+ * 16 KB each, stream past it from L2), BF16_MC_PANELS panels of A (48 rows) and BF16_NC_PANELS
+ * panels of B (1024 columns) per block of C, each thread's unit of work (its float32 sums,
+ * 192 KB, in L2). Chosen by measurement on a Zen 4 core at 512 and 2048: 48 x 1024 blocks
+ * took 41-45 ms at 2048 where 96 x 256 took 46-50 (the machine's noise is a few ms), 512 the
+ * same within noise; KC of 192 or 256 pairs was no better. */
 #define BF16_MR 12
 #define BF16_NR 32
+#ifndef BF16_KC
 #define BF16_KC 128
-#define BF16_MC_PANELS 8
-#define BF16_NC_PANELS 8
+#endif
+#ifndef BF16_MC_PANELS
+#define BF16_MC_PANELS 4
+#endif
+#ifndef BF16_NC_PANELS
+#define BF16_NC_PANELS 32
+#endif
 
 typedef struct {
     ptrdiff_t m, n, k;
@@ -156,13 +165,7 @@ static BF16_TARGET void strided_bf16_tile(const uint32_t* a, const uint32_t* b, 
     __m512 acc[BF16_MR][2];
     ptrdiff_t q;
     int r;
-    if (first)
-        for (r = 0; r < BF16_MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    else
-        for (r = 0; r < BF16_MR; r++) {
-            acc[r][0] = _mm512_loadu_ps(c + r * ldc);
-            acc[r][1] = _mm512_loadu_ps(c + r * ldc + 16);
-        }
+    for (r = 0; r < BF16_MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
     for (q = 0; q < kc; q++) {
         __m512bh b0 = (__m512bh)_mm512_loadu_si512((const void*)b);
         __m512bh b1 = (__m512bh)_mm512_loadu_si512((const void*)(b + 16));
@@ -174,6 +177,11 @@ static BF16_TARGET void strided_bf16_tile(const uint32_t* a, const uint32_t* b, 
         a += BF16_MR;
         b += BF16_NR;
     }
+    if (!first) /* the earlier blocks of k are added after this one's sum, not before */
+        for (r = 0; r < BF16_MR; r++) {
+            acc[r][0] = _mm512_add_ps(_mm512_loadu_ps(c + r * ldc), acc[r][0]);
+            acc[r][1] = _mm512_add_ps(_mm512_loadu_ps(c + r * ldc + 16), acc[r][1]);
+        }
     for (r = 0; r < BF16_MR; r++) {
         _mm512_storeu_ps(c + r * ldc, acc[r][0]);
         _mm512_storeu_ps(c + r * ldc + 16, acc[r][1]);
@@ -253,8 +261,8 @@ static BF16_TARGET void strided_bf16_block(const strided_bf16_gemm_args* g, char
     ptrdiff_t kp = (g->k + 1) / 2, ldcb = (pj1 - pj0) * BF16_NR, pc = 0, kc, ip, jp, i1, j1;
     do { /* at least once: k = 0 still writes zeros into cb */
         kc = kp - pc < BF16_KC ? kp - pc : BF16_KC;
-        for (jp = pj0; jp < pj1; jp++)
-            for (ip = pi0; ip < pi1; ip++)
+        for (ip = pi0; ip < pi1; ip++)
+            for (jp = pj0; jp < pj1; jp++)
                 strided_bf16_tile(pa + ip * BF16_MR * kp + pc * BF16_MR,
                                   pb + jp * BF16_NR * kp + pc * BF16_NR,
                                   cb + (ip - pi0) * BF16_MR * ldcb + (jp - pj0) * BF16_NR, ldcb,

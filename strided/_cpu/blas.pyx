@@ -1149,30 +1149,36 @@ cdef void _one_zero(int num, ScalarBuf* one, ScalarBuf* zero) noexcept:
 #   costs one pass over it and no copy; rows and columns of contiguous memory take loops the
 #   compiler vectorises. An odd k is padded with a zero pair half in both A and B.
 # - The micro-kernel keeps a 12 x 32 tile of C in 24 of the 32 vector registers across 128
-#   pairs of k (a 16 KB panel of B stays in L1, the panels of A stream from L2), adding into
-#   a float32 buffer of the block of C (96 x 256 at most); blocks of C are the threads' work,
-#   made smaller when there are fewer than two per thread. At the end of k each element is
-#   alpha * sum (+ beta * C, fused) rounded once to bfloat16, as strided_f32_to_bf16 rounds.
-#   A batch whose B is broadcast packs it once. 1 thread, 512 x 512: 2.25 -> ~0.6 ms
+#   pairs of k (a 6 KB micro-panel of A stays in L1 while the panels of B stream past it from
+#   L2), then adds the tile into a float32 buffer of its block of C (48 x 1024 at most, sizes
+#   chosen by measurement: bf16_gemm.h); blocks of C are the threads' work, made smaller when
+#   there are fewer than two per thread. At the end of k each element is alpha * sum
+#   (+ beta * C, fused) rounded once to bfloat16, as strided_f32_to_bf16 rounds. A batch whose
+#   B is broadcast packs it once. 1 thread, 512 x 512: 2.25 -> ~0.6 ms
 #   (PyTorch 0.58; float32 2.19): benchmarks/bench_bf16_matmul.py has the table.
 #
 # The arithmetic. A product of two bfloat16 (8-bit significands) is exact in float32, in both
-# paths; the sums are float32 additions in an order of this kernel's own (each lane adds its two
-# products, then 128-pair blocks in sequence), so the float32 sum s differs from the exact one
-# by at most k * 2^-24 * sum |a||b| (the usual bound for k float32 additions), as SGEMM's does,
-# and the result is s rounded once to bfloat16. What differs is the instruction's fixed
-# environment: vdpbf16ps treats subnormal inputs as zero and flushes subnormal results to zero
-# (DAZ and FTZ, whatever MXCSR says), where SGEMM on the widened copies keeps them. So a
-# bfloat16 subnormal (magnitude below 2^-126 ~ 1.2e-38) in A or B counts as 0 (times inf it
-# gives NaN, not inf), and a partial sum that falls below 2^-126 becomes 0: an absolute error
-# of at most 2^-126 per addition, k * 2^-126 in all, the same choice oneDNN makes for
-# PyTorch. Infinities and NaN propagate as in float32 (inf - inf and 0 * inf are NaN).
+# paths; the sums are float32 additions in an order of this kernel's own (each lane adds a
+# pair's two products in turn, each block of 128 pairs is summed from zero, and the blocks' sums
+# are added in order of k; the same order whatever the threads), so the float32 sum s differs
+# from the exact one by at most k * 2^-24 * sum |a||b| (the usual bound for k float32
+# additions), as SGEMM's does, and the result is s rounded once to bfloat16. What differs is
+# the instruction's fixed environment: vdpbf16ps treats subnormal inputs as zero and flushes
+# subnormal results to zero (DAZ and FTZ, whatever MXCSR says), where SGEMM on the widened
+# copies keeps them. So a bfloat16 subnormal (magnitude below 2^-126 ~ 1.2e-38) in A or B
+# counts as 0 (times inf it gives NaN, not inf), and a partial sum that falls below 2^-126
+# becomes 0: an absolute error of at most 2^-126 per addition, k * 2^-126 in all. PyTorch's
+# bfloat16 matmul gives the same zeros where it runs the instruction (64 x 2 @ 2 x 64 on a
+# Zen 4; at 16 x 16 it takes another kernel and keeps them). Infinities and NaN propagate as
+# in float32 (inf - inf and 0 * inf are NaN).
 #
 # Chosen when CPUID lists AVX512_BF16 and the x86-64-v4 kernels run (cpu_dispatch.avx512_bf16);
 # STRIDED_BF16_GEMM=0 in the environment, or STRIDED_CPU_FEATURES=x86-64-v3 or lower, keeps the
 # float32 path (tests run both). bf16_gemm.h's functions carry a target attribute, so the module
 # is still compiled for the baseline and the rest of the build is unchanged. float16 has no such
-# instruction on these CPUs and keeps the float32 path.
+# instruction on these CPUs and keeps the float32 path: a float32 micro-kernel fed by packing
+# that widens could save only the widening copies, 0.03 ms of float16's 2.24 ms at 512 x 512
+# (float32 2.18 ms; PyTorch's float16 takes 105 ms), so it is not worth a kernel of its own.
 
 cdef bint _bf16_on = (STRIDED_HAVE_BF16_GEMM != 0 and _cpu_dispatch.avx512_bf16
                       and os.environ.get("STRIDED_BF16_GEMM", "").strip() != "0")
