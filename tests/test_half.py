@@ -242,13 +242,17 @@ def test_unary_ops(name, op):
 
 
 # the ops whose half loops run a fix-up pass (Note [Fix-up passes in the half blocks] in
-# unary.pyx.tp): the checked ops for both halves, trig for bfloat16
-FIXED_UP = ["log", "log1p", "log2", "log10", "acosh", "asin", "acos", "atanh", "sin", "cos", "tan"]
+# unary.pyx.tp: the checked ops for both halves, trig for bfloat16) or a form of their own (Note
+# [exp for a half result] in scalar_math.h)
+EVERY_PATTERN_OPS = [
+    *("log", "log1p", "log2", "log10", "acosh", "asin", "acos", "atanh", "sin", "cos", "tan"),
+    "exp",
+]
 
 
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
-@pytest.mark.parametrize("op", FIXED_UP)
-def test_every_pattern_through_a_fix_up_pass_is_float32s_rounded(name, op):
+@pytest.mark.parametrize("op", EVERY_PATTERN_OPS)
+def test_every_pattern_of_the_half_loops_is_float32s_rounded(name, op):
     every = from_bits(ALL_BITS, name)
     fn = getattr(strided, op)
     with strided.errstate(all="ignore"):

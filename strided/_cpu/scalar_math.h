@@ -770,24 +770,58 @@ static inline float strided_expf_reduced(float r) {
     return strided_expm1f_reduced(r) + 1.0f;
 }
 
-static inline float strided_expf(float x) {
-    /* Written so that GCC vectorises it: no library calls, no branches (only selects), and
-     * rounding by the 1.5 * 2^23 trick instead of a call to rintf. */
+/* exp(xc) for xc in [-104, 88.8] (NaN falls through): 2^n e^r, r = xc - n ln 2. 2^n is one
+ * factor where the caller knows it is a normal float (``halves`` 0), else two halves (n down
+ * to -150: a subnormal result); ``halves`` is a constant, so the branch is gone once inlined. */
+static inline float strided_expf_steps(float xc, int halves) {
     const float log2e = 1.44269504088896341f;
     const float c1 = 0.693359375f, c2 = -2.12194440e-4f;   /* ln 2 = c1 + c2, c1 exact */
-    float xc = x > 88.8f ? 88.8f : x;                      /* NaN falls through */
-    xc = xc < -104.0f ? -104.0f : xc;
     float t = xc * log2e;
     float fn = (t + 12582912.0f) - 12582912.0f;            /* round to nearest */
     int32_t n = (int32_t)fn;
     float r = (xc - fn * c1) - fn * c2;
     float p = strided_expf_reduced(r);
-    int32_t n1 = n >> 1;                                    /* 2^n in two halves */
-    float y = p * strided_pow2if(n1) * strided_pow2if(n - n1);
+    int32_t n1 = n >> 1;
+    if (!halves) return p * strided_pow2if(n);
+    return p * strided_pow2if(n1) * strided_pow2if(n - n1);
+}
+
+static inline float strided_expf(float x) {
+    /* Written so that GCC vectorises it: no library calls, no branches (only selects), and
+     * rounding by the 1.5 * 2^23 trick instead of a call to rintf. */
+    float xc = x > 88.8f ? 88.8f : x;                      /* NaN falls through */
+    xc = xc < -104.0f ? -104.0f : xc;
+    float y = strided_expf_steps(xc, 1);
     y = x > 88.72283905f ? INFINITY : y;
     y = x < -103.972084f ? 0.0f : y;
     y = x != x ? x : y;
     return y;
+}
+
+/* Note [exp for a half result]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The half loops round exp's float to 16 bits, and a few of strided_expf's steps only matter
+ * to a float. float16's exp is inf from x = 11.09 and 0 below -17.33, so its x is clamped to
+ * [-18, 12], where 2^n is a normal float (one factor, not two) and exp(12) and exp(-18) already
+ * round to inf and 0: the selects of inf and 0 go too. bfloat16 has float's range, so keeps
+ * the two halves (subnormal results) and drops only the selects: exp(88.8) is inf in float and
+ * exp(-104) rounds to 0, and the values they select between round to the same bfloat16. Both
+ * give strided_expf's 16 bits for every one of the 65536 inputs (tests/test_half.py checks
+ * them all), in 0.75 (float16) and 0.9 (bfloat16) of its time: 1e5 values of the half loop,
+ * 1 thread, 2-core AMD EPYC Zen 4, x86-64-v4 30 -> 22 us, v3 49 -> 40 us for float16.
+ */
+static inline float strided_expf_f16(float x) {
+    float xc = x > 12.0f ? 12.0f : x;                      /* NaN falls through */
+    xc = xc < -18.0f ? -18.0f : xc;
+    float y = strided_expf_steps(xc, 0);
+    return x != x ? x : y;
+}
+
+static inline float strided_expf_bf16(float x) {
+    float xc = x > 88.8f ? 88.8f : x;
+    xc = xc < -104.0f ? -104.0f : xc;
+    float y = strided_expf_steps(xc, 1);
+    return x != x ? x : y;
 }
 
 static inline double strided_pow2i(int64_t n) {
