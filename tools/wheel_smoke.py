@@ -49,6 +49,11 @@ def main():
     )
     m, n = a[:64].reshape(8, 8), b[:64].reshape(8, 8)
     check("matmul (OpenBLAS)", st.asarray(m) @ st.asarray(n), m @ n, rtol=1e-4)
+    # bfloat16: vdpbf16ps where the CPU has AVX512_BF16 at level 4, the float32 path elsewhere
+    # (Note [bfloat16 matmul through vdpbf16ps]); small integers, so both paths are exact
+    p, q = np.arange(-20, 19).reshape(3, 13) % 7, np.arange(26).reshape(13, 2) % 5
+    got = st.asarray(p).astype("bfloat16") @ st.asarray(q).astype("bfloat16")
+    check(f"bfloat16 matmul ({st.last_matmul_plan()['kernel']})", got.astype("float64"), p @ q)
     print("smoke: all ok")
 
 
