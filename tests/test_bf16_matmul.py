@@ -115,13 +115,30 @@ LAYOUTS_2D = ("contiguous", "transposed", "stepped", "negative-stride", "expande
 @pytest.mark.parametrize("la", LAYOUTS_2D)
 @pytest.mark.parametrize("lb", LAYOUTS_2D)
 def test_every_layout_of_each_operand(path, la, lb, rng):
-    m, k, n = 37, 45, 50
-    ta, a = make_layout(la, _bf16(rng, (m, k)), rng)
-    tb, b = make_layout(lb, _bf16(rng, (k, n)), rng)
-    if a.shape[1] != b.shape[0]:  # "empty" cuts dim 1: an empty k of A, or an empty n of B
-        return
-    got = ta @ tb
-    _check(got, a, b)
+    # k odd: every panel of A packed; k even: a row-major A (contiguous, negative-stride,
+    # expanded rows) is read where it lies but for its last, partial panel of 12 rows
+    for m, k, n in ((37, 45, 50), (37, 44, 50)):
+        ta, a = make_layout(la, _bf16(rng, (m, k)), rng)
+        tb, b = make_layout(lb, _bf16(rng, (k, n)), rng)
+        if a.shape[1] != b.shape[0]:  # "empty" cuts dim 1: an empty k of A, or an empty n of B
+            continue
+        _check(ta @ tb, a, b)
+
+
+def test_rows_of_a_read_where_they_lie(path, rng):
+    # contiguous rows and even k: panels of A are not copied, whatever the step between rows
+    base, b = _bf16(rng, (80, 64)), _bf16(rng, (64, 40))
+    t, tb = strided.asarray(base), strided.asarray(b)
+    views = {
+        "rows reversed": (t[::-1], base[::-1]),
+        "every other row": (t[1::2], base[1::2]),
+        "one row expanded": (t[3:4].expand(30, 64), np.broadcast_to(base[3:4], (30, 64))),
+        "columns sliced": (t[:, 2:62], base[:, 2:62]),
+        "odd column offset": (t[:, 1:63], base[:, 1:63]),
+    }
+    for ta, a in views.values():
+        _check(ta @ tb[: a.shape[1]], a, b[: a.shape[1]])
+        _expect_kernel(path)
 
 
 @pytest.mark.parametrize("layout", ["transposed", "stepped", "negative", "float32"])

@@ -92,8 +92,9 @@ static inline uint32_t strided_bf16_load32(const char* p) {
 }
 
 /* Packing. A pair is two bfloat16 of consecutive k in one 32-bit word, the first in the low
- * half: the layout vdpbf16ps multiplies lane by lane. A panel of A is BF16_MR rows as
- * [k/2][BF16_MR] pairs, a panel of B BF16_NR columns as [k/2][BF16_NR] pairs; rows and columns
+ * half: the layout vdpbf16ps multiplies lane by lane. A panel of A is BF16_MR rows of k/2
+ * pairs ([BF16_MR][k/2]: a row-major A with k even is that already, and is read where it lies,
+ * strided_bf16_a_direct), a panel of B BF16_NR columns as [k/2][BF16_NR] pairs; rows and columns
  * past the matrix, and the second half of the last pair when k is odd, are zeros (0 * 0 adds
  * nothing, where a zero against an unread inf would make a NaN). */
 static void strided_bf16_pack_a(uint32_t* dst, const char* a, const strided_bf16_gemm_args* g,
@@ -104,25 +105,25 @@ static void strided_bf16_pack_a(uint32_t* dst, const char* a, const strided_bf16
     if (rows == BF16_MR && s1 == 2) { /* rows of A are contiguous: each pair is one word */
         for (r = 0; r < BF16_MR; r++) {
             const char* row = a + (i0 + r) * s0;
-            for (q = 0; q < kfull; q++) dst[q * BF16_MR + r] = strided_bf16_load32(row + 4 * q);
+            memcpy(dst + r * kp, row, 4 * (size_t)kfull);
         }
     } else if (rows == BF16_MR && s0 == 2) { /* columns of A are contiguous: interleave two */
         for (q = 0; q < kfull; q++) {
             const uint16_t* c0 = (const uint16_t*)(a + 2 * q * s1 + i0 * 2);
             const uint16_t* c1 = (const uint16_t*)(a + (2 * q + 1) * s1 + i0 * 2);
-            for (r = 0; r < BF16_MR; r++) dst[q * BF16_MR + r] = c0[r] | (uint32_t)c1[r] << 16;
+            for (r = 0; r < BF16_MR; r++) dst[r * kp + q] = c0[r] | (uint32_t)c1[r] << 16;
         }
     } else {
         for (q = 0; q < kfull; q++)
             for (r = 0; r < BF16_MR; r++) {
                 const char* p = a + (i0 + r) * s0 + 2 * q * s1;
-                dst[q * BF16_MR + r] =
+                dst[r * kp + q] =
                     r < rows ? strided_bf16_load16(p) | strided_bf16_load16(p + s1) << 16 : 0;
             }
     }
     if (kp > kfull) /* k odd: the last pair's second half is 0 */
         for (r = 0; r < BF16_MR; r++)
-            dst[kfull * BF16_MR + r] =
+            dst[r * kp + kfull] =
                 r < rows ? strided_bf16_load16(a + (i0 + r) * s0 + 2 * kfull * s1) : 0;
 }
 
@@ -160,8 +161,8 @@ static void strided_bf16_pack_b(uint32_t* dst, const char* b, const strided_bf16
  * the products of kc pairs from a panel of A and a panel of B. One vdpbf16ps takes 16 pairs of
  * B (16 columns), one pair of A broadcast to every lane, and adds both exact products into each
  * of the 16 float32 lanes: 32 multiply-adds. */
-static BF16_TARGET void strided_bf16_tile(const uint32_t* a, const uint32_t* b, float* c,
-                                          ptrdiff_t ldc, ptrdiff_t kc, int first) {
+static BF16_TARGET void strided_bf16_tile(const char* a, ptrdiff_t lda, const uint32_t* b,
+                                          float* c, ptrdiff_t ldc, ptrdiff_t kc, int first) {
     __m512 acc[BF16_MR][2];
     ptrdiff_t q;
     int r;
@@ -170,11 +171,11 @@ static BF16_TARGET void strided_bf16_tile(const uint32_t* a, const uint32_t* b, 
         __m512bh b0 = (__m512bh)_mm512_loadu_si512((const void*)b);
         __m512bh b1 = (__m512bh)_mm512_loadu_si512((const void*)(b + 16));
         for (r = 0; r < BF16_MR; r++) {
-            __m512bh ar = (__m512bh)_mm512_set1_epi32((int)a[r]);
+            __m512bh ar = (__m512bh)_mm512_set1_epi32((int)strided_bf16_load32(a + r * lda));
             acc[r][0] = _mm512_dpbf16_ps(acc[r][0], ar, b0);
             acc[r][1] = _mm512_dpbf16_ps(acc[r][1], ar, b1);
         }
-        a += BF16_MR;
+        a += 4;
         b += BF16_NR;
     }
     if (!first) /* the earlier blocks of k are added after this one's sum, not before */
@@ -252,21 +253,41 @@ static BF16_TARGET void strided_bf16_store(const strided_bf16_gemm_args* g, char
     }
 }
 
+/* Whether A's panel ip is read where it lies: its rows are rows of pairs already (contiguous,
+ * k even), and all BF16_MR of them are there. Else it was packed, rows kp pairs apart. */
+static inline int strided_bf16_a_direct(const strided_bf16_gemm_args* g, ptrdiff_t ip) {
+    return g->a_s1 == 2 && g->k % 2 == 0 && (ip + 1) * BF16_MR <= g->m;
+}
+
+static inline const char* strided_bf16_a_panel(const strided_bf16_gemm_args* g, const char* a,
+                                               const uint32_t* pa, ptrdiff_t ip,
+                                               ptrdiff_t* lda) {
+    ptrdiff_t kp = (g->k + 1) / 2;
+    if (strided_bf16_a_direct(g, ip)) {
+        *lda = g->a_s0;
+        return a + ip * BF16_MR * g->a_s0;
+    }
+    *lda = 4 * kp;
+    return (const char*)(pa + ip * BF16_MR * kp);
+}
+
 /* One block of C: panels [pi0, pi1) of A (rows) against panels [pj0, pj1) of B (columns), all
  * of k in steps of BF16_KC pairs, summed in the float32 buffer cb; then rounded into C. */
 static BF16_TARGET void strided_bf16_block(const strided_bf16_gemm_args* g, char* c,
-                                           const uint32_t* pa, const uint32_t* pb, float* cb,
-                                           ptrdiff_t pi0, ptrdiff_t pi1, ptrdiff_t pj0,
-                                           ptrdiff_t pj1) {
+                                           const char* a, const uint32_t* pa,
+                                           const uint32_t* pb, float* cb, ptrdiff_t pi0,
+                                           ptrdiff_t pi1, ptrdiff_t pj0, ptrdiff_t pj1) {
     ptrdiff_t kp = (g->k + 1) / 2, ldcb = (pj1 - pj0) * BF16_NR, pc = 0, kc, ip, jp, i1, j1;
     do { /* at least once: k = 0 still writes zeros into cb */
         kc = kp - pc < BF16_KC ? kp - pc : BF16_KC;
-        for (ip = pi0; ip < pi1; ip++)
+        for (ip = pi0; ip < pi1; ip++) {
+            ptrdiff_t lda;
+            const char* ap = strided_bf16_a_panel(g, a, pa, ip, &lda) + 4 * pc;
             for (jp = pj0; jp < pj1; jp++)
-                strided_bf16_tile(pa + ip * BF16_MR * kp + pc * BF16_MR,
-                                  pb + jp * BF16_NR * kp + pc * BF16_NR,
+                strided_bf16_tile(ap, lda, pb + jp * BF16_NR * kp + pc * BF16_NR,
                                   cb + (ip - pi0) * BF16_MR * ldcb + (jp - pj0) * BF16_NR, ldcb,
                                   kc, pc == 0);
+        }
         pc += kc;
     } while (pc < kp);
     i1 = pi1 * BF16_MR < g->m ? pi1 * BF16_MR : g->m;
@@ -315,8 +336,10 @@ static void strided_bf16_gemm(const strided_bf16_gemm_args* g, char* c, const ch
 #pragma omp for schedule(static)
 #endif
         for (t = 0; t < npack; t++) {
-            if (t < na)
-                strided_bf16_pack_a(pa + t * BF16_MR * kp, a, g, t * BF16_MR);
+            if (t < na) {
+                if (!strided_bf16_a_direct(g, t))
+                    strided_bf16_pack_a(pa + t * BF16_MR * kp, a, g, t * BF16_MR);
+            }
             else
                 strided_bf16_pack_b(pb + (t - na) * BF16_NR * kp, b, g, (t - na) * BF16_NR);
         }
@@ -326,7 +349,7 @@ static void strided_bf16_gemm(const strided_bf16_gemm_args* g, char* c, const ch
         for (blk = 0; blk < nbi * nbj; blk++) {
             ptrdiff_t bi = blk % nbi, bj = blk / nbi;
             ptrdiff_t pi0 = bi * mcp, pj0 = bj * ncp;
-            strided_bf16_block(g, c, pa, pb, cb, pi0, pi0 + mcp < na ? pi0 + mcp : na, pj0,
+            strided_bf16_block(g, c, a, pa, pb, cb, pi0, pi0 + mcp < na ? pi0 + mcp : na, pj0,
                                pj0 + ncp < nb ? pj0 + ncp : nb);
         }
     }
