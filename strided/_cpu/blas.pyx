@@ -87,6 +87,7 @@ from strided._cpu.cblas cimport (
 from strided._cpu.gemm_loops cimport (  # Note [Tiny products in registers] there
     STRIDED_TINY_MAX,
     int_gemm_rows,
+    tiny_max_work,
     strided_int_gemm,
     strided_tiny_gemm,
     strided_tiny_plan,
@@ -148,8 +149,9 @@ _share_threads = _blas_threads._share_threads
 # Every product of a batch has the same m, k and n, so the route is chosen once per call:
 #
 # - integers and bool, any size: matmul_loop (Note [Integer matmul]);
-# - float32 and float64 with m, n and k all at most STRIDED_TINY_MAX (16), and 1 x 1 products
-#   (dot products: vecdot's rows) of at most TINY_DOT_K (64) terms: the tiny kernels of
+# - float32 and float64 with m, n and k all at most STRIDED_TINY_MAX (16) and m * n * k at
+#   most STRIDED_TINY_WORK (16**3 at x86-64-v3 and v4, 2048 at v2), and 1 x 1 products (dot
+#   products: vecdot's rows) of at most TINY_DOT_K (64) terms: the tiny kernels of
 #   gemm_loops.h, compiled per CPU level (Note [Tiny products in registers] in gemm_loops.pyx).
 #   They read any strides, so nothing is copied first; a run of products is one call;
 # - everything else, and complex numbers at every size: one BLAS call per product (?gemm, or
@@ -161,7 +163,9 @@ _share_threads = _blas_threads._share_threads
 # OpenBLAS as NumPy, 16x17 @ 17x16 628 / 613 / 1017 and 17x17 @ 17x17 822 / 804 / 1313. A call
 # into OpenBLAS costs ~50 ns before its first multiply-add and its kernels are built for big
 # blocks, so up to 16 the registers win by 3x or more (8x8 at x86-64-v3: 58 us, at v2: 115
-# us); the bound is where a row of C stops fitting the kernels' 16 lanes. A 1 x 1 product of
+# us); the bound is where a row of C stops fitting the kernels' 16 lanes. At x86-64-v2 (SSE's
+# 16-byte registers) 16x16 @ 16x16 took 757 us against OpenBLAS's 612 and 12x12 @ 12x12
+# float32 241 against 255, hence its lower bound on m * n * k. A 1 x 1 product of
 # k terms is a short call to ?dot above 64 terms (1 x 65: 24 us against 20 for 1 x 64 here,
 # NumPy 27): longer dots are memory-bound either way.
 #
@@ -633,7 +637,11 @@ cdef bint _is_tiny(int kernel, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) noexcep
         return False
     if m == 1 and n == 1:
         return k <= TINY_DOT_K
-    return m <= STRIDED_TINY_MAX and n <= STRIDED_TINY_MAX and k <= STRIDED_TINY_MAX
+    return (m <= STRIDED_TINY_MAX and n <= STRIDED_TINY_MAX and k <= STRIDED_TINY_MAX
+            and m * n * k <= _tiny_work)
+
+
+cdef Py_ssize_t _tiny_work = tiny_max_work()  # this CPU level's bound (gemm_loops.h)
 
 
 cdef void _plan_tiny(GemmCtx* g, bint is_double) noexcept:

@@ -10,6 +10,16 @@
 
 #define STRIDED_TINY_MAX 16 /* the largest m, n and k of a tiny product */
 
+/* The largest m * n * k of a tiny product at this level: a 16 x 16 x 16 product takes a third
+ * of OpenBLAS's time at x86-64-v4 and three quarters at v3; with SSE's 16-byte registers it
+ * takes more than OpenBLAS's (which dispatches on the CPU itself), 12 x 12 x 12 a little less
+ * (Note [Which route a product takes] in blas.pyx). */
+#if defined(__AVX2__)
+#define STRIDED_TINY_WORK 4096
+#else
+#define STRIDED_TINY_WORK 2048
+#endif
+
 /* One product C (m x n) = alpha * A (m x k) @ B (k x n) + beta * C, strides in bytes; the same
  * for every product of a batch. ``swap``: the kernel computes C^T = B^T @ A^T instead (the
  * fields then describe that product: strided_tiny_plan). */

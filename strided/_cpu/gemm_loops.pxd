@@ -4,6 +4,7 @@
 cdef extern from "gemm_loops.h" nogil:
     enum:
         STRIDED_TINY_MAX
+        STRIDED_TINY_WORK
     ctypedef struct strided_tiny_gemm:
         Py_ssize_t m, n, k
         Py_ssize_t a_s0, a_s1, b_s0, b_s1, c_s0, c_s1
@@ -23,3 +24,4 @@ cdef void tiny_gemm(const strided_tiny_gemm* g, char* c, const char* a, const ch
                     Py_ssize_t sb) noexcept nogil
 cdef void int_gemm_rows(const strided_int_gemm* g, char* c, const char* a, const char* b,
                         Py_ssize_t i0, Py_ssize_t i1) noexcept nogil
+cdef Py_ssize_t tiny_max_work() noexcept nogil

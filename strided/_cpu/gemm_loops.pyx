@@ -58,6 +58,12 @@ cdef extern from "gemm_loops.h" nogil:
                                            const char* b, Py_ssize_t i0, Py_ssize_t i1)
 
 
+cdef Py_ssize_t tiny_max_work() noexcept nogil:
+    """The largest m * n * k a tiny product takes at the level this module was built for
+    (STRIDED_TINY_WORK: blas.pyx, built once for the baseline, asks the loaded build)."""
+    return STRIDED_TINY_WORK
+
+
 cdef void tiny_gemm(const strided_tiny_gemm* g, char* c, const char* a, const char* b,
                     Py_ssize_t count, Py_ssize_t sc, Py_ssize_t sa,
                     Py_ssize_t sb) noexcept nogil:
