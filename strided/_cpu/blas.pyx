@@ -56,7 +56,6 @@ cimport openmp
 from cython.parallel cimport prange
 from libc.limits cimport INT_MAX
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from strided._cpu.bf16_gemm cimport (  # Note [bfloat16 matmul through vdpbf16ps]
@@ -108,6 +107,8 @@ from strided._dtype cimport (
     kComplex128,
     kFloat32,
     kFloat64,
+    kUInt8,
+    dtype_from_num,
     promote_types,
 )
 from strided._fused cimport matmul_acc_t as acc_t, unsigned_t as elem_t
@@ -1232,7 +1233,8 @@ cdef object _bf16_matmul(TensorBase x1, TensorBase x2, TensorBase out, TensorBas
     (Note [bfloat16 matmul through vdpbf16ps])."""
     cdef DType dtype = x1.dtype if x1.dtype.num == kBFloat16 else x2.dtype
     cdef TensorBase a = x1, b = x2, target = None
-    cdef Py_ssize_t s0, s1, m, n, k, i
+    cdef Py_ssize_t s0, s1, m, n, k, i, nbytes
+    cdef TensorBase workspace
     cdef Bf16Ctx x
     cdef LoopPlan plan
     cdef int nt = num_threads(), nws, fix_a = 0, fix_b = 0, fix_c = 0
@@ -1277,15 +1279,15 @@ cdef object _bf16_matmul(TensorBase x1, TensorBase x2, TensorBase out, TensorBas
     nws = nt if across else 1
     x.ws_bytes = strided_bf16_gemm_bytes(m, n, k, x.threads)
     if m > 0 and n > 0 and plan.numel > 0:
-        x.ws = <char*>malloc(x.ws_bytes * nws)
-        if x.ws == NULL:
-            raise MemoryError(f"matmul: no memory for the packed bfloat16 operands "
-                              f"({x.ws_bytes * nws} bytes)")
+        # from the caching allocator (Note [Allocation] in _alloc.pyx): large blocks kept for
+        # reuse, on huge pages, rather than page faults on fresh memory in each call
+        nbytes = x.ws_bytes * nws
+        workspace = empty_tensor(1, &nbytes, dtype_from_num(kUInt8), cpu_device)
+        x.ws = workspace._data()
         for i in range(nws):
             (<strided_bf16_ws_head*>(x.ws + i * x.ws_bytes)).packed_b = NULL
         with nogil:
             _run_batches(&plan, bf16_batch_loop, &x, across)
-        free(x.ws)
 
     _last.valid = True
     _last.kernel = KERNEL_BF16
