@@ -297,17 +297,19 @@ typedef struct {
 
 #define STRIDED_INT_KC 256 /* the rows of B packed at a time */
 
-/* STRIDED_INT_KERNEL(E, U): rows [i0, i1) of C for elements E (the unsigned integer of the
- * dtype's width) summed in U (at least 32 bits: wraparound is defined for unsigned types, and
- * the low bits of the sum are the same in any width). A panel of KC rows of B by NR = 2
- * vectors of U is packed (widened to U, zero-padded past n), then each group of four rows of
- * C keeps its 4 x NR sums in eight vector registers over the KC rows, and adds alpha times
- * them to C (the first panel of k puts beta * C, or 0, first). */
-#define STRIDED_INT_KERNEL(E, U)                                                               \
-    static void strided_int_gemm_##E(const strided_int_gemm* g, char* c, const char* a,       \
-                                     const char* b, ptrdiff_t i0, ptrdiff_t i1)                \
+/* STRIDED_INT_KERNEL(E, U, VB, WIDTH): strided_int_gemm_<E>_<WIDTH>, rows [i0, i1) of C for
+ * elements E (the unsigned integer of the dtype's width) summed in U (at least 32 bits:
+ * wraparound is defined for unsigned types, and the low bits of the sum are the same in any
+ * width), in vectors of VB bytes. A panel of KC rows of B by NR = 2 vectors of U is packed
+ * (widened to U, zero-padded past n), then each group of four rows of C keeps its 4 x NR sums
+ * in eight vector registers over the KC rows, and adds alpha times them to C (the first panel
+ * of k puts beta * C, or 0, first). */
+#define STRIDED_INT_KERNEL(E, U, VB, WIDTH)                                                    \
+    static void strided_int_gemm_##E##_##WIDTH(const strided_int_gemm* g, char* c,            \
+                                               const char* a, const char* b, ptrdiff_t i0,    \
+                                               ptrdiff_t i1)                                  \
     {                                                                                          \
-        typedef U V __attribute__((vector_size(STRIDED_TINY_VBYTES)));                         \
+        typedef U V __attribute__((vector_size(VB)));                                          \
         enum { L = sizeof(V) / sizeof(U), NR = 2 * L };                                        \
         V panel[STRIDED_INT_KC * 2];                                                           \
         U lane[4][NR];                                                                         \
@@ -371,23 +373,36 @@ typedef struct {
         }                                                                                      \
     }
 
-STRIDED_INT_KERNEL(uint8_t, uint32_t)
-STRIDED_INT_KERNEL(uint16_t, uint32_t)
-STRIDED_INT_KERNEL(uint32_t, uint32_t)
-STRIDED_INT_KERNEL(uint64_t, uint64_t)
+/* Each width twice: vectors of the level's width, and of 16 bytes for narrow products, whose
+ * rows would fill a fraction of the wide panel's lanes (8 x 8 int32: 8 of AVX-512's 32) */
+#define STRIDED_INT_KERNELS(E, U)                                                              \
+    STRIDED_INT_KERNEL(E, U, 16, narrow)                                                       \
+    STRIDED_INT_KERNEL(E, U, STRIDED_TINY_VBYTES, wide)
 
-/* Rows [i0, i1) of an integer product, by the dtype's width. */
+STRIDED_INT_KERNELS(uint8_t, uint32_t)
+STRIDED_INT_KERNELS(uint16_t, uint32_t)
+STRIDED_INT_KERNELS(uint32_t, uint32_t)
+STRIDED_INT_KERNELS(uint64_t, uint64_t)
+
+typedef void (*strided_int_fn)(const strided_int_gemm*, char*, const char*, const char*,
+                               ptrdiff_t, ptrdiff_t);
+
+/* Rows [i0, i1) of an integer product, by the dtype's width; 16-byte vectors when two of them
+ * hold a row of C. */
 static inline void strided_int_gemm_rows(const strided_int_gemm* g, char* c, const char* a,
                                          const char* b, ptrdiff_t i0, ptrdiff_t i1)
 {
+    const int narrow = STRIDED_TINY_VBYTES > 16 && g->n * (g->itemsize == 8 ? 8 : 4) <= 32;
+    strided_int_fn run;
     if (g->itemsize == 1)
-        strided_int_gemm_uint8_t(g, c, a, b, i0, i1);
+        run = narrow ? strided_int_gemm_uint8_t_narrow : strided_int_gemm_uint8_t_wide;
     else if (g->itemsize == 2)
-        strided_int_gemm_uint16_t(g, c, a, b, i0, i1);
+        run = narrow ? strided_int_gemm_uint16_t_narrow : strided_int_gemm_uint16_t_wide;
     else if (g->itemsize == 4)
-        strided_int_gemm_uint32_t(g, c, a, b, i0, i1);
+        run = narrow ? strided_int_gemm_uint32_t_narrow : strided_int_gemm_uint32_t_wide;
     else
-        strided_int_gemm_uint64_t(g, c, a, b, i0, i1);
+        run = narrow ? strided_int_gemm_uint64_t_narrow : strided_int_gemm_uint64_t_wide;
+    run(g, c, a, b, i0, i1);
 }
 
 #endif

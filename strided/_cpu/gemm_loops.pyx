@@ -46,7 +46,9 @@ panel puts beta * C, or 0 when beta is 0, first): modulo 2**w the order of the a
 not matter, so C itself holds the partial sums between panels and the results are exact,
 whatever the blocking, the level or the threads. Any strides will do (they are read while
 packing, and A's through its strides). 256 x 256 int32 at 1 thread on the Zen 4: 0.16 ms at
-x86-64-v4, 0.34 at v3, 0.76 at v2 (C alone, without the call).
+x86-64-v4, 0.34 at v3, 0.76 at v2 (C alone, without the call). A product whose rows of C fit
+two 16-byte vectors (8 x 8 int32) takes a build of the kernel with 16-byte vectors, not 8 of
+the wide panel's 32 lanes: 2000 x (8x8 @ 8x8) int32 0.32 -> 0.18 ms at v4 (NumPy 0.53).
 """
 
 
