@@ -332,3 +332,16 @@ def test_the_switch_cannot_turn_on_what_the_cpu_lacks():
         assert blas._set_bf16_gemm(True) == HAS_VDPBF16PS
     finally:
         blas._set_bf16_gemm(before)
+
+
+def test_cpuid_agrees_with_the_kernel():
+    from strided._cpu import cpu_features
+
+    has = cpu_features.has_avx512_bf16()
+    assert isinstance(has, bool)
+    assert not HAS_VDPBF16PS or (cpu_dispatch.level >= 4 and has)
+    if os.path.exists("/proc/cpuinfo"):  # Linux lists the CPUID bits it saw as flags
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split() for line in f if line.startswith("flags")), [])
+        if flags:
+            assert has == ("avx512_bf16" in flags)
