@@ -402,6 +402,28 @@ def test_half_sums_are_the_float32_sums_of_the_same_layout(name, layout, threads
         np.testing.assert_array_equal(bits(rounded), bits(want.astype(name)), err_msg=str(dims))
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_half_sums_of_every_leaf_length_are_float32s(name):
+    # a contiguous leaf of 129 to 2048 halves is summed in registers as it is widened
+    # (strided_f16_sum_lanes64 in scalar_math.h): rows of the lengths around the leaves' bounds,
+    # over every finite pattern, and rows with a signalling NaN or an infinity in a lane
+    x = ALL_BITS.view(HALVES[name])
+    finite = ALL_BITS[np.isfinite(x.astype(np.float32))]
+    special = np.array([0x7C01, 0xFC00] if name == "float16" else [0x7F81, 0xFF80], np.uint16)
+    for n in (7, 8, 127, 128, 129, 130, 191, 192, 193, 1000, 2047, 2048, 2049, 4097):
+        rows = np.resize(finite, (6, n))
+        rows[4, n // 3] = special[0]
+        rows[5, n - 1] = special[1]
+        t = from_bits(rows, name)
+        want = strided.sum(t.astype("float32"), axis=1)
+        got = strided.sum(t, axis=1, dtype="float32")
+        np.testing.assert_array_equal(
+            np.asarray(got).view(np.uint32), np.asarray(want).view(np.uint32), err_msg=str(n)
+        )
+        np.testing.assert_array_equal(bits(strided.sum(t, axis=1)), bits(want.astype(name)))
+
+
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_half_sum_of_a_long_row_splits_as_float32s(name):
     # 1e6 halves: many leaves, split in two down to 2048; NaN and inf come through
