@@ -7,7 +7,9 @@ half``. NumPy's own float16 is the float16 baseline; NumPy has no bfloat16, so m
 What to expect (Note [Half precision: 16 bits stored, float computed] and Note [Half precision
 through float32]): casts and elementwise ops are single passes that convert in registers, so
 they should run at memory speed like their float32 forms; sums and matmuls widen to float32
-first (one extra pass), then run the float32 kernel (SGEMM for matmul).
+first (one extra pass), then run the float32 kernel (SGEMM for matmul), except a bfloat16 matmul
+on a CPU with AVX512_BF16, which runs vdpbf16ps on packed pairs (Note [bfloat16 matmul through
+vdpbf16ps]; benchmarks/bench_bf16_matmul.py).
 """
 
 from __future__ import annotations
