@@ -19,8 +19,10 @@ loops on a widened copy:
 The price is the copy: per element, 2 bytes read and 4 written, then read again by the float32
 kernel. PyTorch's CPU kernels convert inside their loops instead (``acc_type``), which saves that
 traffic; doing the same here is a loop per half row in each template (the way the elementwise
-ops do it). Sums do it (5x faster: Note [Half sums widened by the leaf] in reduce.pyx.tp); the
-other kernels are left for when they need the speed.
+ops do it). Sums do it (5x faster: Note [Half sums widened by the leaf] in reduce.pyx.tp), and
+a bfloat16 matmul on a CPU with AVX512_BF16 packs its operands into the pairs that vdpbf16ps
+multiplies, widening nothing (3.8x faster at 512: Note [bfloat16 matmul through vdpbf16ps] in
+blas.pyx); the other kernels are left for when they need the speed.
 """
 
 from strided._cpu.copy import contiguous_copy, copy_
