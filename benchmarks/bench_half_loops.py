@@ -1,8 +1,9 @@
 """float16 and bfloat16 elementwise loops, casts and sums against NumPy and PyTorch (issue 20).
 
 Run: ``python benchmarks/bench_half_loops.py [--threads N] [--rounds R] [--n N]``, with
-``STRIDED_CPU_FEATURES=x86-64-v3`` (or v2) to time a lower level's kernels (PyTorch keeps its
-own). Every row writes into an ``out=`` made beforehand (a cast copies into a tensor of the
+``STRIDED_CPU_FEATURES=x86-64-v3`` (or v2) to time a lower level's kernels, and
+``ATEN_CPU_CAPABILITY=avx2`` to give PyTorch the same instructions (else it keeps its AVX-512
+ones). Every row writes into an ``out=`` made beforehand (a cast copies into a tensor of the
 other dtype), so no allocation is timed; the three libraries run in turn, R rounds, and each
 column is the median with its spread. NumPy's bfloat16 is ml_dtypes' (its ufunc loops convert
 one element at a time): a column to read for its values more than its times.
