@@ -299,6 +299,36 @@ def test_other_dtypes_keep_their_paths(path, rng):
     assert half.dtype is strided.float16 and _kernel() != VDP
 
 
+def _view(base, flip0, flip1, step0, step1, transpose):
+    """A view of a NumPy array: reversed, stepped and transposed as drawn."""
+    v = base[:: -step0 if flip0 else step0, :: -step1 if flip1 else step1]
+    return v.T if transpose else v
+
+
+def test_random_shapes_and_strides(path):
+    hypothesis = pytest.importorskip("hypothesis")
+    hs = hypothesis.strategies
+    views = hs.tuples(
+        hs.booleans(), hs.booleans(), hs.integers(1, 3), hs.integers(1, 3), hs.booleans()
+    )
+
+    @hypothesis.settings(max_examples=60, deadline=None, derandomize=True)
+    @hypothesis.given(hs.integers(0, 40), hs.integers(0, 70), hs.integers(0, 40), views, views)
+    def check(m, k, n, va, vb):
+        rng = np.random.default_rng(m * 10007 + k * 101 + n)
+        # bases big enough that the views, after their steps, are m x k and k x n
+        sa = (k, m) if va[4] else (m, k)
+        sb = (n, k) if vb[4] else (k, n)
+        base_a = _bf16(rng, (sa[0] * va[2], sa[1] * va[3]))
+        base_b = _bf16(rng, (sb[0] * vb[2], sb[1] * vb[3]))
+        a, b = _view(base_a, *va), _view(base_b, *vb)
+        ta, tb = _view(strided.asarray(base_a), *va), _view(strided.asarray(base_b), *vb)
+        assert ta.shape == a.shape == (m, k) and tb.shape == b.shape == (k, n)
+        _check(ta @ tb, a, b)
+
+    check()
+
+
 # -- the switches -----------------------------------------------------------------------------
 
 _SCRIPT = (
