@@ -84,7 +84,7 @@ def _check(got, a, b, c=None, alpha=1.0, beta=0.0):
     assert not bad.any(), (np.argwhere(bad)[:5], g[bad][:5], exact[bad][:5])
 
 
-# -- shapes at every edge of the tiling (12 x 32 tiles, k in pairs, 128-pair blocks) ----------
+# -- shapes at every edge of the tiling (12 x 32 tiles, k in pairs, 256-pair blocks) ----------
 
 SIZES = (1, 2, 15, 16, 17, 31, 33, 64, 100, 513)
 

@@ -30,16 +30,17 @@
 
 /* The register tile: BF16_MR rows of A times BF16_NR columns of B, 24 vectors of 16 float32
  * accumulators (of the 32 registers; 2 hold B, 1 the broadcast pair of A). Blocks: BF16_KC
- * pairs of k at a time (a micro-panel of A, 6 KB, stays in L1 while the micro-panels of B,
- * 16 KB each, stream past it from L2), BF16_MC_PANELS panels of A (48 rows) and BF16_NC_PANELS
+ * pairs of k at a time (a micro-panel of A, 12 KB, stays in L1 while the micro-panels of B,
+ * 32 KB each, stream past it from L2), BF16_MC_PANELS panels of A (48 rows) and BF16_NC_PANELS
  * panels of B (1024 columns) per block of C, each thread's unit of work (its float32 sums,
- * 192 KB, in L2). Chosen by measurement on a Zen 4 core at 512 and 2048: 48 x 1024 blocks
- * took 41-45 ms at 2048 where 96 x 256 took 46-50 (the machine's noise is a few ms), 512 the
- * same within noise; KC of 192 or 256 pairs was no better. */
+ * 192 KB, in L2). Chosen by measurement on a Zen 4 core, 1 thread: 48 x 1024 blocks took
+ * 41-45 ms at 2048 where 96 x 256 took 46-50 (the machine's noise is a few ms), 512 the same
+ * within noise; then 256 pairs of k against 128: 512 x 512 0.558-0.564 ms against
+ * 0.573-0.575, 2048 38-40 ms against 39-42 (512 pairs no better than 256). */
 #define BF16_MR 12
 #define BF16_NR 32
 #ifndef BF16_KC
-#define BF16_KC 128
+#define BF16_KC 256
 #endif
 #ifndef BF16_MC_PANELS
 #define BF16_MC_PANELS 4

@@ -1159,8 +1159,8 @@ cdef void _one_zero(int num, ScalarBuf* one, ScalarBuf* zero) noexcept:
 #   compiler vectorises. An odd k is padded with a zero pair half in both A and B. Rows of A
 #   that are contiguous with k even are such panels already, at any step between rows: they
 #   are read where they lie, unpacked (512 x 512 at 1 thread: 0.59 -> 0.57 ms).
-# - The micro-kernel keeps a 12 x 32 tile of C in 24 of the 32 vector registers across 128
-#   pairs of k (a 6 KB micro-panel of A stays in L1 while the panels of B stream past it from
+# - The micro-kernel keeps a 12 x 32 tile of C in 24 of the 32 vector registers across 256
+#   pairs of k (a 12 KB micro-panel of A stays in L1 while the panels of B stream past it from
 #   L2), then adds the tile into a float32 buffer of its block of C (48 x 1024 at most, sizes
 #   chosen by measurement: bf16_gemm.h); blocks of C are the threads' work, made smaller when
 #   there are fewer than two per thread. At the end of k each element is alpha * sum
@@ -1173,7 +1173,7 @@ cdef void _one_zero(int num, ScalarBuf* one, ScalarBuf* zero) noexcept:
 #
 # The arithmetic. A product of two bfloat16 (8-bit significands) is exact in float32, in both
 # paths; the sums are float32 additions in an order of this kernel's own (each lane adds a
-# pair's two products in turn, each block of 128 pairs is summed from zero, and the blocks' sums
+# pair's two products in turn, each block of 256 pairs is summed from zero, and the blocks' sums
 # are added in order of k; the same order whatever the threads), so the float32 sum s differs
 # from the exact one by at most k * 2^-24 * sum |a||b| (the usual bound for k float32
 # additions), as SGEMM's does, and the result is s rounded once to bfloat16. What differs is
