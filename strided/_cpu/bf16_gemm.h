@@ -305,7 +305,7 @@ static void strided_bf16_gemm(const strided_bf16_gemm_args* g, char* c, const ch
     strided_bf16_ws_head* head = (strided_bf16_ws_head*)ws;
     ptrdiff_t kp = (g->k + 1) / 2;
     ptrdiff_t na = strided_bf16_cdiv(g->m, BF16_MR), nb = strided_bf16_cdiv(g->n, BF16_NR);
-    ptrdiff_t mcp = BF16_MC_PANELS, ncp = BF16_NC_PANELS, nbi, nbj, npack;
+    ptrdiff_t mcp = BF16_MC_PANELS, ncp = BF16_NC_PANELS, nbi, nbj, npack, a0;
     uintptr_t base = ((uintptr_t)(ws + sizeof(strided_bf16_ws_head)) + 63) & ~(uintptr_t)63;
     uint32_t* pa = (uint32_t*)base;
     uint32_t* pb = pa + na * BF16_MR * kp;
@@ -326,7 +326,11 @@ static void strided_bf16_gemm(const strided_bf16_gemm_args* g, char* c, const ch
     /* as many blocks for each thread; the panels are then shared out evenly between blocks
      * (43 panels on 2 threads: 21 and 22, where blocks of 4 gave 24 and 19) */
     while ((nbi * nbj) % threads != 0 && nbi < na) nbi++;
-    npack = na + (pack_b ? nb : 0);
+    /* the panels to pack, shared out between the threads: A's from a0 (those before it are
+     * read where they lie), then B's unless they hold this B already */
+    for (a0 = 0; a0 < na && strided_bf16_a_direct(g, a0); a0++) {
+    }
+    npack = na - a0 + (pack_b ? nb : 0);
     head->packed_b = b;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -340,12 +344,11 @@ static void strided_bf16_gemm(const strided_bf16_gemm_args* g, char* c, const ch
 #pragma omp for schedule(static)
 #endif
         for (t = 0; t < npack; t++) {
-            if (t < na) {
-                if (!strided_bf16_a_direct(g, t))
-                    strided_bf16_pack_a(pa + t * BF16_MR * kp, a, g, t * BF16_MR);
-            }
+            ptrdiff_t ip = a0 + t, jp = t - (na - a0);
+            if (ip < na)
+                strided_bf16_pack_a(pa + ip * BF16_MR * kp, a, g, ip * BF16_MR);
             else
-                strided_bf16_pack_b(pb + (t - na) * BF16_NR * kp, b, g, (t - na) * BF16_NR);
+                strided_bf16_pack_b(pb + jp * BF16_NR * kp, b, g, jp * BF16_NR);
         }
 #ifdef _OPENMP
 #pragma omp for schedule(static)
