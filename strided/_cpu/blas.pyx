@@ -1166,10 +1166,11 @@ cdef void _one_zero(int num, ScalarBuf* one, ScalarBuf* zero) noexcept:
 #   there are fewer than two per thread. At the end of k each element is alpha * sum
 #   (+ beta * C, fused) rounded once to bfloat16, as strided_f32_to_bf16 rounds. A batch whose
 #   B is broadcast packs it once. Measured on a Zen 4 core (benchmarks/bench_bf16_matmul.py,
-#   1 thread, medians of 9 alternated rounds, float32 path -> this, PyTorch): 64 x 64 7.3 ->
-#   3.5 us (13.5), 512 x 512 2.25 -> 0.59 ms (0.57), 2048 x 2048 142 -> 39 ms (39),
-#   64x784 @ 784x256 240 -> 75 us (72). At 2 threads, with the other core busy with other
-#   work: 512 x 512 1.45 -> 0.38 ms (0.32), 2048 x 2048 72 -> 21 ms (20).
+#   1 thread, medians of 9 alternated rounds, float32 path -> this, PyTorch): 64 x 64 7.2 ->
+#   3.6 us (11.4), 512 x 512 2.18 -> 0.57 ms (0.57), 2048 x 2048 142 -> 38.5 ms (39.1),
+#   64x784 @ 784x256 242 -> 73 us (74). 2 threads, in a quiet moment of the shared machine:
+#   512 x 512 1.14 -> 0.30 ms (0.29), 2048 x 2048 71 -> 19 ms (19), 64x784 @ 784x256
+#   139 -> 39 us (44).
 #
 # The arithmetic. A product of two bfloat16 (8-bit significands) is exact in float32, in both
 # paths; the sums are float32 additions in an order of this kernel's own (each lane adds a
