@@ -23,8 +23,9 @@ import numpy as np
 from _harness import timeit
 
 
-def cases(strided, torch, rng):
-    """(name, strided fn, NumPy fn, PyTorch fn) for every row."""
+def rows(strided, torch, rng):
+    """(name, strided fn, NumPy fn, PyTorch fn) for every row. Not named ``cases``: the suite
+    (``python -m strided.bench``) has these products in its linalg and numpy rows already."""
     out = []
 
     def batch(name, shape1, shape2, dtype):
@@ -110,12 +111,12 @@ def main():
     torch.set_num_threads(args.threads)
     numpy_blas_threads(args.threads)  # NumPy's own OpenBLAS, else it runs on every core
     rng = np.random.default_rng(0)
-    rows = [c for c in cases(strided, torch, rng) if args.only in c[0]]
-    for row in rows:
+    table = [c for c in rows(strided, torch, rng) if args.only in c[0]]
+    for row in table:
         _check(*row)
-    times = [[[] for _ in range(3)] for _ in rows]
+    times = [[[] for _ in range(3)] for _ in table]
     for _ in range(args.rounds):
-        for r, row in enumerate(rows):
+        for r, row in enumerate(table):
             for lib, fn in enumerate(row[1:]):
                 times[r][lib].append(timeit(fn, min_time=0.004, repeats=5)[0])
     level = cpu_dispatch.LEVELS[cpu_dispatch.level]
@@ -123,7 +124,7 @@ def main():
     print(f"medians of {args.rounds} alternated rounds [min-max], us; ratios of the medians")
     print("| case | strided | NumPy | PyTorch | NumPy / strided | PyTorch / strided |")
     print("|---|---|---|---|---|---|")
-    for row, t in zip(rows, times, strict=True):
+    for row, t in zip(table, times, strict=True):
         cells = []
         for samples in t:
             med = statistics.median(samples) * 1e6
