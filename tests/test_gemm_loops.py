@@ -241,6 +241,33 @@ def test_mid_size_products_split_across_the_batch(nbatch, split, rng):
         blas._set_batch_split(old)
 
 
+def test_batch_splits_in_several_python_threads_give_openblas_its_threads_back(rng):
+    # Note [Products of a batch across threads]: OpenBLAS is held to one thread while any
+    # Python thread is inside a batch split, and gets strided's count back after the last one
+    import threading
+
+    strided.set_num_threads(2)
+    x1, a1 = pair(strided.float64, (16, 70, 70), rng)
+    x2, a2 = pair(strided.float64, (16, 70, 70), rng)
+    want = a1 @ a2
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                check(x1 @ x2, want, strided.float64)
+        except Exception as e:  # noqa: BLE001 - reported below, in the test's own thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads) and not errors
+    assert blas.blas_info()["threads"] == 2
+
+
 @needs_lower_levels
 @pytest.mark.parametrize("level", [2, 3])
 def test_every_cpu_level(level):

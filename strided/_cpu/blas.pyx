@@ -213,6 +213,25 @@ _share_threads = _blas_threads._share_threads
 
 cdef double _batch_split_mnk = 134217728.0   # 512 ** 3
 
+# Python threads inside a batch split, each holding OpenBLAS to one thread: the count makes the
+# last of them, not the first to finish, give OpenBLAS its threads back (a product threaded by
+# OpenBLAS inside another thread's prange would nest). Changed with the GIL held.
+cdef int _one_blas_thread_holds = 0
+
+
+cdef _hold_one_blas_thread():
+    global _one_blas_thread_holds
+    if _one_blas_thread_holds == 0:
+        _set_blas_threads(1)
+    _one_blas_thread_holds += 1
+
+
+cdef _release_one_blas_thread():
+    global _one_blas_thread_holds
+    _one_blas_thread_holds -= 1
+    if _one_blas_thread_holds == 0:
+        _set_blas_threads(num_threads())
+
 
 def _set_batch_split(double mnk):
     """Set the largest product (m*n*k) whose batch is split across threads above OpenBLAS's
@@ -1037,7 +1056,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
     # [Products of a batch across threads])
     one_blas_thread = across and g.kernel != KERNEL_LOOP and work > OPENBLAS_SERIAL_MNK
     if one_blas_thread:
-        _set_blas_threads(1)
+        _hold_one_blas_thread()
     try:
         if m > 0 and n > 0 and plan.numel > 0:
             if work * plan.numel < GIL_GRAIN:
@@ -1047,7 +1066,7 @@ cdef object _matmul(str name, str n1, str n2, TensorBase x1, TensorBase x2, Tens
                     _run_batches(&plan, gemm_batch_loop, &g, across)
     finally:
         if one_blas_thread:
-            _set_blas_threads(num_threads())
+            _release_one_blas_thread()
 
     _last.valid = True
     _last.kernel = g.kernel
