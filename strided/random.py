@@ -660,8 +660,8 @@ def set_state(state):
 # ``device=`` on these functions gives the same numbers on every device for the same seed:
 # Philox is counter-based (element i needs only the key and i), so strided/cuda/kernels/
 # random.cu computes, one thread per 128-bit block, the very numbers the CPU kernel does, in
-# place on the device (uniform and integer draws bit for bit, normal ones up to the last bits
-# of the GPU's logf/sinf/cosf). Only permutation, a serial Fisher-Yates shuffle, is drawn on
+# place on the device, bit for bit (the normals' log and sincos are one shared source, Note
+# [Box-Muller math that vectorises]). Only permutation, a serial Fisher-Yates shuffle, is drawn on
 # the CPU and copied over.
 
 

@@ -124,12 +124,40 @@ def test_normal_float64_is_accurate_to_a_few_ulps():
     assert ulps.max() <= 2, ulps.max()
 
 
+@pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant < 63, reason="needs an 80-bit long double for the reference"
+)
+def test_normal_float32_layout_and_rounding():
+    # Note [Box-Muller]: two pairs a block, (r0, r1) and (r2, r3), 24-bit uniforms, computed in
+    # double with the float64 draw's log and sincos and rounded to float once: against the same
+    # words in long double, each value is the float nearest the exact one but where the double
+    # steps' own error (a few 2**-53) decides a rounding, and then the other neighbour
+    n = 4001  # not a multiple of the 32 values one group of lanes makes
+    got = _np(Generator(SEED).standard_normal(n, dtype="float32"))
+    assert got.dtype == np.float32
+    words = np.array([_block(SEED, b) for b in range((n + 3) // 4)], dtype=np.uint64)
+    u1 = ((words[:, 0::2] >> np.uint64(8)) + np.uint64(1)).astype(np.longdouble) / 2**24
+    turns = (words[:, 1::2] >> np.uint64(8)).astype(np.longdouble) / 2**24
+    rad = np.sqrt(-2 * np.log(u1))
+    theta = np.longdouble("6.28318530717958647692528676655900577") * turns
+    want = np.stack([rad * np.cos(theta), rad * np.sin(theta)], axis=2).ravel()[:n]
+    nearest = want.astype(np.float32)
+    assert (got == nearest).mean() > 0.999
+    assert np.all(np.abs(got.astype(np.longdouble) - want) <= np.spacing(np.abs(nearest)))
+    # the tails that 24-bit uniforms allow: |z| <= sqrt(-2 log 2**-24) = 5.77
+    assert np.abs(got).max() <= math.sqrt(-2 * math.log(2.0**-24))
+
+
 def test_draws_are_prefixes_of_longer_draws():
-    # the float64 kernels make 8 blocks at a time and drop what is past the end: a draw of n is
-    # the first n of any longer one, whatever n is modulo 16
-    for draw in (lambda g, n: g.random(n), lambda g, n: g.standard_normal(n)):
-        full = _np(draw(Generator(3), 40))
-        for n in range(40):
+    # the float64 kernels and the float32 normals make 8 blocks at a time and drop what is past
+    # the end: a draw of n is the first n of any longer one, whatever n is modulo 16 (or 32)
+    for draw in (
+        lambda g, n: g.random(n),
+        lambda g, n: g.standard_normal(n),
+        lambda g, n: g.standard_normal(n, dtype="float32"),
+    ):
+        full = _np(draw(Generator(3), 80))
+        for n in range(80):
             assert _np(draw(Generator(3), n)).tobytes() == full[:n].tobytes()
 
 

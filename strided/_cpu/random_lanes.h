@@ -1,5 +1,6 @@
-/* The float64 draws of strided/_cpu/random.pyx.tp, STRIDED_LANES Philox blocks at a time, written
-   so that gcc vectorises every loop over the lanes (Note [Philox in lanes] there). */
+/* The float64 draws and the float32 normals of strided/_cpu/random.pyx.tp, STRIDED_LANES Philox
+   blocks at a time, written so that gcc vectorises every loop over the lanes (Note [Philox in
+   lanes] there). */
 #pragma once
 #include <stdint.h>
 #include <string.h>
@@ -118,5 +119,26 @@ static inline void strided_normal_f64_lanes(double* dst, uint64_t first, uint32_
         strided_bm_sincos_turn53(y[j] >> 11, &s, &c);
         dst[2 * j] = mean + std * (rad * c);
         dst[2 * j + 1] = mean_odd + std * (rad * s);
+    }
+}
+
+/* Normal float32 (Box-Muller, Note [Box-Muller]) of blocks first .. first + LANES - 1 into
+   dst[0 .. 4 LANES): two pairs a block, (r0, r1) and (r2, r3), each u1 = ((r >> 8) + 1) 2**-24
+   in (0, 1] and an angle of (r' >> 8) 2**-24 turns; element 4j + 2k is mean + std r cos,
+   element 4j + 2k + 1 mean_odd + std r sin, computed in double with the float64 draw's log and
+   sincos (the 24-bit angle is the 53-bit one's top bits) and rounded to float once. */
+static inline void strided_normal_f32_lanes(float* dst, uint64_t first, uint32_t k0, uint32_t k1,
+                                            double mean, double mean_odd, double std) {
+    uint64_t w[2][STRIDED_LANES];
+    strided_philox_lanes(first, k0, k1, w[0], w[1]);
+    for (int k = 0; k < 2; k++) {
+        for (int j = 0; j < STRIDED_LANES; j++) {
+            uint64_t v = w[k][j];
+            double u1 = strided_bm_i2d((int64_t)(((uint32_t)v >> 8) + 1)) * 5.9604644775390625e-08;
+            double rad = sqrt(-2.0 * strided_bm_log(u1)), s, c;
+            strided_bm_sincos_turn53((v >> 40) << 29, &s, &c);
+            dst[4 * j + 2 * k] = (float)(mean + std * (rad * c));
+            dst[4 * j + 2 * k + 1] = (float)(mean_odd + std * (rad * s));
+        }
     }
 }

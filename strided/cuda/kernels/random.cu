@@ -2,9 +2,8 @@
 // Note [Counter-based random numbers]), one thread per 128-bit block. Element i of a draw is a
 // pure function of (seed, offset + i / k), so this kernel writes exactly the CPU's numbers:
 // bit for bit for uniform and integer draws (the affine step is spelled without a fused
-// multiply-add, as the CPU computes it), and the float64 normals too (their log and sincos are
-// boxmuller.cuh's, shared with the CPU); the float32 normals up to the last bits of logf/sinf/cosf
-// (the GPU's math library is not glibc's).
+// multiply-add, as the CPU computes it), and the normals too (their log and sincos are
+// boxmuller.cuh's, shared with the CPU; float32's are computed in double and rounded once).
 #include "common.cuh"
 #define STRIDED_HD __device__ __forceinline__
 #include "boxmuller.cuh"
@@ -110,14 +109,14 @@ __global__ void strided_normal_f32(DrawArgs g) {
         philox4x32_10(g.offset + (uint64_t)blk, g.seed, r);
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
-            float u1 = (float)((r[2 * k] >> 8) + 1) * 5.9604644775390625e-08f;
-            float u2 = (float)(r[2 * k + 1] >> 8) * 5.9604644775390625e-08f;
-            float rad = sqrtf(-2.0f * logf(u1));
-            float c = cosf(6.283185307179586f * u2), s = sinf(6.283185307179586f * u2);
+            // in double with the CPU's log and sincos (boxmuller.cuh), as the CPU computes them
+            // (strided_normal_f32_lanes in random_lanes.h), each value rounded to float once
+            double u1 = (double)((r[2 * k] >> 8) + 1) * 5.9604644775390625e-08;
+            double rad = sqrt(-2.0 * strided_bm_log(u1)), c, s;
+            strided_bm_sincos_turn53((uint64_t)(r[2 * k + 1] >> 8) << 29, &s, &c);
             int64_t i = 4 * blk + 2 * k;
-            if (i < g.n) out[i] = (float)STRIDED_DADD(g.a, STRIDED_DMUL(g.b, (double)(rad * c)));
-            if (i + 1 < g.n)
-                out[i + 1] = (float)STRIDED_DADD(g.a_odd, STRIDED_DMUL(g.b, (double)(rad * s)));
+            if (i < g.n) out[i] = (float)STRIDED_DADD(g.a, STRIDED_DMUL(g.b, rad * c));
+            if (i + 1 < g.n) out[i + 1] = (float)STRIDED_DADD(g.a_odd, STRIDED_DMUL(g.b, rad * s));
         }
     }
 }
