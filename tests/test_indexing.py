@@ -704,6 +704,65 @@ def test_index_add_is_thread_count_invariant(rng):
     assert not _index.last_index_plan()["parallel"]
 
 
+# Note [Scatter-adds of rows]: index_add of rows goes through the rows kernel (one loop over the
+# index positions, the cells' rows prefetched ahead); every dtype, every layout of the target,
+# the source and the index, against np.add.at, which adds in the same order (so equal bits)
+ROWS_SOURCE_LAYOUTS = ("contiguous", "transposed", "stepped", "negative-stride", "expanded")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_index_add_of_rows_every_dtype_and_layout(dtype):
+    rng = np.random.default_rng(7)
+    idx_np = rng.integers(-7, 7, 40)  # repeats and negative indices
+    idx_np[:3] = [6, 6, -1]  # the same row three times in a row
+    for tname in SET_LAYOUTS:
+        for sname in ROWS_SOURCE_LAYOUTS:
+            for iname in ("contiguous", "stepped", "negative-stride"):
+                x, x_np = make_layout(tname, make_values((7, 9), dtype, rng), rng)
+                src, src_np = make_layout(sname, make_values((40, 9), dtype, rng), rng)
+                ti, i_np = make_layout(iname, idx_np, rng)
+                want = x_np.copy()
+                with np.errstate(all="ignore"):
+                    np.add.at(want, i_np, src_np)
+                    x.index_add_(0, ti, src)
+                plan = _index.last_index_plan()
+                where = f"{dtype} target {tname}, source {sname}, index {iname}"
+                np.testing.assert_array_equal(_np(x), want, err_msg=where, strict=True)
+                # bool adds as "or" and the halves in float: the general loop
+                assert plan["rows_kernel"] == (
+                    dtype.kind not in "b" and dtype.itemsize > 2 or dtype.kind in "iu"
+                ), where
+
+
+@pytest.mark.parametrize("width", [2, 5, 16, 33, 64, 100, 1000])
+def test_index_add_of_rows_is_thread_count_invariant(rng, width):
+    # rows of 64 and more are cut into ranges of columns, one a thread
+    idx = rng.integers(0, 300, 50_000 // width + 100)
+    src = rng.standard_normal((idx.size, width)).astype(np.float32)
+    ti, ts = strided.asarray(idx), strided.asarray(src)
+    got = _with_threads(lambda: strided.zeros((300, width), dtype="float32").index_add_(0, ti, ts))
+    assert _index.last_index_plan()["rows_kernel"]
+    want = np.zeros((300, width), np.float32)
+    np.add.at(want, idx, src)
+    np.testing.assert_array_equal(got, want)
+    # along dim 1: the rows are columns of the target (a step of width elements)
+    got = _with_threads(
+        lambda: strided.zeros((width, 300), dtype="float32").index_add_(1, ti, ts.T)
+    )
+    assert _index.last_index_plan()["rows_kernel"]
+    np.testing.assert_array_equal(got, want.T)
+
+
+def test_index_add_of_rows_alpha_and_empty():
+    x = strided.ones((4, 3))
+    x.index_add_(0, strided.asarray([3, 3, 0]), strided.arange(9.0).reshape(3, 3), alpha=2)
+    want = np.ones((4, 3))
+    np.add.at(want, [3, 3, 0], 2 * np.arange(9.0).reshape(3, 3))
+    np.testing.assert_array_equal(_np(x), want)
+    x.index_add_(0, strided.asarray([], dtype="int64"), strided.zeros((0, 3)))
+    np.testing.assert_array_equal(_np(x), want)
+
+
 def test_set_with_repeats_is_thread_count_invariant(rng):
     idx = rng.integers(0, 64, 3000)
     values = np.arange(3000 * 512, dtype=np.float32).reshape(3000, 512)
