@@ -469,6 +469,42 @@ def test_integer_sums_wrap_like_numpy():
     assert strided.sum(strided.asarray(b), dtype=strided.int8).item() == int(b.sum(dtype=np.int8))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8"])
+def test_byte_sums_widen_as_they_read(dtype, threads):
+    # Note [Byte sums widened as they are read]: a contiguous row adds blocks of 65536 bytes in
+    # 32-bit lanes; extreme bytes across several blocks, every strategy (a whole sum, sums
+    # along rows, the outer strategy's columns), strided and negative steps
+    strided.set_num_threads(threads)  # (the conftest restores the count)
+    rng = np.random.default_rng(3)
+    n = 3 * 65536 + 7
+    if dtype == "bool":
+        filled = [np.ones(n, bool), rng.random(n) < 0.3]
+    else:
+        info = np.iinfo(dtype)
+        filled = [np.full(n, info.min, dtype), np.full(n, info.max, dtype)]
+        filled.append(rng.integers(info.min, info.max + 1, n).astype(dtype))
+    views = (
+        lambda x: x,
+        lambda x: x[::3],
+        lambda x: x[::-1],
+        lambda x: x[:-7].reshape(3, 65536),
+        lambda x: x[:-7].reshape(-1, 3),
+    )
+    for a in filled:
+        for view in views:
+            want_in, t = view(a), view(strided.asarray(a))
+            for axis in [None] + list(range(want_in.ndim)):
+                got = strided.sum(t, axis=axis)
+                want = np.sum(want_in, axis=axis)
+                assert np.asarray(got).dtype == want.dtype, (dtype, t.shape, axis)
+                np.testing.assert_array_equal(np.asarray(got), want)
+                np.testing.assert_array_equal(
+                    np.asarray(strided.count_nonzero(t, axis=axis)),
+                    np.count_nonzero(want_in, axis=axis),
+                )
+
+
 # ---------------------------------------------------------------------------------------------
 # PyTorch's x.max(dim): (values, indices)
 # ---------------------------------------------------------------------------------------------

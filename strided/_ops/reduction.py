@@ -130,6 +130,16 @@ def _run(name, x, dims, keepdims, acc):
         # summed without a widened copy (Note [Half sums widened by the leaf] in
         # _cpu/reduce.pyx.tp)
         return _reduce.reduce(name, x, dims, keepdims, acc)
+    if (
+        name == "sum"
+        and x.dtype.itemsize == 1
+        and acc.itemsize == 8
+        and acc.kind in "iu"
+        and x.device.is_cpu
+    ):
+        # bytes summed into 64 bits without a widened copy (Note [Byte sums widened as they
+        # are read] in _cpu/reduce.pyx.tp)
+        return _reduce.reduce(name, x, dims, keepdims, acc)
     if name not in ("argmax", "argmin") and x.dtype is not acc:
         x = _copying.cast_in_memory_order(x, acc)
     if x.device.is_cuda:
@@ -507,7 +517,13 @@ def mean(
     n = 1
     for d in dims:
         n *= x.shape[d]
-    total = sum(x, axis=dims, keepdims=keep, dtype=acc)
+    if x.dtype.itemsize == 1 and x.dtype.kind in "biu" and acc is float64 and x.device.is_cpu:
+        # ``(pred == y).mean()``: the bytes' exact 64-bit sum (Note [Byte sums widened as they
+        # are read]), then float64. The same value as the float64 sum: partial sums of bytes
+        # stay integers below 2**53 in any order, so that sum is exact too
+        total = sum(x, axis=dims, keepdims=keep).astype(float64)
+    else:
+        total = sum(x, axis=dims, keepdims=keep, dtype=acc)
     result = _ew.divide(total, n) if n else _ew.divide(total, float("nan"))
     if result.dtype is not acc:
         result = result.astype(acc)
