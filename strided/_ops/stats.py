@@ -128,18 +128,22 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     return _red.prod(_nan_to(a, 1), **kw)
 
 
-def _kept(a, where):
-    """Where a holds a number that NumPy's ``where=`` mask keeps (bool, a's shape)."""
-    kept = _ew.logical_not(_ew.isnan(a))
+def _dropped(a, where):
+    """Where a's element is left out (bool, a's shape): a NaN, or outside NumPy's ``where=``
+    mask. One pass (isnan) when there is no mask: the NaN functions read it twice, for the
+    sum and for the count, rather than computing the kept elements again."""
+    nan = _ew.isnan(a)
     if where is None or where is True:
-        return kept
-    return _ew.logical_and(kept, _views.broadcast_to(_tensor(where, like=a), a.shape))
+        return nan
+    keep = _views.broadcast_to(_tensor(where, like=a), a.shape)
+    return _ew.logical_or(nan, _ew.logical_not(keep))
 
 
-def _nan_count(a, dims, keepdims, dtype, where=None):
-    """How many non-NaN elements (of those ``where`` keeps) each slice over ``dims`` holds, as
+def _nan_count(a, dims, keepdims, dtype, dropped):
+    """How many elements each slice over ``dims`` keeps (its size less the ``dropped``), as
     ``dtype``."""
-    return _red.sum(_kept(a, where), axis=dims, keepdims=keepdims).astype(dtype)
+    n = math.prod(a.shape[d] for d in dims)
+    return _ew.subtract(n, _red.sum(dropped, axis=dims, keepdims=keepdims)).astype(dtype)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
@@ -156,8 +160,9 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     if not _is_float(a):
         return _red.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     dims = _red._dims("nanmean", a, axis, None)
-    total = _red.sum(_ew.where(_kept(a, where), a, 0), axis=dims, keepdims=keepdims, dtype=dtype)
-    count = _nan_count(a, dims, keepdims, total.dtype, where)
+    dropped = _dropped(a, where)
+    total = _red.sum(_ew.where(dropped, 0, a), axis=dims, keepdims=keepdims, dtype=dtype)
+    count = _nan_count(a, dims, keepdims, total.dtype, dropped)
     return _red._finish(_ew.divide(total, count), out)
 
 
@@ -192,16 +197,16 @@ def nanvar(
     if dtype is not None:
         a = a.astype(dtype)
     dims = _red._dims("nanvar", a, axis, None)
-    kept = _kept(a, where)
+    dropped = _dropped(a, where)
     m = nanmean(a, axis=dims, keepdims=True, where=where) if mean is None else _tensor(mean, like=a)
-    centred = _nan_to(a, 0) if a.numel() == 0 else _ew.where(kept, _ew.subtract(a, m), 0)
+    centred = _nan_to(a, 0) if a.numel() == 0 else _ew.where(dropped, 0, _ew.subtract(a, m))
     sq = (
         _ew.real(_ew.multiply(centred, _ew.conj(centred)))
         if a.dtype.kind == "c"
         else _ew.square(centred)
     )
     total = _red.sum(sq, axis=dims, keepdims=keepdims)
-    dof = _ew.subtract(_nan_count(a, dims, keepdims, total.dtype, where), ddof)
+    dof = _ew.subtract(_nan_count(a, dims, keepdims, total.dtype, dropped), ddof)
     bad = _ew.less_equal(dof, 0)
     result = _ew.where(bad, float("nan"), _ew.divide(total, _ew.where(bad, 1, dof)))
     return _red._finish(result, out)
@@ -250,7 +255,7 @@ def _nan_extreme(name, a, axis, out, keepdims, largest, initial, where):
     m = op(filled, axis=dims, keepdims=keepdims, initial=initial, where=where)
     if initial is not None:
         return _red._finish(m, out)
-    all_nan = _red.all(_ew.logical_not(_kept(a, where)), axis=dims, keepdims=keepdims)
+    all_nan = _red.all(_dropped(a, where), axis=dims, keepdims=keepdims)
     return _red._finish(_ew.where(all_nan, float("nan"), m), out)
 
 
