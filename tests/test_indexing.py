@@ -734,6 +734,26 @@ def test_index_add_of_rows_every_dtype_and_layout(dtype):
                 ), where
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_set_of_rows_every_dtype_and_layout(dtype):
+    # x[rows] = src through the rows kernel: the last of repeated rows wins, as in NumPy
+    rng = np.random.default_rng(8)
+    idx_np = rng.integers(-7, 7, 40)
+    idx_np[:3] = [6, 6, -1]
+    for tname in SET_LAYOUTS:
+        for sname in ROWS_SOURCE_LAYOUTS:
+            for iname in ("contiguous", "stepped", "negative-stride"):
+                x, x_np = make_layout(tname, make_values((7, 9), dtype, rng), rng)
+                src, src_np = make_layout(sname, make_values((40, 9), dtype, rng), rng)
+                ti, i_np = make_layout(iname, idx_np, rng)
+                want = x_np.copy()
+                want[i_np] = src_np
+                x[ti] = src
+                where = f"{dtype} target {tname}, source {sname}, index {iname}"
+                assert _index.last_index_plan()["rows_kernel"], where
+                np.testing.assert_array_equal(_np(x), want, err_msg=where, strict=True)
+
+
 @pytest.mark.parametrize("width", [2, 5, 16, 33, 64, 100, 1000])
 def test_index_add_of_rows_is_thread_count_invariant(rng, width):
     # rows of 64 and more are cut into ranges of columns, one a thread
