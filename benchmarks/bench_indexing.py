@@ -27,6 +27,9 @@ def cases():
     t_rows = torch.from_numpy(rows_np) if t else None
     t_vec = torch.from_numpy(vec_np) if t else None
     t_mask = torch.from_numpy(mask_np) if t else None
+    src_np = table_np[rows_np]
+    src = strided.asarray(src_np)
+    t_src = torch.from_numpy(src_np) if t else None
     acc_np = np.zeros((100_000, 16), np.float32)
     acc = strided.zeros((100_000, 16), dtype="float32")
     t_acc = torch.zeros((100_000, 16)) if t else None
@@ -57,6 +60,13 @@ def cases():
             lambda: strided.nonzero(mask),
             lambda: np.nonzero(mask_np),
             (lambda: torch.nonzero(t_mask, as_tuple=True)) if t else None,
+            None,
+        ),
+        (
+            "set 1e6 rows of (1e5, 16): x[rows] = src",
+            lambda: acc.__setitem__(rows, src),
+            lambda: acc_np.__setitem__(rows_np, src_np),
+            (lambda: t_acc.__setitem__(t_rows, t_src)) if t else None,
             None,
         ),
         (

@@ -73,6 +73,13 @@ def cases():
     m = strided.asarray(m_np)
     case("nanmean over dim 0 of 1000x1000 (10% NaN)", lambda: strided.nanmean(m, axis=0),
          lambda: np.nanmean(m_np, axis=0), lambda: torch.nanmean(_t(m_np), dim=0))  # fmt: skip
+    # bytes summed into 64 bits as they are read (Note [Byte sums widened as they are read])
+    b_np = a_np > 1.0
+    b, tb = strided.asarray(b_np), _t(b_np)
+    case("count_nonzero of 1e6 bool", lambda: strided.count_nonzero(b),
+         lambda: np.count_nonzero(b_np), lambda: torch.count_nonzero(tb))  # fmt: skip
+    case("mean of 1e6 bool ((pred == y).mean())", lambda: strided.mean(b), lambda: np.mean(b_np),
+         lambda: tb.float().mean())  # fmt: skip
     case("histogram of 1e6 float64, 100 bins", lambda: strided.histogram(a, 100),
          lambda: np.histogram(a_np, 100))  # fmt: skip
     k_np = (np.abs(a_np) * 100).astype(np.int64)
