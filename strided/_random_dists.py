@@ -600,6 +600,18 @@ class Distributions:
             k += 1.0
         return out
 
+    # Note [The full test on the few]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # PTRS and BTRS accept most candidates (~86%) by a quick test of the two uniforms; the rest
+    # need the full one, two logs and one or two log-factorials (Stirling's series: ~20 ops).
+    # Computed over every candidate, that full test was most of a round; now it runs only on
+    # the candidates the quick test left and that are in range (``nonzero`` of the mask, then
+    # the ops on those), and writes its verdict into theirs. Each value is an elementwise
+    # function of the same inputs either way, so the numbers drawn are the same bits. 1e6
+    # draws, 2 threads, medians of 5 alternated with the old form in one process (a busy
+    # machine): binomial(100, 0.3) 134 -> 74 ms (PyTorch 50), poisson(40) 44 -> 42 ms (PyTorch
+    # 35; PTRS's full test is one log-factorial, not two). The rest of a round is the fills,
+    # the gathers of the pending elements' parameters and the bookkeeping of who is left.
     def _poisson_ptrs(self, lam, device):
         """Poisson of mean >= 10 by PTRS (Hörmann 1993), in rounds of rejection."""
         out = _s.zeros(lam.shape, dtype=float64, device=device)
@@ -616,17 +628,13 @@ class Distributions:
             v = self._open_uniform((m,), device)
             us = 0.5 - _s.abs(u)
             k = _s.floor((2 * aa / us + bb) * u + la + 0.43)
-            fast = (us >= 0.07) & (v <= vr[idx])
-            kk = _s.maximum(k, 0.0)
-            slow = (
-                (k >= 0)
-                & ~((us < 0.013) & (v > us))
-                & (
-                    _s.log(v) + log_invalpha[idx] - _s.log(aa / (us * us) + bb)
-                    <= -la + kk * loglam[idx] - _log_factorial(kk)
-                )
-            )
-            ok = fast | slow
+            ok = (us >= 0.07) & (v <= vr[idx])  # PTRS's quick acceptance: most candidates
+            # the full test only where it decides (Note [The full test on the few])
+            j = _s.nonzero(~ok & (k >= 0) & ~((us < 0.013) & (v > us)))[0]
+            if j.shape[0]:
+                kj, uj, ij = k[j], us[j], idx[j]
+                lhs = _s.log(v[j]) + log_invalpha[ij] - _s.log(aa[j] / (uj * uj) + bb[j])
+                ok[j] = lhs <= -la[j] + kj * loglam[ij] - _log_factorial(kj)
             out[idx[ok]] = k[ok]
             idx = idx[~ok]
         return out
@@ -698,12 +706,14 @@ class Distributions:
             v = self._open_uniform((cnt,), device)
             us = 0.5 - _s.abs(u)
             k = _s.floor((2 * aa / us + bb) * u + c[idx])
-            fast = (us >= 0.07) & (v <= vr[idx])
-            inside = (k >= 0) & (k <= nn)
-            kk = _s.clip(k, 0.0, nn)
-            lhs = _s.log(v) + log_alpha[idx] - _s.log(aa / (us * us) + bb)
-            rhs = h[idx] - _log_factorial(kk) - _log_factorial(nn - kk) + (kk - m[idx]) * lpq[idx]
-            ok = fast | (inside & (lhs <= rhs))
+            ok = (us >= 0.07) & (v <= vr[idx])  # BTRS's quick acceptance: most candidates
+            # the full test only where it decides (Note [The full test on the few])
+            j = _s.nonzero(~ok & (k >= 0) & (k <= nn))[0]
+            if j.shape[0]:
+                kj, uj, nj, ij = k[j], us[j], nn[j], idx[j]
+                lhs = _s.log(v[j]) + log_alpha[ij] - _s.log(aa[j] / (uj * uj) + bb[j])
+                rhs = h[ij] - _log_factorial(kj) - _log_factorial(nj - kj) + (kj - m[ij]) * lpq[ij]
+                ok[j] = lhs <= rhs
             out[idx[ok]] = k[ok]
             idx = idx[~ok]
         return out
