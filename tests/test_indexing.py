@@ -704,14 +704,31 @@ def test_index_add_is_thread_count_invariant(rng):
     assert not _index.last_index_plan()["parallel"]
 
 
-# Note [Scatter-adds of rows]: index_add of rows goes through the rows kernel (one loop over the
-# index positions, the cells' rows prefetched ahead); every dtype, every layout of the target,
-# the source and the index, against np.add.at, which adds in the same order (so equal bits)
+# Note [Scatter-adds of rows]: index_add and assignment of rows go through the rows kernel (one
+# loop over the index positions, the cells' rows prefetched ahead); every dtype, every layout of
+# the target, the source and the index, against np.add.at, which adds in the same order (so
+# equal bits), and NumPy's assignment
 ROWS_SOURCE_LAYOUTS = ("contiguous", "transposed", "stepped", "negative-stride", "expanded")
 
 
+def _add_rows(x, ti, src, x_np, i_np, src_np):
+    with np.errstate(all="ignore"):
+        np.add.at(x_np, i_np, src_np)
+        x.index_add_(0, ti, src)
+    # bool adds as "or" and the halves in float: the general loop
+    d = x.dtype
+    return d.kind in "iu" or (d.kind != "b" and d.itemsize > 2)
+
+
+def _set_rows(x, ti, src, x_np, i_np, src_np):
+    x_np[i_np] = src_np  # the last of repeated rows wins, in NumPy as in strided
+    x[ti] = src
+    return True
+
+
+@pytest.mark.parametrize("op", [_add_rows, _set_rows], ids=["index_add", "set"])
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-def test_index_add_of_rows_every_dtype_and_layout(dtype):
+def test_rows_kernel_every_dtype_and_layout(op, dtype):
     rng = np.random.default_rng(7)
     idx_np = rng.integers(-7, 7, 40)  # repeats and negative indices
     idx_np[:3] = [6, 6, -1]  # the same row three times in a row
@@ -722,36 +739,10 @@ def test_index_add_of_rows_every_dtype_and_layout(dtype):
                 src, src_np = make_layout(sname, make_values((40, 9), dtype, rng), rng)
                 ti, i_np = make_layout(iname, idx_np, rng)
                 want = x_np.copy()
-                with np.errstate(all="ignore"):
-                    np.add.at(want, i_np, src_np)
-                    x.index_add_(0, ti, src)
-                plan = _index.last_index_plan()
+                rows_kernel = op(x, ti, src, want, i_np, src_np)
                 where = f"{dtype} target {tname}, source {sname}, index {iname}"
                 np.testing.assert_array_equal(_np(x), want, err_msg=where, strict=True)
-                # bool adds as "or" and the halves in float: the general loop
-                assert plan["rows_kernel"] == (
-                    dtype.kind not in "b" and dtype.itemsize > 2 or dtype.kind in "iu"
-                ), where
-
-
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-def test_set_of_rows_every_dtype_and_layout(dtype):
-    # x[rows] = src through the rows kernel: the last of repeated rows wins, as in NumPy
-    rng = np.random.default_rng(8)
-    idx_np = rng.integers(-7, 7, 40)
-    idx_np[:3] = [6, 6, -1]
-    for tname in SET_LAYOUTS:
-        for sname in ROWS_SOURCE_LAYOUTS:
-            for iname in ("contiguous", "stepped", "negative-stride"):
-                x, x_np = make_layout(tname, make_values((7, 9), dtype, rng), rng)
-                src, src_np = make_layout(sname, make_values((40, 9), dtype, rng), rng)
-                ti, i_np = make_layout(iname, idx_np, rng)
-                want = x_np.copy()
-                want[i_np] = src_np
-                x[ti] = src
-                where = f"{dtype} target {tname}, source {sname}, index {iname}"
-                assert _index.last_index_plan()["rows_kernel"], where
-                np.testing.assert_array_equal(_np(x), want, err_msg=where, strict=True)
+                assert _index.last_index_plan()["rows_kernel"] == rows_kernel, where
 
 
 @pytest.mark.parametrize("width", [2, 5, 16, 33, 64, 100, 1000])
