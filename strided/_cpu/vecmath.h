@@ -23,11 +23,12 @@
  *   float64: log 0.73 ulp (0.51), log2 0.63 (0.54), log10 0.63 (1.57), log1p 0.74 (0.79),
  *            sin 0.76 (0.52), cos 0.76 (0.52), exp2 0.76 (0.51), expm1 0.89 (0.83), tanh 0.73
  *            (1.17), erf 0.79 (SciPy's 2.6), erfc 0.84, atan 0.83 (0.52), asin 0.85 (0.51),
- *            acos 0.89 (0.52), sinh 0.73 (1.81), cosh 0.60 (1.81), asinh 0.74 (1.65), acosh
+ *            acos 0.89 (0.52), sinh 0.86 (1.81), cosh 0.73 (1.81), asinh 0.74 (1.65), acosh
  *            0.73 (2.09), atanh 0.74 (1.60), tan 0.79 (0.57; 0.87 built without FMA);
  *   float32: log 0.74 (3.36), log2 1.06, log10 0.90, log1p 0.80 (float lanes: Note [Float
- *            logarithms in float lanes]), expm1, sinh, cosh, asinh, acosh 0.50
- *            (0.74-2.0), atanh 1.04 (float lanes), sin and cos 0.56 (1.47), tan 0.95 (1.27),
+ *            logarithms in float lanes]), expm1, asinh, acosh 0.50 (0.74-2.0), sinh 0.88,
+ *            cosh 0.90 (float lanes: Note [sinh and cosh in float lanes]), atanh 1.04 (float
+ *            lanes), sin and cos 0.56 (1.47), tan 0.95 (1.27),
  *            atan 1.31 (float lanes, 1.41 without FMA: Note [atan in float lanes]), asin,
  *            acos 0.50,
  *            erf 1.09 (1.39 without FMA), erfc 1.41 (every float32; 1.21 without FMA;
@@ -38,8 +39,8 @@
  *     modest accuracy (~1e-15) then gives a float result within 1 ulp, and float subnormals
  *     are normal doubles. Half the lanes of a float vector, but no float-specific subtleties.
  *     The exceptions, in float lanes to keep up with PyTorch: log, log2, log10, log1p, erf, exp2,
- *     atanh, and erfc's polynomials (Note [erfc in float lanes]; all of erfc where there are
- *     fused multiply-adds, Note [erfc in float lanes with fma]).
+ *     atanh, sinh, cosh, and erfc's polynomials (Note [erfc in float lanes]; all of erfc where
+ *     there are fused multiply-adds, Note [erfc in float lanes with fma]).
  *   - Floating-point flags are NumPy's. log, log1p, log2 and log10 are "checked" ops (Note
  *     [Floating-point errors] in strided/_errstate.py): the loop's flags become warnings. So
  *     every lane computes only values that raise nothing (inputs are classified by integer
