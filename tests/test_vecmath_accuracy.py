@@ -101,6 +101,10 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
         parts.append((sign * (1.0 - np.exp2(rng.uniform(-60, 0, n // 4)))).astype(ft))
     if name == "arctan":
         parts.append((sign * np.exp2(rng.uniform(-30, 30, n // 4))).astype(ft))
+    if name == "arctan" and dtype == "float32":  # every 128th float of 2^-13..2^13, both signs
+        lo, hi = np.array([2.0**-13, 2.0**13], np.float32).view(np.uint32)
+        dense = np.arange(lo, hi, 128, dtype=np.uint32).view(np.float32)
+        parts += [dense, -dense]
     if name == "arccosh":  # just above 1
         parts.append((1.0 + np.exp2(rng.uniform(-60, 4, n // 4))).astype(ft))
     if name == "arctanh":  # the whole of (-1, 1), near +-1 and near 0
@@ -139,6 +143,10 @@ def _arguments(name, dtype, n=1 << 21, seed=0):
     if name == "expm1":  # around 0 and the overflow edge, 88.72 for float32
         parts.append((sign[: n // 8] * np.exp2(rng.uniform(-60, 0, n // 8))).astype(ft))
         parts.append(rng.uniform(80.0, 89.0, n // 16).astype(ft))
+    if name == "expm1" and dtype == "float32":  # every 128th float of 2^-26..89 and -18..-2^-26
+        lo, hi, neg = np.array([2.0**-26, 89.0, 18.0], np.float32).view(np.uint32)
+        parts.append(np.arange(lo, hi, 128, dtype=np.uint32).view(np.float32))
+        parts.append(-np.arange(lo, neg, 128, dtype=np.uint32).view(np.float32))
     if name in ("sin", "cos", "tan"):
         # near multiples of pi/2 up to 2^22, where the reduction cancels most: the floats
         # around k pi/2 (a few ulps either side), and a uniform sweep of [-1e4, 1e4]
